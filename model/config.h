@@ -1,0 +1,44 @@
+// Master configuration the lifecycle depends on, with Mooncake's defaults
+// (SEMANTICS.md section 0 "Configuration", section 5 for PR 2835).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "op.h"
+#include "profile.h"
+
+namespace pinsim {
+
+struct SegmentConfig {
+  ReplicaKind kind = ReplicaKind::Memory;
+  uint64_t capacity = 0;  // bytes
+  bool operator==(const SegmentConfig&) const = default;
+};
+
+struct Config {
+  Profile profile = Profile::Rfc;
+  uint64_t default_kv_soft_pin_ttl_ms = 30ull * 60 * 1000;  // 30 min
+  uint64_t max_kv_soft_pin_ttl_ms = 24ull * 3600 * 1000;    // 24 h
+  uint64_t default_kv_lease_ttl_ms = 10'000;                // 10 s
+  uint64_t put_start_discard_timeout_ms = 30'000;           // 30 s
+  uint64_t put_start_release_timeout_ms = 600'000;          // 600 s
+  bool allow_evict_soft_pinned_objects = true;
+  std::vector<SegmentConfig> segments{{ReplicaKind::Memory, 1u << 20},
+                                      {ReplicaKind::Memory, 1u << 20},
+                                      {ReplicaKind::Nof, 1u << 20}};
+  // Per-tenant byte quota (size x replicas); a tenant not listed is unlimited.
+  std::map<TenantId, uint64_t> tenant_quota_bytes;
+  // PR 2835 group retention.
+  uint64_t max_retained_groups = 65'536;
+  uint64_t max_group_retention_ttl_ms = 24ull * 3600 * 1000;
+  bool operator==(const Config&) const = default;
+};
+
+// RFC 3028 rule C1: default_kv_soft_pin_ttl <= max_kv_soft_pin_ttl, checked
+// when the master is constructed. Returns the reason when the config is bad.
+std::optional<std::string> validate(const Config& config);
+
+}  // namespace pinsim

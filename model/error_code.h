@@ -1,0 +1,29 @@
+// The outcome codes a caller of MasterService sees, with Mooncake's names
+// (mooncake-store/include/types.h ErrorCode), reduced to the lifecycle ones.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace pinsim {
+
+enum class ErrorCode : uint8_t {
+  OK,
+  INVALID_PARAMS,
+  OBJECT_NOT_FOUND,
+  OBJECT_ALREADY_EXISTS,
+  OBJECT_HAS_LEASE,
+  OBJECT_REPLICA_BUSY,
+  REPLICA_IS_NOT_READY,
+  ILLEGAL_CLIENT,
+  INVALID_WRITE,
+  NO_AVAILABLE_HANDLE,
+  TENANT_QUOTA_EXCEEDED,
+  INTERNAL_ERROR,
+  UNSUPPORTED,  // a target that cannot perform the op (never the model)
+};
+
+std::string_view to_string(ErrorCode code);
+std::optional<ErrorCode> parse_error_code(std::string_view name);
+
+}  // namespace pinsim

@@ -1,0 +1,180 @@
+// Memory eviction: one BatchEvict pass (SEMANTICS 1.7, refined against
+// Mooncake main's BatchEvict; docs/interpretations.md). Soft pin is a
+// priority, not a guarantee (RFC 3028 rule 9): pass 1 and 2A take only
+// objects without an active pin; pass 2B may take pinned ones when
+// allow_evict_soft_pinned_objects is set. The census lazily normalises
+// expired pins (RFC 3028 "Read and eviction paths"). A grouped candidate
+// expands to its group, which is skipped while any member holds a read lease
+// (this is how PR 2835 retention protects). Where Mooncake's order is
+// unspecified (nth_element ties, shard scan from a random start) the model
+// scans in key order.
+#include "model.h"
+
+namespace pinsim {
+
+// IsSoftPinActive's lazy normalisation: a stored deadline with now >= D is
+// reset (gauge -1). Returns whether the pin is active.
+bool Model::normalise_if_expired(ObjectId id, Object& obj, Time now) {
+  if (obj.deadline && now >= *obj.deadline) {
+    hits_.hit(Rule::LazyExpiry);
+    hits_.hit(Rule::Rfc4);
+    set_deadline(id, obj, std::nullopt);
+  }
+  return obj.soft_pin_active(now);
+}
+
+namespace {
+
+bool has_evictable_memory(const Object& obj) {
+  return std::any_of(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) {
+    return r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete;
+  });
+}
+
+int64_t ceil_pct(uint64_t base, uint32_t pct) { return static_cast<int64_t>((base * pct + 99) / 100); }
+
+}  // namespace
+
+// DiscardExpiredProcessingReplicas: a write older than the release timeout
+// loses its PROCESSING replicas; Pending goes when no viable one remains.
+void Model::discard_expired_processing(Time now) {
+  for (auto it = objects_.begin(); it != objects_.end();) {
+    Object& obj = it->second;
+    const Time expiry = saturating_deadline(obj.put_start_time, config_.put_start_release_timeout_ms);
+    if (!obj.processing || expiry >= now) { ++it; continue; }
+    auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) {
+      return r.status == ReplicaStatus::Complete;
+    });
+    discard_replicas(it->first, obj, first, expiry);
+    if (obj.pending) {
+      hits_.hit(Rule::PendingCleared);
+      obj.pending.reset();  // no PROCESSING replica is left, so none is viable
+    }
+    obj.processing = false;
+    if (obj.replicas.empty()) erase_object(it++);
+    else ++it;
+  }
+}
+
+// Pops an object's evictable memory replicas; erases it when none remain.
+void Model::evict_memory(std::map<ObjectId, Object>::iterator it) {
+  Object& obj = it->second;
+  auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) {
+    return !(r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete);
+  });
+  for (auto r = first; r != obj.replicas.end(); ++r) release_replica(*r, obj.size);
+  tenant_used_[it->first.tenant] -= obj.size * (obj.replicas.end() - first);
+  obj.replicas.erase(first, obj.replicas.end());
+  if (obj.replicas.empty()) erase_object(it);
+}
+
+// try_evict_group_or_object: returns how many objects lost their memory.
+uint64_t Model::try_evict(ObjectId id, bool allow_soft, Time now) {
+  auto it = objects_.find(id);
+  const GroupId group = it->second.group;
+  auto members = group == 0 ? group_members_.end() : group_members_.find({id.tenant, group});
+  if (members == group_members_.end()) {
+    hits_.hit(it->second.soft_pin_active(now) ? Rule::Rfc9 : Rule::EvictPass1);
+    evict_memory(it);
+    return 1;
+  }
+  const std::vector<KeyId> keys(members->second.begin(), members->second.end());
+  for (KeyId k : keys) {
+    if (now < objects_.at({id.tenant, k}).lease) {
+      hits_.hit(Rule::EvictGroupSkip);
+      return 0;  // any member with a live lease protects the whole group
+    }
+  }
+  uint64_t count = 0;
+  for (KeyId k : keys) {
+    auto m = objects_.find({id.tenant, k});
+    if (!has_evictable_memory(m->second)) continue;
+    if (!allow_soft && normalise_if_expired(m->first, m->second, now)) continue;
+    hits_.hit(m->second.soft_pin_active(now) ? Rule::Rfc9 : Rule::EvictPass1);
+    evict_memory(m);
+    ++count;
+  }
+  return count;
+}
+
+Outcome Model::evict(const Op& op, Time now) {
+  if (op.evict_target_pct > 100 || op.evict_lowerbound_pct > 100)
+    return Outcome::of(ErrorCode::INVALID_PARAMS);
+  const uint32_t target = op.evict_target_pct;
+  const uint32_t lowerbound = std::min(op.evict_lowerbound_pct, target);
+  discard_expired_processing(now);
+
+  // Census: base counts every object with an evictable memory replica; the
+  // candidates also have an expired lease, split by pin state.
+  struct Candidate {
+    Time lease;
+    ObjectId id;
+    bool operator<(const Candidate& o) const { return std::tie(lease, id) < std::tie(o.lease, o.id); }
+  };
+  std::vector<Candidate> no_pin;
+  std::vector<Time> soft;
+  uint64_t base = 0;
+  for (auto& [id, obj] : objects_) {
+    if (!has_evictable_memory(obj)) continue;
+    ++base;
+    if (now < obj.lease) continue;
+    if (!normalise_if_expired(id, obj, now)) no_pin.push_back({obj.lease, id});
+    else if (config_.allow_evict_soft_pinned_objects) soft.push_back(obj.lease);
+  }
+  if (base == 0) return Outcome{};
+  std::sort(no_pin.begin(), no_pin.end());
+  std::sort(soft.begin(), soft.end());
+
+  auto eligible = [&](std::map<ObjectId, Object>::iterator it) {
+    return it != objects_.end() && now >= it->second.lease && has_evictable_memory(it->second);
+  };
+  // Pass 1: the k oldest leases among unpinned candidates, ties at the cutoff
+  // included; a candidate that fails revalidation is left over for pass 2.
+  int64_t evicted = 0;
+  std::vector<Time> leftover;
+  const int64_t k = std::min<int64_t>(ceil_pct(base, target), static_cast<int64_t>(no_pin.size()));
+  if (k > 0) {
+    const Time cutoff = no_pin[k - 1].lease;
+    int64_t done = 0;
+    for (const Candidate& c : no_pin) {
+      if (done >= k && c.lease > cutoff) { leftover.push_back(c.lease); continue; }
+      auto it = objects_.find(c.id);
+      if (it == objects_.end()) continue;  // evicted with its group
+      if (!eligible(it) || normalise_if_expired(c.id, it->second, now)) {
+        leftover.push_back(c.lease);
+        continue;
+      }
+      const int64_t n = static_cast<int64_t>(try_evict(c.id, false, now));
+      evicted += n;
+      done += n;
+    }
+  }
+  const int64_t released = static_cast<int64_t>(release_discarded(now));
+
+  // Pass 2: up to the lower bound. 2A: unpinned objects with lease <= the
+  // n-th leftover lease. 2B: every unpinned object and pinned ones with lease
+  // <= the m-th pinned lease (ranked by lease, SEMANTICS delta 8).
+  int64_t n = ceil_pct(base, lowerbound) - evicted - released;
+  n = std::min<int64_t>(n, static_cast<int64_t>(leftover.size() + soft.size()));
+  if (n <= 0) return Outcome{};
+  std::sort(leftover.begin(), leftover.end());
+  const bool pass_2a = n <= static_cast<int64_t>(leftover.size());
+  const Time cutoff = pass_2a ? leftover[n - 1] : soft[n - leftover.size() - 1];
+  std::vector<ObjectId> scan;
+  for (const auto& [id, obj] : objects_) scan.push_back(id);
+  for (ObjectId id : scan) {
+    if (n <= 0) break;
+    auto it = objects_.find(id);
+    if (!eligible(it)) continue;
+    if (pass_2a) {
+      if (it->second.lease > cutoff || normalise_if_expired(id, it->second, now)) continue;
+      n -= static_cast<int64_t>(try_evict(id, false, now));
+    } else {
+      if (normalise_if_expired(id, it->second, now) && it->second.lease > cutoff) continue;
+      n -= static_cast<int64_t>(try_evict(id, true, now));
+    }
+  }
+  return Outcome{};
+}
+
+}  // namespace pinsim

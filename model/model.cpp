@@ -1,0 +1,174 @@
+// Model construction, the apply() dispatcher, the View, and the shared state
+// changes (deadline set, object erase, allocation) that keep the gauge exact.
+#include "model.h"
+
+namespace pinsim {
+
+std::variant<Model, std::string> Model::create(const Config& config) {
+  if (auto reason = validate(config)) return *reason;
+  return Model(config);
+}
+
+Model::Model(const Config& config)
+    : config_(config), segment_used_(config.segments.size(), 0) {
+  hits_.hit(Rule::ConfigC1);
+}
+
+Outcome Model::apply(const Op& op, Time now) {
+  if (now < last_now_ || now < 0) return Outcome::of(ErrorCode::INVALID_PARAMS);
+  last_now_ = now;
+  switch (op.kind) {
+    case OpKind::PutStart: return put_start(op, now);
+    case OpKind::UpsertStart: return upsert_start(op, now);
+    case OpKind::PutEnd:
+    case OpKind::UpsertEnd: return end(op, now);
+    case OpKind::PutRevoke:
+    case OpKind::UpsertRevoke: return revoke(op, now);
+    case OpKind::Get: return get(op, now);
+    case OpKind::Exist: return exist(op, now);
+    case OpKind::Remove: return remove(op, now);
+    case OpKind::RetainGroups: return retain_groups(op, now);
+    case OpKind::Evict: return evict(op, now);
+    case OpKind::Cleanup: return cleanup(now);
+    case OpKind::Snapshot: return snapshot();
+    case OpKind::Restore: return restore(op, now);
+    case OpKind::Advance: return Outcome{};
+  }
+  return Outcome::of(ErrorCode::INVALID_PARAMS);  // unknown op value
+}
+
+// The gauge counts stored deadlines, Active or stale (SEMANTICS appendix B,
+// RFC 3028 Metrics): +1 Disabled->Active, -1 Active->Disabled, 0 otherwise.
+void Model::set_deadline(ObjectId id, Object& obj, std::optional<Time> d) {
+  if (obj.deadline == d) return;
+  if (obj.deadline.has_value() != d.has_value()) {
+    gauge_ += d ? 1 : -1;
+    hits_.hit(Rule::Gauge);
+  }
+  if (obj.deadline) deadlines_.erase({*obj.deadline, id});
+  if (d) deadlines_.insert({*d, id});
+  obj.deadline = d;
+}
+
+void Model::release_replica(const Replica& r, uint64_t size) {
+  segment_used_[r.segment] -= size;
+}
+
+void Model::discard_replicas(ObjectId id, Object& obj, std::vector<Replica>::iterator from,
+                             Time release_at) {
+  Discarded d{release_at, {from, obj.replicas.end()}, obj.size};
+  tenant_used_[id.tenant] -= obj.size * d.replicas.size();
+  obj.replicas.erase(from, obj.replicas.end());
+  if (!d.replicas.empty()) discarded_.push_back(std::move(d));
+}
+
+uint64_t Model::release_discarded(Time now) {
+  uint64_t released = 0;
+  std::erase_if(discarded_, [&](const Discarded& d) {
+    if (d.release_at > now) return false;
+    bool memory = false;
+    for (const Replica& r : d.replicas) {
+      release_replica(r, d.size);
+      memory |= r.kind == ReplicaKind::Memory;
+    }
+    released += memory;
+    return true;
+  });
+  return released;
+}
+
+void Model::erase_object(std::map<ObjectId, Object>::iterator it) {
+  Object& obj = it->second;
+  set_deadline(it->first, obj, std::nullopt);  // the destructor owns the -1
+  tenant_used_[it->first.tenant] -= obj.charged_bytes();
+  for (const Replica& r : obj.replicas) release_replica(r, obj.size);
+  if (obj.group != 0) {
+    const GroupKey g{it->first.tenant, obj.group};
+    auto members = group_members_.find(g);
+    if (members != group_members_.end()) {
+      members->second.erase(it->first.key);
+      if (members->second.empty()) {
+        group_members_.erase(members);
+        groups_needing_refresh_.erase(g);
+      }
+    }
+  }
+  objects_.erase(it);
+}
+
+// Places each requested replica on a distinct segment of its kind with room,
+// preferring the most free space, then the lowest index (deterministic;
+// Mooncake picks at random, so the choice is not part of what is compared).
+// Memory-only writes are best effort, as Mooncake's HasExpectedReplicaAllocation
+// is: fewer memory replicas than requested is success while at least one fits.
+// A write that asks for NoF replicas needs every replica placed.
+bool Model::allocate(const Op& op, std::vector<Replica>* out) {
+  std::vector<Replica> placed;
+  auto place = [&](ReplicaKind kind, uint32_t count) {
+    for (uint32_t n = 0; n < count; ++n) {
+      int best = -1;
+      uint64_t best_free = 0;
+      for (size_t s = 0; s < config_.segments.size(); ++s) {
+        const SegmentConfig& seg = config_.segments[s];
+        const uint64_t free = seg.capacity - segment_used_[s];
+        if (seg.kind != kind || free < op.size || (best >= 0 && free <= best_free)) continue;
+        if (std::any_of(placed.begin(), placed.end(), [&](const Replica& r) { return r.segment == s; }))
+          continue;
+        best = static_cast<int>(s);
+        best_free = free;
+      }
+      if (best < 0) return;
+      placed.push_back({0, kind, ReplicaStatus::Processing, static_cast<uint32_t>(best)});
+    }
+  };
+  place(ReplicaKind::Memory, op.memory_replicas);
+  const size_t memory_placed = placed.size();
+  place(ReplicaKind::Nof, op.nof_replicas);
+  const bool ok = op.nof_replicas == 0 ? memory_placed > 0
+                                       : placed.size() == op.memory_replicas + op.nof_replicas;
+  if (!ok) return false;
+  for (Replica& r : placed) {
+    r.id = next_replica_id_++;
+    segment_used_[r.segment] += op.size;
+  }
+  *out = std::move(placed);
+  return true;
+}
+
+std::optional<ObjectView> Model::object_view(ObjectId id) const {
+  auto it = objects_.find(id);
+  if (it == objects_.end()) return std::nullopt;
+  const Object& o = it->second;
+  ObjectView v;
+  v.id = id;
+  v.size = o.size;
+  for (const Replica& r : o.replicas) {
+    if (r.status == ReplicaStatus::Processing) ++v.processing;
+    else if (r.kind == ReplicaKind::Memory) ++v.complete_memory;
+    else ++v.complete_nof;
+  }
+  v.deadline = o.deadline;
+  if (o.pending) {
+    PendingView p{o.pending->action, o.pending->ttl_ms, 0};
+    for (const Replica& r : o.replicas)
+      if (r.status == ReplicaStatus::Processing && o.pending->is_eligible(r.id)) ++p.viable;
+    v.pending = p;
+  }
+  v.group = o.group;
+  v.lease = o.lease;
+  return v;
+}
+
+View Model::view(Time now) const {
+  View v;
+  v.objects.reserve(objects_.size());
+  for (const auto& [id, obj] : objects_) v.objects.push_back(*object_view(id));
+  v.gauge = gauge_;
+  for (const auto& [g, deadline] : retention_)
+    if (deadline > now) v.retention.push_back({g.first, g.second, deadline});
+  v.retained_group_count = retained_group_count_;
+  v.retention_entries = retention_.size();
+  return v;
+}
+
+}  // namespace pinsim

@@ -1,0 +1,125 @@
+// The executable reference model of the object lifecycle: RFC 3028 soft pin
+// (as PR 2909 implements it) and PR 2835 group retention. Pure code: no
+// threads, no clock reads, no I/O, no global state. One entry point,
+// apply(op, now), and a View of the state. Each rule lives in the file named
+// after its concept (write_path, read_path, eviction, expiry, snapshot,
+// retention) and marks itself in RuleHits when applied.
+#pragma once
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "config.h"
+#include "object.h"
+#include "op.h"
+#include "outcome.h"
+#include "rules.h"
+#include "view.h"
+
+namespace pinsim {
+
+class Model {
+ public:
+  // RFC 3028 C1: a config with default TTL > max TTL is refused, as Mooncake's
+  // constructor throws std::invalid_argument. Returns the model or the reason.
+  static std::variant<Model, std::string> create(const Config& config);
+
+  // Applies one op at virtual time `now`. Never throws for bad input: an
+  // unknown op, a bad field or time going backwards is an error Outcome with
+  // nothing changed.
+  Outcome apply(const Op& op, Time now);
+
+  View view(Time now) const;
+  // One object's view (nullopt when absent); cheap, for incremental checks.
+  std::optional<ObjectView> object_view(ObjectId id) const;
+
+  const Config& config() const { return config_; }
+  int64_t gauge() const { return gauge_; }
+  const RuleHits& hits() const { return hits_; }
+  const std::map<ObjectId, Object>& objects() const { return objects_; }
+
+ private:
+  explicit Model(const Config& config);
+  using GroupKey = std::pair<TenantId, GroupId>;
+
+  struct Resolved {  // ResolveSoftPinRequest's result
+    SoftPinAction action;
+    uint64_t ttl_ms;
+  };
+  struct SnapshotImage {
+    std::map<ObjectId, Object> objects;
+    ReplicaId next_replica_id;
+  };
+
+  // write_path.cpp
+  Outcome put_start(const Op& op, Time now);
+  Outcome upsert_start(const Op& op, Time now);
+  Outcome end(const Op& op, Time now);
+  Outcome revoke(const Op& op, Time now);
+  std::optional<ErrorCode> validate_start(const Op& op, Resolved* out);
+  ErrorCode create_object(const Op& op, GroupId group, const Resolved& req,
+                          std::optional<Time> carried, Time now);
+  void commit_pending(ObjectId id, Object& obj, Time now);
+  // read_path.cpp
+  Outcome get(const Op& op, Time now);
+  Outcome exist(const Op& op, Time now);
+  Outcome remove(const Op& op, Time now);
+  void grant_read_lease(ObjectId id, Object& obj, Time now);
+  // eviction.cpp
+  Outcome evict(const Op& op, Time now);
+  bool normalise_if_expired(ObjectId id, Object& obj, Time now);
+  void discard_expired_processing(Time now);
+  void evict_memory(std::map<ObjectId, Object>::iterator it);
+  uint64_t try_evict(ObjectId id, bool allow_soft, Time now);
+  // expiry.cpp
+  Outcome cleanup(Time now);
+  // snapshot.cpp
+  Outcome snapshot();
+  Outcome restore(const Op& op, Time now);
+  // retention.cpp (PR 2835)
+  Outcome retain_groups(const Op& op, Time now);
+  void inherit_retention(ObjectId id, Object& obj, Time now);
+  void prune_expired_retention(Time now);
+
+  // Shared state changes: every deadline and object erase goes through these
+  // so the gauge follows the transitions of SEMANTICS appendix B exactly.
+  void set_deadline(ObjectId id, Object& obj, std::optional<Time> d);
+  void erase_object(std::map<ObjectId, Object>::iterator it);
+  bool allocate(const Op& op, std::vector<Replica>* out);
+  void release_replica(const Replica& r, uint64_t size);
+  // Moves replicas [from, end) of `obj` out of the object into the discarded
+  // list: their memory stays allocated until `release_at` and the next
+  // eviction pass (Mooncake's discarded_replicas_, SEMANTICS 1.4).
+  void discard_replicas(ObjectId id, Object& obj, std::vector<Replica>::iterator from, Time release_at);
+  // ReleaseExpiredDiscardedReplicas: frees due entries; returns how many
+  // held memory (eviction counts them against its second-pass quota).
+  uint64_t release_discarded(Time now);
+
+  Config config_;
+  std::map<ObjectId, Object> objects_;
+  std::vector<uint64_t> segment_used_;
+  std::map<TenantId, uint64_t> tenant_used_;
+  int64_t gauge_ = 0;
+  // Stored deadlines in time order: lets cleanup visit only due objects
+  // (derived from objects_, kept in step by set_deadline alone).
+  std::set<std::pair<Time, ObjectId>> deadlines_;
+  ReplicaId next_replica_id_ = 1;
+  std::map<GroupKey, std::set<KeyId>> group_members_;
+  std::set<GroupKey> groups_needing_refresh_;
+  std::map<GroupKey, Time> retention_;  // PR 2835 retention deadlines
+  uint64_t retained_group_count_ = 0;   // PR 2835 admission counter
+  struct Discarded {
+    Time release_at;
+    std::vector<Replica> replicas;
+    uint64_t size;
+  };
+  std::vector<Discarded> discarded_;
+  std::vector<SnapshotImage> snapshots_;
+  Time last_now_ = 0;
+  RuleHits hits_;
+};
+
+}  // namespace pinsim

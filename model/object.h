@@ -1,0 +1,71 @@
+// Per-object lifecycle state, as Mooncake's ObjectMetadata keeps it
+// (SEMANTICS.md section 0 "State notation"): replicas, the committed soft pin
+// (Disabled or a stored deadline, possibly stale), the Pending write intent,
+// the read lease and the group.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "op.h"
+#include "virtual_time.h"
+
+namespace pinsim {
+
+using ReplicaId = uint64_t;
+
+enum class ReplicaStatus : uint8_t { Processing, Complete };
+
+struct Replica {
+  ReplicaId id = 0;
+  ReplicaKind kind = ReplicaKind::Memory;
+  ReplicaStatus status = ReplicaStatus::Processing;
+  uint32_t segment = 0;  // index into Config::segments
+};
+
+// RFC 3028 "Object state model": Pending(action, ttl, eligible_replica_ids).
+struct Pending {
+  SoftPinAction action = SoftPinAction::Preserve;
+  uint64_t ttl_ms = 0;
+  std::vector<ReplicaId> eligible;
+  bool is_eligible(ReplicaId id) const {
+    return std::find(eligible.begin(), eligible.end(), id) != eligible.end();
+  }
+};
+
+struct Object {
+  ClientId client = 0;
+  uint64_t size = 0;
+  std::vector<Replica> replicas;
+  // Committed: nullopt = Disabled; a value = Active(D), or stale when now >= D
+  // (still counted by the gauge until normalised, SEMANTICS section 0).
+  std::optional<Time> deadline;
+  std::optional<Pending> pending;
+  Time lease = 0;  // read lease timeout ("hard lease")
+  Time put_start_time = 0;
+  GroupId group = 0;
+  bool processing = false;  // in Mooncake's processing_keys
+
+  bool any_complete() const {
+    return std::any_of(replicas.begin(), replicas.end(), [](const Replica& r) {
+      return r.status == ReplicaStatus::Complete;
+    });
+  }
+  bool all_complete() const {
+    return std::all_of(replicas.begin(), replicas.end(), [](const Replica& r) {
+      return r.status == ReplicaStatus::Complete;
+    });
+  }
+  // RFC 3028 rule 4: protection only while now < D.
+  bool soft_pin_active(Time now) const { return deadline && now < *deadline; }
+  uint64_t charged_bytes() const { return size * replicas.size(); }
+};
+
+inline bool selected(ReplicaSelector s, ReplicaKind k) {
+  return s == ReplicaSelector::All ||
+         (s == ReplicaSelector::Memory && k == ReplicaKind::Memory) ||
+         (s == ReplicaSelector::Nof && k == ReplicaKind::Nof);
+}
+
+}  // namespace pinsim

@@ -1,0 +1,90 @@
+// The op vocabulary shared by the model, every target and the trace format
+// (DESIGN.md "Vocabulary"). Ops mirror MasterService's public API reduced to
+// what the object lifecycle needs. Identifiers are small integers: a target
+// maps them to its own names (tenant 0 is "default", group 0 is the empty
+// group id, which means "ungrouped" on a write and is invalid in RetainGroups).
+#pragma once
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace pinsim {
+
+using TenantId = uint32_t;
+using KeyId = uint32_t;
+using GroupId = uint32_t;
+using ClientId = uint32_t;
+
+struct ObjectId {
+  TenantId tenant = 0;
+  KeyId key = 0;
+  auto operator<=>(const ObjectId&) const = default;
+};
+
+// RFC 3028 "Write API": SoftPinAction { PRESERVE=0, ENABLE=1, DISABLE=2 }.
+enum class SoftPinAction : uint8_t { Preserve = 0, Enable = 1, Disable = 2 };
+
+// The request as a client sends it. `action` is the raw wire byte so that an
+// unknown action (RFC request rule R5) is expressible.
+struct SoftPinRequest {
+  uint8_t action = static_cast<uint8_t>(SoftPinAction::Preserve);
+  std::optional<uint64_t> ttl_ms;
+  bool operator==(const SoftPinRequest&) const = default;
+};
+
+// Replica kinds: memory plus NoF SSD, enough for partial End/Revoke (B4).
+enum class ReplicaKind : uint8_t { Memory, Nof };
+// Mooncake's ReplicaType selector on End/Revoke.
+enum class ReplicaSelector : uint8_t { All, Memory, Nof };
+
+enum class OpKind : uint8_t {
+  PutStart,
+  PutEnd,
+  PutRevoke,
+  UpsertStart,
+  UpsertEnd,
+  UpsertRevoke,
+  Get,
+  Exist,
+  Remove,
+  RetainGroups,
+  Evict,
+  Cleanup,
+  Snapshot,
+  Restore,
+  Advance,
+};
+inline constexpr int kOpKindCount = static_cast<int>(OpKind::Advance) + 1;
+
+// One flat record; each op reads only its own fields (see docs/trace-format.md).
+struct Op {
+  OpKind kind = OpKind::Advance;
+  ClientId client = 0;           // the actor issuing the op
+  ObjectId object{};             // key ops; RetainGroups uses object.tenant
+  uint64_t size = 0;             // *_start
+  uint32_t memory_replicas = 0;  // *_start
+  uint32_t nof_replicas = 0;     // *_start
+  SoftPinRequest soft_pin{};     // *_start
+  GroupId group = 0;             // *_start: 0 = ungrouped
+  ReplicaSelector selector = ReplicaSelector::All;  // *_end, *_revoke
+  bool force = false;            // remove
+  std::vector<GroupId> groups;   // retain_groups
+  uint64_t ttl_ms = 0;           // retain_groups
+  uint32_t evict_target_pct = 0;      // evict: fraction of candidates, percent
+  uint32_t evict_lowerbound_pct = 0;  // evict: second-pass bound, percent
+  bool fail_first_candidate = false;  // restore
+  uint64_t advance_ms = 0;            // advance
+  bool operator==(const Op&) const = default;
+};
+
+std::string_view to_string(OpKind kind);
+std::optional<OpKind> parse_op_kind(std::string_view name);
+std::string_view to_string(SoftPinAction action);
+std::optional<SoftPinAction> parse_soft_pin_action(std::string_view name);
+std::string_view to_string(ReplicaSelector selector);
+std::optional<ReplicaSelector> parse_replica_selector(std::string_view name);
+std::string_view to_string(ReplicaKind kind);
+
+}  // namespace pinsim

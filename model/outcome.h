@@ -1,0 +1,24 @@
+// What an op returned, as the caller sees it: the error code plus the few
+// result fields the lifecycle API exposes. Compared step by step in lockstep.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "error_code.h"
+
+namespace pinsim {
+
+// PR 2835: RetainGroups answers per group with tl::expected<bool, ErrorCode>.
+enum class RetainResult : uint8_t { Accepted, Full, InvalidParams };
+
+struct Outcome {
+  ErrorCode code = ErrorCode::OK;
+  std::optional<bool> exists;           // exist
+  std::optional<uint32_t> replicas;     // get: readable replica count
+  std::vector<RetainResult> retained;   // retain_groups, one per element
+  bool operator==(const Outcome&) const = default;
+  static Outcome of(ErrorCode c) { Outcome o; o.code = c; return o; }
+};
+
+}  // namespace pinsim

@@ -1,0 +1,71 @@
+// Reads and removal. Reads grant only the ordinary read lease and never
+// evaluate, renew or normalise a soft pin (RFC 3028 rule 3; SEMANTICS 1.5).
+// Removal is never blocked by a soft pin (RFC 3028 rule 10; SEMANTICS 1.6).
+#include "model.h"
+
+namespace pinsim {
+
+// GrantReadLease(default_kv_lease_ttl) plus, for a grouped object, the
+// coalesced GrantLeaseForGroup refresh: all members' leases are refreshed
+// when the key's lease is within ttl/2 of expiring or the group is dirty.
+void Model::grant_read_lease(ObjectId id, Object& obj, Time now) {
+  hits_.hit(Rule::Rfc3);
+  const uint64_t ttl = config_.default_kv_lease_ttl_ms;
+  const Time granted = saturating_deadline(now, ttl);
+  if (obj.group == 0) {
+    obj.lease = std::max(obj.lease, granted);
+    return;
+  }
+  // A grouped key with more than ttl/2 of lease left, in a group not marked
+  // dirty, gets no grant at all, not even on itself.
+  const GroupKey g{id.tenant, obj.group};
+  const bool near_expiry = obj.lease <= saturating_deadline(now, ttl / 2);
+  auto dirty = groups_needing_refresh_.find(g);
+  if (!near_expiry && dirty == groups_needing_refresh_.end()) return;
+  hits_.hit(Rule::GroupRefresh);
+  obj.lease = std::max(obj.lease, granted);
+  if (auto members = group_members_.find(g); members != group_members_.end()) {
+    for (KeyId k : members->second) {  // every member, PROCESSING included
+      Object& m = objects_.at({id.tenant, k});
+      m.lease = std::max(m.lease, granted);
+    }
+  }
+  if (dirty != groups_needing_refresh_.end()) groups_needing_refresh_.erase(dirty);
+}
+
+Outcome Model::get(const Op& op, Time now) {
+  auto it = objects_.find(op.object);
+  if (it == objects_.end()) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
+  Object& obj = it->second;
+  uint32_t readable = 0;
+  for (const Replica& r : obj.replicas) readable += r.status == ReplicaStatus::Complete;
+  if (readable == 0) return Outcome::of(ErrorCode::REPLICA_IS_NOT_READY);
+  grant_read_lease(op.object, obj, now);
+  Outcome out;
+  out.replicas = readable;
+  return out;
+}
+
+Outcome Model::exist(const Op& op, Time now) {
+  Outcome out;
+  auto it = objects_.find(op.object);
+  out.exists = it != objects_.end() && it->second.any_complete();
+  if (*out.exists) grant_read_lease(op.object, it->second, now);
+  return out;
+}
+
+Outcome Model::remove(const Op& op, Time now) {
+  auto it = objects_.find(op.object);
+  if (it == objects_.end()) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
+  const Object& obj = it->second;
+  if (!op.force && now < obj.lease) {
+    hits_.hit(Rule::RemoveLease);
+    return Outcome::of(ErrorCode::OBJECT_HAS_LEASE);
+  }
+  if (!obj.all_complete()) return Outcome::of(ErrorCode::REPLICA_IS_NOT_READY);
+  if (obj.deadline) hits_.hit(Rule::Rfc10);  // soft pin never blocks removal
+  erase_object(it);
+  return Outcome{};
+}
+
+}  // namespace pinsim

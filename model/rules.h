@@ -1,0 +1,91 @@
+// The rule catalogue: every rule the model implements, with where it comes
+// from. Model code marks a rule when it applies it (a coverage mark, as
+// TigerBeetle's `marks` do), so a run can report which rules it exercised and
+// every scenario can name the rule it proves. One X-macro keeps ids, names and
+// sources together.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace pinsim {
+
+// X(id, name, source, summary)
+#define PINSIM_RULES(X)                                                                  \
+  X(Rfc1, "rfc.1", "RFC 3028 rule 1", "commit on the first zero-to-one COMPLETE change via the current write")    \
+  X(Rfc2, "rfc.2", "RFC 3028 rule 2", "Enable(ttl) deadline = completion time + ttl")                 \
+  X(Rfc3, "rfc.3", "RFC 3028 rule 3", "reads grant only the read lease, never touch the soft pin")     \
+  X(Rfc4, "rfc.4", "RFC 3028 rule 4", "at now >= deadline the object is ordinary cache")              \
+  X(Rfc5, "rfc.5", "RFC 3028 rule 5", "a later explicit Enable starts a new lifetime")                \
+  X(Rfc6, "rfc.6", "RFC 3028 rule 6", "Disable removes the pin when the write becomes readable")       \
+  X(Rfc7, "rfc.7", "RFC 3028 rule 7", "Preserve keeps an unexpired deadline, drops an expired one")    \
+  X(Rfc8, "rfc.8", "RFC 3028 rule 8", "Enable with TTL 0 commits ordinary cache")                     \
+  X(Rfc9, "rfc.9", "RFC 3028 rule 9", "soft pin is a priority: the second eviction pass may take it")  \
+  X(Rfc10, "rfc.10", "RFC 3028 rule 10", "removal APIs remove pinned objects")                        \
+  X(ReqR1, "request.preserve-ttl", "RFC 3028 Write API R1", "Preserve with a TTL is rejected")          \
+  X(ReqR2, "request.disable-ttl", "RFC 3028 Write API R2", "Disable with a TTL is rejected")             \
+  X(ReqR3, "request.default-ttl", "RFC 3028 Write API R3", "Enable without TTL uses the master default") \
+  X(ReqR4, "request.max-ttl", "RFC 3028 Write API R4", "a TTL above max_kv_soft_pin_ttl is rejected")  \
+  X(ReqR5, "request.unknown-action", "RFC 3028 Write API R5", "an unknown action is rejected")          \
+  X(ConfigC1, "config.default-le-max", "RFC 3028 Master configuration C1", "default TTL <= max TTL")    \
+  X(SatC2, "config.saturation", "RFC 3028 Master configuration C2", "deadline arithmetic saturates")    \
+  X(NoCommitLaterEnd, "pending.no-refresh", "RFC 3028 Object state model", "later and duplicate Ends never refresh")   \
+  X(PendingKept, "pending.revoke-kept", "RFC 3028 Revoke", "Pending survives a partial revoke while a viable eligible replica remains") \
+  X(PendingCleared, "pending.revoke-cleared", "RFC 3028 Revoke", "Pending cleared when no viable eligible replica remains")          \
+  X(PendingPreempted, "pending.preempted", "RFC 3028 Revoke", "a newer Upsert preempts the write and clears Pending")                \
+  X(UpsertInPlace, "upsert.in-place", "SEMANTICS 1.4 Case B", "same-size Upsert reuses replicas; committed untouched until End")    \
+  X(UpsertReplace, "upsert.size-change", "SEMANTICS 1.4 Case C", "size-changing Upsert carries an unexpired deadline")                \
+  X(UpsertAfterPreempt, "upsert.preempt-replace", "SEMANTICS 1.4 Case A", "preempted write with no COMPLETE replica is replaced, unexpired deadline carried") \
+  X(PutReplacesStale, "put.replace-stale", "SEMANTICS 1.1", "PutStart over stale PROCESSING replicas recreates without carry")        \
+  X(Cleanup, "expiry.cleanup", "RFC 3028 Expiration cleanup", "one cycle resets every stored deadline <= now")                        \
+  X(LazyExpiry, "expiry.lazy", "RFC 3028 Read and eviction paths", "eviction normalises an expired pin it meets")                     \
+  X(Gauge, "gauge.transition", "RFC 3028 Metrics", "the gauge moves exactly at the transitions of SEMANTICS appendix B")              \
+  X(EvictPass1, "evict.pass1", "SEMANTICS 1.7", "first pass takes only objects without an active pin")                                \
+  X(EvictGroupSkip, "evict.group-lease", "SEMANTICS 1.7 step 5", "a group is skipped while any member holds a lease")                 \
+  X(RemoveLease, "remove.lease", "SEMANTICS 1.6", "non-forced remove refuses an object with a live lease")                            \
+  X(Quota, "tenant.quota", "SEMANTICS 1.1", "a write over the tenant byte quota is refused")                                         \
+  X(NoHandle, "alloc.no-handle", "SEMANTICS 1.1", "allocation without room fails with NO_AVAILABLE_HANDLE")                           \
+  X(RestoreRfc, "restore.rfc", "RFC 3028 Snapshot and HA semantics", "restore keeps unexpired deadlines, normalises expired ones")    \
+  X(RestoreMain, "restore.mooncake-main", "SEMANTICS delta 1-3", "restore makes every object ordinary cache, drops lease-expired ones") \
+  X(RestoreFallback, "restore.fallback", "RFC 3028 Snapshot and HA semantics", "a failed candidate leaves nothing behind")            \
+  X(GroupRefresh, "group.read-refresh", "SEMANTICS 1.5", "a group read refreshes member leases, coalesced, never soft pins")          \
+  X(Pr2835Results, "pr2835.results", "PR 2835 rule 1", "per-group results: accepted, full, INVALID_PARAMS")                          \
+  X(Pr2835MaxDeadline, "pr2835.max-deadline", "PR 2835 rule 2", "a group deadline is max(existing, now + ttl)")                       \
+  X(Pr2835Intent, "pr2835.intent", "PR 2835 rule 3", "future members inherit an unexpired group deadline")                           \
+  X(Pr2835Protection, "pr2835.protection", "PR 2835 rule 4", "retention is the read lease on every current member")                  \
+  X(Pr2835Admission, "pr2835.admission", "PR 2835 rule 5", "live retained groups <= cap; extensions accepted at capacity")           \
+  X(Pr2835Expiry, "pr2835.expiry", "PR 2835 rule 7", "expired entries are pruned and stop counting")                                 \
+  X(Pr2835Restore, "pr2835.restore", "PR 2835 rule 9", "the retention table is not durable")
+
+enum class Rule : uint16_t {
+#define PINSIM_RULE_ENUM(id, name, source, summary) id,
+  PINSIM_RULES(PINSIM_RULE_ENUM)
+#undef PINSIM_RULE_ENUM
+};
+
+#define PINSIM_RULE_COUNT(id, name, source, summary) +1
+inline constexpr int kRuleCount = 0 PINSIM_RULES(PINSIM_RULE_COUNT);
+#undef PINSIM_RULE_COUNT
+
+struct RuleInfo {
+  Rule rule;
+  std::string_view name;
+  std::string_view source;
+  std::string_view summary;
+};
+
+const std::array<RuleInfo, kRuleCount>& rule_catalogue();
+std::optional<Rule> parse_rule(std::string_view name);
+
+// How often each rule was applied; owned by a Model instance (no globals).
+struct RuleHits {
+  std::array<uint64_t, kRuleCount> count{};
+  void hit(Rule r) { ++count[static_cast<int>(r)]; }
+  uint64_t operator[](Rule r) const { return count[static_cast<int>(r)]; }
+  void merge(const RuleHits& other) {
+    for (int i = 0; i < kRuleCount; ++i) count[i] += other.count[i];
+  }
+};
+
+}  // namespace pinsim

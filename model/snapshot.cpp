@@ -1,0 +1,64 @@
+// Snapshot and restore under the two profiles (RFC 3028 "Snapshot and HA
+// semantics"; SEMANTICS 1.9; the profile table in profile.cpp). Restore tries
+// candidates newest first; `fail_first_candidate` makes the newest one fail
+// after decoding, and the master falls back to the next: a failed candidate
+// leaves nothing behind. With no usable candidate the master starts empty and
+// the op returns INTERNAL_ERROR. The PR 2835 retention table is not durable.
+#include "model.h"
+
+namespace pinsim {
+
+Outcome Model::snapshot() {
+  SnapshotImage image{objects_, next_replica_id_};
+  if (!rules_for(config_.profile).snapshot_keeps_soft_pin) {
+    for (auto& [id, obj] : image.objects) obj.deadline.reset();  // slots written as false/0
+  }
+  snapshots_.push_back(std::move(image));
+  return Outcome{};
+}
+
+Outcome Model::restore(const Op& op, Time now) {
+  const ProfileRules rules = rules_for(config_.profile);
+  // MetadataSerializer::Reset: every object goes (destructors -1), the index
+  // is cleared, and so are group routes and the retention table.
+  while (!objects_.empty()) erase_object(objects_.begin());
+  groups_needing_refresh_.clear();
+  release_discarded(kTimeMax);
+  if (!retention_.empty()) hits_.hit(Rule::Pr2835Restore);
+  retention_.clear();
+  retained_group_count_ = 0;
+  size_t skip = 0;
+  if (op.fail_first_candidate) {
+    hits_.hit(Rule::RestoreFallback);
+    skip = 1;
+  }
+  if (snapshots_.size() <= skip) return Outcome::of(ErrorCode::INTERNAL_ERROR);
+  const SnapshotImage& image = snapshots_[snapshots_.size() - 1 - skip];
+  next_replica_id_ = image.next_replica_id;
+  hits_.hit(rules.snapshot_keeps_soft_pin ? Rule::RestoreRfc : Rule::RestoreMain);
+  for (const auto& [id, saved] : image.objects) {
+    Object obj = saved;
+    obj.pending.reset();
+    obj.processing = false;
+    // RFC restore step 1: an expired soft deadline is normalised to Disabled.
+    if (obj.deadline && *obj.deadline <= now) obj.deadline.reset();
+    // Steps 2-4: a non-COMPLETE object is dropped; an expired lease drops the
+    // object unless (rfc profile) its soft pin is still active.
+    const bool lease_live = now < obj.lease;
+    const bool pinned = rules.pinned_object_survives_expired_lease && obj.deadline.has_value();
+    if (!obj.all_complete() || obj.replicas.empty() || !(lease_live || pinned)) continue;
+    for (const Replica& r : obj.replicas) segment_used_[r.segment] += obj.size;
+    tenant_used_[id.tenant] += obj.charged_bytes();
+    if (obj.group != 0) {  // RebuildGroupRoutingIndex: every restored group is dirty
+      group_members_[{id.tenant, obj.group}].insert(id.key);
+      groups_needing_refresh_.insert({id.tenant, obj.group});
+    }
+    const std::optional<Time> deadline = obj.deadline;
+    obj.deadline.reset();
+    Object& stored = objects_.emplace(id, std::move(obj)).first->second;
+    set_deadline(id, stored, deadline);  // step 5: index rebuilt from survivors
+  }
+  return Outcome{};
+}
+
+}  // namespace pinsim

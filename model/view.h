@@ -1,0 +1,64 @@
+// What a target can show of its state after an op (DESIGN.md "Vocabulary").
+// A target declares which parts it can show (Capabilities); comparisons use
+// the intersection. Vectors are sorted by id so two Views compare directly.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "op.h"
+#include "virtual_time.h"
+
+namespace pinsim {
+
+struct PendingView {
+  SoftPinAction action = SoftPinAction::Preserve;
+  uint64_t ttl_ms = 0;
+  // Eligible replicas of the current write that still exist and are
+  // PROCESSING (ids differ between targets; the count does not).
+  uint32_t viable = 0;
+  bool operator==(const PendingView&) const = default;
+};
+
+struct ObjectView {
+  ObjectId id{};
+  uint64_t size = 0;
+  uint32_t complete_memory = 0;
+  uint32_t complete_nof = 0;
+  uint32_t processing = 0;
+  std::optional<Time> deadline;  // committed soft pin as stored (may be stale)
+  std::optional<PendingView> pending;
+  GroupId group = 0;
+  Time lease = 0;                // read lease timeout
+  bool operator==(const ObjectView&) const = default;
+};
+
+struct RetentionView {
+  TenantId tenant = 0;
+  GroupId group = 0;
+  Time deadline = 0;
+  bool operator==(const RetentionView&) const = default;
+};
+
+struct View {
+  std::vector<ObjectView> objects;       // sorted by id
+  int64_t gauge = 0;                     // soft-pin gauge (stored deadlines)
+  std::vector<RetentionView> retention;  // live entries (deadline > now), sorted
+  uint64_t retained_group_count = 0;     // the admission counter as kept
+  uint64_t retention_entries = 0;        // entries stored, expired included
+  bool operator==(const View&) const = default;
+};
+
+// What a target can show. The model shows everything.
+enum Capability : uint32_t {
+  kCapObjects = 1u << 0,    // key set, sizes, replica counts, group
+  kCapDeadline = 1u << 1,   // stored committed deadline
+  kCapPending = 1u << 2,    // pending action
+  kCapLease = 1u << 3,      // read lease value
+  kCapGauge = 1u << 4,      // soft-pin gauge
+  kCapRetention = 1u << 5,  // group retention table and counter
+  kCapAll = (1u << 6) - 1,
+};
+using Capabilities = uint32_t;
+
+}  // namespace pinsim

@@ -1,0 +1,269 @@
+// The write path: Put/Upsert Start, End and Revoke. This is where soft-pin
+// intent is recorded (Pending), committed on the first readable transition,
+// carried across replacement, and cleared on revoke or preemption.
+// SEMANTICS.md sections 1.0-1.4; RFC 3028 "Write API", "Object state model",
+// "Revoke, preemption, and processing cleanup".
+#include "model.h"
+
+namespace pinsim {
+
+// Structural checks, then ResolveSoftPinRequest (SEMANTICS 1.0, 1.1).
+std::optional<ErrorCode> Model::validate_start(const Op& op, Resolved* out) {
+  if (op.memory_replicas + op.nof_replicas == 0 || op.size == 0)
+    return ErrorCode::INVALID_PARAMS;
+  const SoftPinRequest& req = op.soft_pin;
+  if (req.action > static_cast<uint8_t>(SoftPinAction::Disable)) {
+    hits_.hit(Rule::ReqR5);  // RFC 3028 R5: unknown action
+    return ErrorCode::INVALID_PARAMS;
+  }
+  const auto action = static_cast<SoftPinAction>(req.action);
+  if (action == SoftPinAction::Preserve && req.ttl_ms) {
+    hits_.hit(Rule::ReqR1);  // RFC 3028 R1: Preserve must not carry a TTL
+    return ErrorCode::INVALID_PARAMS;
+  }
+  if (action == SoftPinAction::Disable && req.ttl_ms) {
+    hits_.hit(Rule::ReqR2);  // RFC 3028 R2: Disable must not carry a TTL
+    return ErrorCode::INVALID_PARAMS;
+  }
+  uint64_t ttl = 0;
+  if (action == SoftPinAction::Enable) {
+    if (!req.ttl_ms) hits_.hit(Rule::ReqR3);  // RFC 3028 R3: master default
+    ttl = req.ttl_ms.value_or(config_.default_kv_soft_pin_ttl_ms);
+    if (ttl > config_.max_kv_soft_pin_ttl_ms) {
+      hits_.hit(Rule::ReqR4);  // RFC 3028 R4: above max_kv_soft_pin_ttl
+      return ErrorCode::INVALID_PARAMS;
+    }
+  }
+  *out = {action, ttl};
+  return std::nullopt;
+}
+
+// AllocateAndInsertMetadata: quota, placement, Pending(action, ttl, E = the
+// new replica ids), a carried deadline (+1 in the constructor), group
+// registration and PR 2835 inheritance.
+ErrorCode Model::create_object(const Op& op, GroupId group, const Resolved& req,
+                               std::optional<Time> carried, Time now) {
+  const ObjectId id = op.object;
+  const uint64_t requested = op.size * (op.memory_replicas + op.nof_replicas);
+  if (auto q = config_.tenant_quota_bytes.find(id.tenant); q != config_.tenant_quota_bytes.end()) {
+    if (tenant_used_[id.tenant] + requested > q->second) {
+      hits_.hit(Rule::Quota);
+      return ErrorCode::TENANT_QUOTA_EXCEEDED;
+    }
+  }
+  std::vector<Replica> replicas;
+  if (!allocate(op, &replicas)) {
+    hits_.hit(Rule::NoHandle);
+    return ErrorCode::NO_AVAILABLE_HANDLE;
+  }
+  Object obj;
+  obj.client = op.client;
+  obj.size = op.size;
+  obj.replicas = std::move(replicas);
+  tenant_used_[id.tenant] += obj.charged_bytes();
+  obj.put_start_time = now;
+  obj.group = group;
+  obj.processing = true;
+  Pending p{req.action, req.ttl_ms, {}};
+  for (const Replica& r : obj.replicas) p.eligible.push_back(r.id);
+  obj.pending = std::move(p);
+  Object& stored = objects_.emplace(id, std::move(obj)).first->second;
+  set_deadline(id, stored, carried);  // the constructor's +1 for a carried deadline
+  if (group != 0) {
+    const GroupKey g{id.tenant, group};
+    group_members_[g].insert(id.key);
+    groups_needing_refresh_.insert(g);
+    inherit_retention(id, stored, now);  // PR 2835 rule 3
+  }
+  return ErrorCode::OK;
+}
+
+Outcome Model::put_start(const Op& op, Time now) {
+  Resolved req{};
+  if (auto err = validate_start(op, &req)) return Outcome::of(*err);
+  if (auto it = objects_.find(op.object); it != objects_.end()) {
+    const Object& obj = it->second;
+    const Time discard_at = saturating_deadline(obj.put_start_time, config_.put_start_discard_timeout_ms);
+    if (obj.any_complete() || now <= discard_at) return Outcome::of(ErrorCode::OBJECT_ALREADY_EXISTS);
+    // SEMANTICS 1.1: only stale PROCESSING replicas: erase and recreate; the
+    // committed deadline is not carried (unlike Upsert Case A). The old
+    // replicas' memory is held until put_start_time + release timeout.
+    hits_.hit(Rule::PutReplacesStale);
+    discard_replicas(it->first, it->second, it->second.replicas.begin(),
+                     saturating_deadline(obj.put_start_time, config_.put_start_release_timeout_ms));
+    erase_object(it);
+  }
+  return Outcome::of(create_object(op, op.group, req, std::nullopt, now));
+}
+
+// RFC 3028 rule 7 at Start: carry the committed deadline only if D > now.
+static std::optional<Time> carry_unexpired(const Object& obj, Time now, RuleHits& hits) {
+  if (!obj.deadline) return std::nullopt;
+  hits.hit(Rule::Rfc7);
+  if (*obj.deadline > now) return obj.deadline;
+  hits.hit(Rule::Rfc4);
+  return std::nullopt;
+}
+
+Outcome Model::upsert_start(const Op& op, Time now) {
+  Resolved req{};
+  if (auto err = validate_start(op, &req)) return Outcome::of(*err);
+  std::optional<Time> carried;
+  GroupId group = op.group;
+  auto it = objects_.find(op.object);
+  if (it != objects_.end()) {
+    Object& obj = it->second;
+    // SEMANTICS 1.4 step 1: group membership cannot change.
+    if (op.group != 0 && op.group != obj.group) return Outcome::of(ErrorCode::INVALID_PARAMS);
+    if (obj.processing) {
+      // Preemption: drop the in-flight write and its Pending (RFC 3028 Revoke).
+      auto first_processing = std::stable_partition(
+          obj.replicas.begin(), obj.replicas.end(),
+          [](const Replica& r) { return r.status == ReplicaStatus::Complete; });
+      discard_replicas(op.object, obj, first_processing,
+                       saturating_deadline(now, config_.put_start_release_timeout_ms));
+      if (obj.pending) hits_.hit(Rule::PendingPreempted);
+      obj.pending.reset();
+      obj.processing = false;
+      if (obj.replicas.empty()) {
+        // Case A after preemption: carry an unexpired deadline, group from
+        // the request (an incomplete grouped object can become ungrouped).
+        hits_.hit(Rule::UpsertAfterPreempt);
+        carried = carry_unexpired(obj, now, hits_);
+        erase_object(it);
+        it = objects_.end();
+      }
+    }
+  }
+  if (it != objects_.end()) {
+    Object& obj = it->second;
+    if (op.size == obj.size) {
+      // Case B, in place: every COMPLETE replica becomes PROCESSING and
+      // eligible; the committed deadline is untouched until End.
+      hits_.hit(Rule::UpsertInPlace);
+      Pending p{req.action, req.ttl_ms, {}};
+      for (Replica& r : obj.replicas) {
+        r.status = ReplicaStatus::Processing;
+        p.eligible.push_back(r.id);
+      }
+      obj.pending = std::move(p);
+      obj.client = op.client;
+      obj.put_start_time = now;
+      obj.processing = true;
+      return Outcome{};
+    }
+    // Case C, size change: carry an unexpired deadline into replacement
+    // metadata (old destructor -1, new constructor +1; SEMANTICS delta 9).
+    hits_.hit(Rule::UpsertReplace);
+    carried = carry_unexpired(obj, now, hits_);
+    group = obj.group;
+    discard_replicas(op.object, obj, obj.replicas.begin(),
+                     saturating_deadline(now, config_.put_start_release_timeout_ms));
+    erase_object(it);
+  }
+  return Outcome::of(create_object(op, group, req, carried, now));
+}
+
+// CommitPendingSoftPin (SEMANTICS 1.0, commit table in 1.2).
+void Model::commit_pending(ObjectId id, Object& obj, Time now) {
+  hits_.hit(Rule::Rfc1);
+  const Pending p = std::move(*obj.pending);
+  obj.pending.reset();
+  if (obj.deadline && now >= *obj.deadline) {
+    hits_.hit(Rule::Rfc4);  // a stale deadline is dropped first
+    set_deadline(id, obj, std::nullopt);
+  }
+  switch (p.action) {
+    case SoftPinAction::Preserve:
+      hits_.hit(Rule::Rfc7);
+      break;
+    case SoftPinAction::Enable:
+      if (p.ttl_ms == 0) {
+        hits_.hit(Rule::Rfc8);  // RFC 3028 rule 8: TTL 0 = ordinary cache
+        set_deadline(id, obj, std::nullopt);
+      } else {
+        hits_.hit(Rule::Rfc2);  // RFC 3028 rule 2: completion time + ttl
+        if (obj.deadline) hits_.hit(Rule::Rfc5);  // rule 5: a new lifetime
+        const Time d = saturating_deadline(now, p.ttl_ms);
+        if (d == kTimeMax) hits_.hit(Rule::SatC2);
+        set_deadline(id, obj, d);
+      }
+      break;
+    case SoftPinAction::Disable:
+      hits_.hit(Rule::Rfc6);  // RFC 3028 rule 6
+      set_deadline(id, obj, std::nullopt);
+      break;
+  }
+}
+
+// PutEnd / UpsertEnd (SEMANTICS 1.2).
+Outcome Model::end(const Op& op, Time now) {
+  auto it = objects_.find(op.object);
+  if (it == objects_.end()) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
+  Object& obj = it->second;
+  if (obj.client != op.client) return Outcome::of(ErrorCode::ILLEGAL_CLIENT);
+  if (!obj.processing) {
+    // Idempotent retry: OK when at least one replica is targeted and every
+    // targeted replica is already COMPLETE; nothing changes, not even the lease.
+    bool targeted = false;
+    for (const Replica& r : obj.replicas) {
+      if (!selected(op.selector, r.kind)) continue;
+      targeted = true;
+      if (r.status != ReplicaStatus::Complete) return Outcome::of(ErrorCode::INVALID_WRITE);
+    }
+    if (!targeted) return Outcome::of(ErrorCode::INVALID_WRITE);
+    hits_.hit(Rule::NoCommitLaterEnd);
+    return Outcome{};
+  }
+  const bool was_complete = obj.any_complete();
+  bool completed_eligible = false, completed_any = false;
+  for (Replica& r : obj.replicas) {
+    if (!selected(op.selector, r.kind) || r.status != ReplicaStatus::Processing) continue;
+    r.status = ReplicaStatus::Complete;
+    completed_any = true;
+    if (obj.pending && obj.pending->is_eligible(r.id)) completed_eligible = true;
+  }
+  // RFC 3028 rule 1: commit only on the zero-to-one change, via the current write.
+  if (!was_complete && completed_eligible && obj.any_complete()) {
+    commit_pending(op.object, obj, now);
+  } else if (was_complete && completed_any) {
+    hits_.hit(Rule::NoCommitLaterEnd);  // a later End never refreshes
+  }
+  obj.lease = std::max(obj.lease, now);  // GrantReadLease(0)
+  if (obj.all_complete()) obj.processing = false;
+  return Outcome{};
+}
+
+// PutRevoke / UpsertRevoke (SEMANTICS 1.3).
+Outcome Model::revoke(const Op& op, Time) {
+  auto it = objects_.find(op.object);
+  if (it == objects_.end()) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
+  Object& obj = it->second;
+  if (obj.client != op.client) return Outcome::of(ErrorCode::ILLEGAL_CLIENT);
+  if (!obj.processing) return Outcome::of(ErrorCode::INVALID_WRITE);
+  for (const Replica& r : obj.replicas)
+    if (selected(op.selector, r.kind) && r.status != ReplicaStatus::Processing)
+      return Outcome::of(ErrorCode::INVALID_WRITE);
+  auto kept = std::stable_partition(obj.replicas.begin(), obj.replicas.end(),
+                                    [&](const Replica& r) { return !selected(op.selector, r.kind); });
+  for (auto r = kept; r != obj.replicas.end(); ++r) release_replica(*r, obj.size);
+  tenant_used_[op.object.tenant] -= obj.size * (obj.replicas.end() - kept);
+  obj.replicas.erase(kept, obj.replicas.end());
+  // ClearPendingSoftPinIfNoViableReplica: keep Pending only while an eligible
+  // PROCESSING replica remains (RFC 3028 Revoke).
+  if (obj.pending) {
+    const bool viable = std::any_of(obj.replicas.begin(), obj.replicas.end(), [&](const Replica& r) {
+      return r.status == ReplicaStatus::Processing && obj.pending->is_eligible(r.id);
+    });
+    hits_.hit(viable ? Rule::PendingKept : Rule::PendingCleared);
+    if (!viable) obj.pending.reset();
+  }
+  if (obj.replicas.empty()) {
+    erase_object(it);  // nothing valid remains: the object goes, -1 if pinned
+  } else if (obj.all_complete()) {
+    obj.processing = false;
+  }
+  return Outcome{};
+}
+
+}  // namespace pinsim
