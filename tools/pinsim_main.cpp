@@ -1,55 +1,206 @@
-// The pinsim command line. Until the simulator lands, `pinsim demo` walks the
-// model through one soft-pin lifecycle and prints each step.
-#include <cstdio>
-#include <iostream>
-#include <variant>
+// The pinsim command line: run (seeded campaigns) and replay (a trace).
+// Exit codes: 0 all passed, 1 a comparison or expectation failed, 2 bad usage
+// or bad input (one line naming the place and the reason).
+#include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <regex>
 
-#include "model.h"
+#include "campaign.h"
+#include "json_codec.h"
+#include "targets.h"
+#include "trace.h"
 
 namespace po = boost::program_options;
 using namespace pinsim;
 
-static int demo() {
-  auto created = Model::create(Config{});
-  Model& m = std::get<Model>(created);
-  auto show = [&](const char* what, const Op& op, Time now) {
-    Outcome o = m.apply(op, now);
-    auto v = m.object_view({0, 1});
-    std::printf("t=%-8lld %-34s -> %-22s deadline=%s gauge=%lld\n", static_cast<long long>(now), what,
-                std::string(to_string(o.code)).c_str(),
-                v && v->deadline ? std::to_string(*v->deadline).c_str() : "none",
-                static_cast<long long>(m.gauge()));
-  };
-  Op put{.kind = OpKind::PutStart, .client = 1, .object = {0, 1}, .size = 64, .memory_replicas = 1};
-  put.soft_pin = {static_cast<uint8_t>(SoftPinAction::Enable), 5000};
-  show("put_start enable ttl=5000", put, 0);
-  show("put_end", {.kind = OpKind::PutEnd, .client = 1, .object = {0, 1}}, 100);
-  show("get (never renews)", {.kind = OpKind::Get, .client = 2, .object = {0, 1}}, 4000);
-  show("cleanup before deadline", {.kind = OpKind::Cleanup}, 5099);
-  show("cleanup at deadline", {.kind = OpKind::Cleanup}, 5100);
+namespace {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+const char* kUsage = R"(usage: pinsim <command> [options]
+
+Commands:
+  run      a seeded campaign in lockstep against a target
+             pinsim run --seeds 1..1000 --steps 200 --swarm
+             pinsim run --seed 7 --trace seed7.json      (record one seed)
+  replay   replay a trace (a scenario, a recorded seed, a CI finding)
+             pinsim replay scenarios/rfc/rule7-preserve.json --target model
+
+Exit codes: 0 passed, 1 a difference or failed expectation, 2 bad usage or input.
+)";
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out || !(out << text)) throw UsageError(path + ": cannot write file");
+}
+
+void print_failure(const Failure& f, const std::string& trace_path) {
+  std::cout << "FAILED at step " << f.step << " (" << f.what << "): " << f.detail << "\n"
+            << "  expected: " << f.expected << "\n"
+            << "  actual:   " << f.actual << "\n";
+  if (!trace_path.empty()) std::cout << "  trace: " << trace_path << "\n";
+}
+
+std::pair<uint64_t, uint64_t> parse_seeds(const std::string& s) {
+  static const std::regex range(R"((\d{1,19})\.\.(\d{1,19}))");
+  std::smatch m;
+  if (!std::regex_match(s, m, range)) throw UsageError("--seeds: expected A..B, got '" + s + "'");
+  const uint64_t a = std::stoull(m[1]), b = std::stoull(m[2]);
+  if (a > b) throw UsageError("--seeds: first seed " + m[1].str() + " is after last seed " + m[2].str());
+  return {a, b};
+}
+
+std::pair<uint64_t, uint64_t> parse_shard(const std::string& s) {
+  static const std::regex shard(R"((\d{1,9})/(\d{1,9}))");
+  std::smatch m;
+  if (!std::regex_match(s, m, shard)) throw UsageError("--shard: expected K/N, got '" + s + "'");
+  const uint64_t k = std::stoull(m[1]), n = std::stoull(m[2]);
+  if (n == 0 || k >= n) throw UsageError("--shard: need 0 <= K < N, got '" + s + "'");
+  return {k, n};
+}
+
+TargetFactory target_or_throw(const std::string& name) {
+  TargetFactory f = find_target(name);
+  if (!f) {
+    std::string known;
+    for (const auto& n : target_names()) known += (known.empty() ? "" : ", ") + n;
+    throw UsageError("--target: unknown target '" + name + "' (this build has: " + known + ")");
+  }
+  return f;
+}
+
+int cmd_run(const std::vector<std::string>& args) {
+  po::options_description desc("pinsim run");
+  desc.add_options()
+      ("target", po::value<std::string>()->default_value("model"), "target to check against the model")
+      ("seed", po::value<uint64_t>(), "run one seed")
+      ("seeds", po::value<std::string>(), "run seeds A..B (inclusive)")
+      ("steps", po::value<uint64_t>()->default_value(200), "steps per seed")
+      ("swarm", po::bool_switch(), "draw the op mix and master configuration per seed")
+      ("profile", po::value<std::string>(), "rfc or mooncake-main (default: rfc)")
+      ("shard", po::value<std::string>(), "K/N: run only seeds with seed % N == K")
+      ("out", po::value<std::string>()->default_value("pinsim-failure.json"), "where to write the first failing trace")
+      ("trace", po::value<std::string>(), "write the trace of the (single) seed run here");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(desc).run(), vm);
+  po::notify(vm);
+  const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
+  uint64_t first = 1, last = 1000;
+  if (vm.count("seed") && vm.count("seeds")) throw UsageError("--seed and --seeds: give one of them");
+  if (vm.count("seed")) first = last = vm["seed"].as<uint64_t>();
+  if (vm.count("seeds")) std::tie(first, last) = parse_seeds(vm["seeds"].as<std::string>());
+  uint64_t shard_k = 0, shard_n = 1;
+  if (vm.count("shard")) std::tie(shard_k, shard_n) = parse_shard(vm["shard"].as<std::string>());
+  SeedOptions options;
+  options.steps = vm["steps"].as<uint64_t>();
+  options.swarm = vm["swarm"].as<bool>();
+  if (vm.count("profile")) {
+    options.profile = parse_profile(vm["profile"].as<std::string>());
+    if (!options.profile) throw UsageError("--profile: unknown profile '" + vm["profile"].as<std::string>() + "' (rfc, mooncake-main)");
+  }
+  if (vm.count("trace") && first != last) throw UsageError("--trace: records one seed; use --seed");
+
+  const bool tty = isatty(STDERR_FILENO);
+  const auto start = std::chrono::steady_clock::now();
+  auto last_progress = start;
+  uint64_t seeds = 0, steps = 0, comparisons = 0, failures = 0;
+  std::optional<uint64_t> first_failure;
+  for (uint64_t seed = first;; ++seed) {
+    if (seed % shard_n == shard_k) {
+      RunResult r = run_seed(seed, options, factory);
+      if (!r.error.empty()) throw UsageError("seed " + std::to_string(seed) + ": target refused the configuration: " + r.error);
+      ++seeds;
+      steps += r.trace.steps.size();
+      comparisons += r.comparisons;
+      if (vm.count("trace")) write_file(vm["trace"].as<std::string>(), write_trace(r.trace));
+      if (r.failure) {
+        ++failures;
+        if (!first_failure) {
+          first_failure = seed;
+          const std::string out = vm["out"].as<std::string>();
+          write_file(out, write_trace(r.trace));
+          std::cout << "seed " << seed << ": ";
+          print_failure(*r.failure, out);
+        }
+      }
+      const auto now = std::chrono::steady_clock::now();
+      if (tty && now - last_progress > std::chrono::milliseconds(500)) {
+        last_progress = now;
+        const double secs = std::chrono::duration<double>(now - start).count();
+        std::fprintf(stderr, "\r%llu seeds, %.0f steps/s, %llu failures ", static_cast<unsigned long long>(seeds),
+                     steps / secs, static_cast<unsigned long long>(failures));
+      }
+    }
+    if (seed == last) break;
+  }
+  if (tty) std::fprintf(stderr, "\r%60s\r", "");
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("target %s, seeds %llu..%llu%s%s: %llu seeds, %llu steps, %llu comparisons, %llu failures, %.1f s, %.0f steps/s\n",
+              vm["target"].as<std::string>().c_str(), static_cast<unsigned long long>(first),
+              static_cast<unsigned long long>(last), options.swarm ? " (swarm)" : "",
+              shard_n > 1 ? (" shard " + std::to_string(shard_k) + "/" + std::to_string(shard_n)).c_str() : "",
+              static_cast<unsigned long long>(seeds), static_cast<unsigned long long>(steps),
+              static_cast<unsigned long long>(comparisons), static_cast<unsigned long long>(failures), secs,
+              secs > 0 ? steps / secs : 0.0);
+  return failures ? 1 : 0;
+}
+
+int cmd_replay(const std::vector<std::string>& args) {
+  po::options_description desc("pinsim replay");
+  desc.add_options()
+      ("trace", po::value<std::string>(), "trace file")
+      ("target", po::value<std::string>()->default_value("model"), "target to check against the model")
+      ("record", po::value<std::string>(), "write the replayed trace here");
+  po::positional_options_description pos;
+  pos.add("trace", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+  po::notify(vm);
+  if (!vm.count("trace")) throw UsageError("replay: missing trace file");
+  const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
+  const std::string path = vm["trace"].as<std::string>();
+  const Trace trace = load_trace(path);
+  RunResult r = replay(trace, factory);
+  if (!r.error.empty()) throw UsageError(path + ": $.config: " + r.error);
+  if (vm.count("record")) write_file(vm["record"].as<std::string>(), write_trace(r.trace));
+  if (r.failure) {
+    print_failure(*r.failure, "");
+    return 1;
+  }
+  std::printf("%s: %zu steps replayed against %s, all matched\n", path.c_str(), trace.steps.size(),
+              vm["target"].as<std::string>().c_str());
   return 0;
 }
 
+}  // namespace
+
 int main(int argc, char** argv) {
-  po::options_description desc("pinsim <command>\n\nCommands:\n  demo   walk the model through one soft-pin lifecycle\n\nOptions");
-  desc.add_options()("help,h", "show this help");
-  po::variables_map vm;
-  std::vector<std::string> rest;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kUsage;
+    return args.empty() ? 2 : 0;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
   try {
-    auto parsed = po::command_line_parser(argc, argv).options(desc).allow_unregistered().run();
-    po::store(parsed, vm);
-    rest = po::collect_unrecognized(parsed.options, po::include_positional);
-  } catch (const std::exception& e) {
+    if (command == "run") return cmd_run(args);
+    if (command == "replay") return cmd_replay(args);
+    throw UsageError("unknown command '" + command + "' (try pinsim --help)");
+  } catch (const UsageError& e) {
     std::cerr << "pinsim: " << e.what() << "\n";
-    return 2;
+  } catch (const DecodeError& e) {
+    std::cerr << "pinsim: " << e.what() << "\n";
+  } catch (const po::error& e) {
+    std::cerr << "pinsim " << command << ": " << e.what() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "pinsim " << command << ": " << e.what() << "\n";
   }
-  if (vm.count("help") || rest.empty()) {
-    std::cout << desc << "\n";
-    return rest.empty() && !vm.count("help") ? 2 : 0;
-  }
-  if (rest[0] == "demo") return demo();
-  std::cerr << "pinsim: unknown command '" << rest[0] << "' (try --help)\n";
   return 2;
 }

@@ -86,3 +86,28 @@ class ModelTest : public ::testing::Test {
 };
 
 }  // namespace pinsim::test
+
+// Helpers appended for the rule tests (write/read/eviction/expiry/snapshot,
+// appendix B, request rules, tenants). Free functions so the class above
+// stays as it was.
+namespace pinsim::test {
+
+// The gauge must equal the number of stored deadlines, Active or stale
+// (SEMANTICS 3, invariant I1).
+inline int64_t stored_deadlines(const View& v) {
+  int64_t n = 0;
+  for (const ObjectView& o : v.objects) n += o.deadline.has_value();
+  return n;
+}
+
+// An End/Revoke-shaped op (UpsertEnd, UpsertRevoke, or a raw kind).
+inline Op key_op(OpKind kind, KeyId key, ClientId client = 1, TenantId tenant = 0,
+                 ReplicaSelector sel = ReplicaSelector::All) {
+  return {.kind = kind, .client = client, .object = {tenant, key}, .selector = sel};
+}
+
+inline PendingView pending_view(SoftPinAction action, uint64_t ttl_ms, uint32_t viable) {
+  return {action, ttl_ms, viable};
+}
+
+}  // namespace pinsim::test

@@ -1,0 +1,49 @@
+// Seeded runs and replays; see campaign.h.
+#include "campaign.h"
+
+namespace pinsim {
+
+RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory factory) {
+  RunResult result;
+  RandomChoices choices(seed);
+  WorkloadConfig workload;
+  Config config;
+  if (options.swarm) draw_swarm(choices, &workload, &config);
+  if (options.profile) config.profile = *options.profile;
+  result.trace.seed = seed;
+  result.trace.config = config;
+  result.trace.description = "seed " + std::to_string(seed) + (options.swarm ? " (swarm)" : "");
+  auto target = factory(config, &result.error);
+  if (!target) return result;
+  Lockstep lockstep(config, *target);
+  Workload generator(workload, config);
+  for (uint64_t i = 0; i < options.steps && !result.failure; ++i) {
+    const Op op = generator.next(choices, lockstep.model(), lockstep.now());
+    result.failure = lockstep.step(op, std::nullopt, &result.trace);
+  }
+  result.comparisons = lockstep.comparisons();
+  return result;
+}
+
+RunResult replay(const Trace& trace, TargetFactory factory) {
+  RunResult result;
+  result.trace.description = trace.description;
+  result.trace.rule = trace.rule;
+  result.trace.seed = trace.seed;
+  result.trace.config = trace.config;
+  if (auto reason = validate(trace.config)) {
+    result.error = *reason;
+    return result;
+  }
+  auto target = factory(trace.config, &result.error);
+  if (!target) return result;
+  Lockstep lockstep(trace.config, *target);
+  for (const TraceStep& step : trace.steps) {
+    result.failure = lockstep.step(step.op, step.expect, &result.trace);
+    if (result.failure) break;
+  }
+  result.comparisons = lockstep.comparisons();
+  return result;
+}
+
+}  // namespace pinsim

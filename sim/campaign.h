@@ -1,0 +1,30 @@
+// One seed of a random campaign, and replay of a trace: the two ways a run is
+// driven. Both go through Lockstep, so a recorded seed replays identically.
+#pragma once
+#include <cstdint>
+#include <optional>
+
+#include "runner.h"
+#include "target.h"
+#include "trace.h"
+#include "workload.h"
+
+namespace pinsim {
+
+struct SeedOptions {
+  uint64_t steps = 200;
+  bool swarm = false;
+  std::optional<Profile> profile;  // overrides the drawn/default profile
+};
+
+struct RunResult {
+  Trace trace;  // every step applied, with the model's outcome as expectation
+  std::optional<Failure> failure;
+  uint64_t comparisons = 0;
+  std::string error;  // the target refused the configuration
+};
+
+RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory factory);
+RunResult replay(const Trace& trace, TargetFactory factory);
+
+}  // namespace pinsim

@@ -1,0 +1,307 @@
+// Strict JSON codec for the vocabulary; see docs/trace-format.md.
+#include "json_codec.h"
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace pinsim {
+
+using nlohmann::json;
+
+namespace {
+
+// Reads one JSON object field by field, remembering which were read so that
+// an unknown field is an error rather than a silent skip.
+class Fields {
+ public:
+  Fields(const json& j, std::string path) : j_(j), path_(std::move(path)) {
+    if (!j_.is_object()) fail(path_, "expected an object");
+  }
+  [[noreturn]] static void fail(const std::string& where, const std::string& why) {
+    throw DecodeError(where + ": " + why);
+  }
+  std::string at(const char* key) const { return path_ + "." + key; }
+  bool has(const char* key) const { return j_.contains(key); }
+  const json& raw(const char* key) {
+    seen_.insert(key);
+      if (!j_.contains(key)) fail(path_, std::string("missing field '") + key + "'");
+    return j_.at(key);
+  }
+  uint64_t u64(const char* key) {
+    const json& v = raw(key);
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0))
+      fail(at(key), "expected a non-negative integer");
+    return v.get<uint64_t>();
+  }
+  uint64_t u64_or(const char* key, uint64_t dflt) { return has(key) ? u64(key) : dflt; }
+  uint32_t u32_or(const char* key, uint32_t dflt) {
+    const uint64_t v = u64_or(key, dflt);
+    if (v > UINT32_MAX) fail(at(key), "value too large");
+    return static_cast<uint32_t>(v);
+  }
+  bool boolean_or(const char* key, bool dflt) {
+    if (!has(key)) return dflt;
+    const json& v = raw(key);
+    if (!v.is_boolean()) fail(at(key), "expected true or false");
+    return v.get<bool>();
+  }
+  std::string str(const char* key) {
+    const json& v = raw(key);
+    if (!v.is_string()) fail(at(key), "expected a string");
+    return v.get<std::string>();
+  }
+  void finish() const {
+    for (auto it = j_.begin(); it != j_.end(); ++it)
+      if (!seen_.count(it.key())) fail(path_ + "." + it.key(), "unknown field");
+  }
+
+ private:
+  const json& j_;
+  std::string path_;
+  std::set<std::string> seen_;
+};
+
+template <typename T, typename Parse>
+T enum_field(Fields& f, const char* key, Parse parse, const char* what) {
+  const std::string name = f.str(key);
+  auto v = parse(name);
+  if (!v) Fields::fail(f.at(key), std::string("unknown ") + what + " '" + name + "'");
+  return *v;
+}
+
+bool is_start(OpKind k) { return k == OpKind::PutStart || k == OpKind::UpsertStart; }
+bool is_end_or_revoke(OpKind k) {
+  return k == OpKind::PutEnd || k == OpKind::UpsertEnd || k == OpKind::PutRevoke || k == OpKind::UpsertRevoke;
+}
+bool is_key_op(OpKind k) {
+  return is_start(k) || is_end_or_revoke(k) || k == OpKind::Get || k == OpKind::Exist || k == OpKind::Remove;
+}
+
+constexpr const char* kRetainNames[] = {"accepted", "full", "invalid_params"};
+
+}  // namespace
+
+json encode_op(const Op& op) {
+  json j;
+  j["op"] = std::string(to_string(op.kind));
+  const OpKind k = op.kind;
+  if (is_key_op(k) || k == OpKind::RetainGroups) j["tenant"] = op.object.tenant;
+  if (is_key_op(k)) j["key"] = op.object.key;
+  if (is_start(k)) {
+    j["size"] = op.size;
+    j["memory_replicas"] = op.memory_replicas;
+    j["nof_replicas"] = op.nof_replicas;
+    json sp;
+    if (op.soft_pin.action <= static_cast<uint8_t>(SoftPinAction::Disable))
+      sp["action"] = std::string(to_string(static_cast<SoftPinAction>(op.soft_pin.action)));
+    else
+      sp["action"] = op.soft_pin.action;  // an unknown wire value stays a number
+    if (op.soft_pin.ttl_ms) sp["ttl_ms"] = *op.soft_pin.ttl_ms;
+    j["soft_pin"] = sp;
+    j["group"] = op.group;
+  }
+  if (is_end_or_revoke(k)) j["replicas"] = std::string(to_string(op.selector));
+  if (k == OpKind::Remove) j["force"] = op.force;
+  if (k == OpKind::RetainGroups) {
+    j["groups"] = op.groups;
+    j["ttl_ms"] = op.ttl_ms;
+  }
+  if (k == OpKind::Evict) {
+    j["target_pct"] = op.evict_target_pct;
+    j["lowerbound_pct"] = op.evict_lowerbound_pct;
+  }
+  if (k == OpKind::Restore) j["fail_first_candidate"] = op.fail_first_candidate;
+  if (k == OpKind::Advance) j["ms"] = op.advance_ms;
+  return j;
+}
+
+// Decodes the op fields of `j`; fields outside the op's own set are left for
+// the caller's Fields (a trace step also has t, actor, expect).
+static Op decode_op_fields(Fields& f) {
+  Op op;
+  op.kind = enum_field<OpKind>(f, "op", parse_op_kind, "op");
+  const OpKind k = op.kind;
+  if (is_key_op(k) || k == OpKind::RetainGroups) op.object.tenant = f.u32_or("tenant", 0);
+  if (is_key_op(k)) {
+    if (!f.has("key")) Fields::fail(f.at("key"), "missing field 'key'");
+    op.object.key = f.u32_or("key", 0);
+  }
+  if (is_start(k)) {
+    op.size = f.u64("size");
+    op.memory_replicas = f.u32_or("memory_replicas", 1);
+    op.nof_replicas = f.u32_or("nof_replicas", 0);
+    op.group = f.u32_or("group", 0);
+    if (f.has("soft_pin")) {
+      Fields sp(f.raw("soft_pin"), f.at("soft_pin"));
+      const json& a = sp.raw("action");
+      if (a.is_string()) {
+        auto action = parse_soft_pin_action(a.get<std::string>());
+        if (!action) Fields::fail(sp.at("action"), "unknown soft-pin action '" + a.get<std::string>() + "'");
+        op.soft_pin.action = static_cast<uint8_t>(*action);
+      } else if (a.is_number_unsigned() && a.get<uint64_t>() <= 255) {
+        op.soft_pin.action = static_cast<uint8_t>(a.get<uint64_t>());
+      } else {
+        Fields::fail(sp.at("action"), "expected an action name or a byte");
+      }
+      if (sp.has("ttl_ms")) op.soft_pin.ttl_ms = sp.u64("ttl_ms");
+      sp.finish();
+    }
+  }
+  if (is_end_or_revoke(k))
+    op.selector = f.has("replicas") ? enum_field<ReplicaSelector>(f, "replicas", parse_replica_selector, "replica selector")
+                                    : ReplicaSelector::All;
+  if (k == OpKind::Remove) op.force = f.boolean_or("force", false);
+  if (k == OpKind::RetainGroups) {
+    const json& g = f.raw("groups");
+    if (!g.is_array()) Fields::fail(f.at("groups"), "expected an array of group ids");
+    for (size_t i = 0; i < g.size(); ++i) {
+      if (!g[i].is_number_unsigned() || g[i].get<uint64_t>() > UINT32_MAX)
+        Fields::fail(f.at("groups") + "[" + std::to_string(i) + "]", "expected a group id");
+      op.groups.push_back(g[i].get<GroupId>());
+    }
+    op.ttl_ms = f.u64("ttl_ms");
+  }
+  if (k == OpKind::Evict) {
+    op.evict_target_pct = f.u32_or("target_pct", 0);
+    op.evict_lowerbound_pct = f.u32_or("lowerbound_pct", 0);
+    if (op.evict_target_pct > 100) Fields::fail(f.at("target_pct"), "must be 0..100");
+    if (op.evict_lowerbound_pct > 100) Fields::fail(f.at("lowerbound_pct"), "must be 0..100");
+  }
+  if (k == OpKind::Restore) op.fail_first_candidate = f.boolean_or("fail_first_candidate", false);
+  if (k == OpKind::Advance) op.advance_ms = f.u64("ms");
+  return op;
+}
+
+Op decode_op(const json& j, const std::string& path) {
+  Fields f(j, path);
+  Op op = decode_op_fields(f);
+  f.finish();
+  return op;
+}
+
+json encode_outcome(const Outcome& o) {
+  json j;
+  j["code"] = std::string(to_string(o.code));
+  if (o.exists) j["exists"] = *o.exists;
+  if (o.replicas) j["replicas"] = *o.replicas;
+  if (!o.retained.empty()) {
+    json r = json::array();
+    for (RetainResult x : o.retained) r.push_back(kRetainNames[static_cast<int>(x)]);
+    j["retained"] = r;
+  }
+  return j;
+}
+
+Outcome decode_outcome(const json& j, const std::string& path) {
+  Fields f(j, path);
+  Outcome o;
+  o.code = enum_field<ErrorCode>(f, "code", parse_error_code, "error code");
+  if (f.has("exists")) o.exists = f.boolean_or("exists", false);
+  if (f.has("replicas")) o.replicas = f.u32_or("replicas", 0);
+  if (f.has("retained")) {
+    const json& r = f.raw("retained");
+    if (!r.is_array()) Fields::fail(f.at("retained"), "expected an array");
+    for (size_t i = 0; i < r.size(); ++i) {
+      const std::string where = f.at("retained") + "[" + std::to_string(i) + "]";
+      if (!r[i].is_string()) Fields::fail(where, "expected accepted, full or invalid_params");
+      const std::string s = r[i].get<std::string>();
+      if (s == "accepted") o.retained.push_back(RetainResult::Accepted);
+      else if (s == "full") o.retained.push_back(RetainResult::Full);
+      else if (s == "invalid_params") o.retained.push_back(RetainResult::InvalidParams);
+      else Fields::fail(where, "unknown result '" + s + "'");
+    }
+  }
+  f.finish();
+  return o;
+}
+
+json encode_config(const Config& c) {
+  json j;
+  j["profile"] = std::string(to_string(c.profile));
+  j["default_kv_soft_pin_ttl_ms"] = c.default_kv_soft_pin_ttl_ms;
+  j["max_kv_soft_pin_ttl_ms"] = c.max_kv_soft_pin_ttl_ms;
+  j["default_kv_lease_ttl_ms"] = c.default_kv_lease_ttl_ms;
+  j["put_start_discard_timeout_ms"] = c.put_start_discard_timeout_ms;
+  j["put_start_release_timeout_ms"] = c.put_start_release_timeout_ms;
+  j["allow_evict_soft_pinned_objects"] = c.allow_evict_soft_pinned_objects;
+  json segs = json::array();
+  for (const SegmentConfig& s : c.segments)
+    segs.push_back({{"kind", std::string(to_string(s.kind))}, {"capacity", s.capacity}});
+  j["segments"] = segs;
+  json quotas = json::object();
+  for (const auto& [t, q] : c.tenant_quota_bytes) quotas[std::to_string(t)] = q;
+  j["tenant_quota_bytes"] = quotas;
+  j["max_retained_groups"] = c.max_retained_groups;
+  j["max_group_retention_ttl_ms"] = c.max_group_retention_ttl_ms;
+  return j;
+}
+
+Config decode_config(const json& j, const std::string& path) {
+  Fields f(j, path);
+  Config c;
+  if (f.has("profile")) c.profile = enum_field<Profile>(f, "profile", parse_profile, "profile");
+  c.default_kv_soft_pin_ttl_ms = f.u64_or("default_kv_soft_pin_ttl_ms", c.default_kv_soft_pin_ttl_ms);
+  c.max_kv_soft_pin_ttl_ms = f.u64_or("max_kv_soft_pin_ttl_ms", c.max_kv_soft_pin_ttl_ms);
+  c.default_kv_lease_ttl_ms = f.u64_or("default_kv_lease_ttl_ms", c.default_kv_lease_ttl_ms);
+  c.put_start_discard_timeout_ms = f.u64_or("put_start_discard_timeout_ms", c.put_start_discard_timeout_ms);
+  c.put_start_release_timeout_ms = f.u64_or("put_start_release_timeout_ms", c.put_start_release_timeout_ms);
+  c.allow_evict_soft_pinned_objects = f.boolean_or("allow_evict_soft_pinned_objects", c.allow_evict_soft_pinned_objects);
+  if (f.has("segments")) {
+    const json& segs = f.raw("segments");
+    if (!segs.is_array() || segs.empty()) Fields::fail(f.at("segments"), "expected a non-empty array");
+    c.segments.clear();
+    for (size_t i = 0; i < segs.size(); ++i) {
+      Fields s(segs[i], f.at("segments") + "[" + std::to_string(i) + "]");
+      const std::string kind = s.str("kind");
+      if (kind == "memory") c.segments.push_back({ReplicaKind::Memory, s.u64("capacity")});
+      else if (kind == "nof") c.segments.push_back({ReplicaKind::Nof, s.u64("capacity")});
+      else Fields::fail(s.at("kind"), "unknown segment kind '" + kind + "'");
+      s.finish();
+    }
+  }
+  if (f.has("tenant_quota_bytes")) {
+    const json& q = f.raw("tenant_quota_bytes");
+    if (!q.is_object()) Fields::fail(f.at("tenant_quota_bytes"), "expected an object of tenant -> bytes");
+    for (auto it = q.begin(); it != q.end(); ++it) {
+      const std::string where = f.at("tenant_quota_bytes") + "." + it.key();
+      size_t used = 0;
+      unsigned long t = 0;
+      try { t = std::stoul(it.key(), &used); } catch (...) { used = 0; }
+      if (used != it.key().size() || t > UINT32_MAX) Fields::fail(where, "tenant must be a number");
+      if (!it.value().is_number_unsigned()) Fields::fail(where, "expected a byte count");
+      c.tenant_quota_bytes[static_cast<TenantId>(t)] = it.value().get<uint64_t>();
+    }
+  }
+  c.max_retained_groups = f.u64_or("max_retained_groups", c.max_retained_groups);
+  c.max_group_retention_ttl_ms = f.u64_or("max_group_retention_ttl_ms", c.max_group_retention_ttl_ms);
+  f.finish();
+  return c;
+}
+
+json encode_view(const View& v) {
+  json j;
+  json objs = json::array();
+  for (const ObjectView& o : v.objects) {
+    json x{{"tenant", o.id.tenant}, {"key", o.id.key}, {"size", o.size},
+           {"complete_memory", o.complete_memory}, {"complete_nof", o.complete_nof},
+           {"processing", o.processing}, {"group", o.group}, {"lease", o.lease}};
+    x["deadline"] = o.deadline ? json(*o.deadline) : json(nullptr);
+    if (o.pending)
+      x["pending"] = {{"action", std::string(to_string(o.pending->action))},
+                      {"ttl_ms", o.pending->ttl_ms}, {"viable", o.pending->viable}};
+    else
+      x["pending"] = nullptr;
+    objs.push_back(x);
+  }
+  j["objects"] = objs;
+  j["gauge"] = v.gauge;
+  json ret = json::array();
+  for (const RetentionView& r : v.retention)
+    ret.push_back({{"tenant", r.tenant}, {"group", r.group}, {"deadline", r.deadline}});
+  j["retention"] = ret;
+  j["retained_group_count"] = v.retained_group_count;
+  j["retention_entries"] = v.retention_entries;
+  return j;
+}
+
+}  // namespace pinsim

@@ -1,0 +1,47 @@
+// The lockstep runner (DESIGN.md "The run"): every step goes to the model and
+// to the target at the same virtual time; outcomes and Views are compared on
+// the target's capabilities; the first difference stops the run with a
+// Failure naming the step, what differed, the expected and the actual value.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model.h"
+#include "target.h"
+#include "trace.h"
+
+namespace pinsim {
+
+struct Failure {
+  size_t step = 0;       // index into the trace's steps
+  std::string what;      // "outcome", "view", "expect"
+  std::string detail;    // one line: which field differed
+  std::string expected;  // JSON
+  std::string actual;    // JSON
+};
+
+class Lockstep {
+ public:
+  // The model is built from `config` (already validated by the caller).
+  Lockstep(const Config& config, Target& target);
+  // Applies one op (an advance moves the clock first) and records the step.
+  std::optional<Failure> step(const Op& op, const std::optional<Outcome>& expect, Trace* record);
+  Time now() const { return now_; }
+  const Model& model() const { return model_; }
+  uint64_t comparisons() const { return comparisons_; }
+
+ private:
+  Model model_;
+  Target& target_;
+  Time now_ = 0;
+  size_t index_ = 0;
+  uint64_t comparisons_ = 0;
+};
+
+// Keeps only what `caps` covers, so Views of two targets compare directly.
+View masked(View v, Capabilities caps);
+// One line naming the first difference between two Views ("" when equal).
+std::string describe_difference(const View& expected, const View& actual);
+
+}  // namespace pinsim

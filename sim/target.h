@@ -1,0 +1,29 @@
+// The Target interface: what the lockstep runner drives beside the model.
+// A target applies ops at virtual time, shows a View of its state, and says
+// which parts of the View it can show. The runner never names a target.
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "config.h"
+#include "op.h"
+#include "outcome.h"
+#include "view.h"
+
+namespace pinsim {
+
+class Target {
+ public:
+  virtual ~Target() = default;
+  virtual std::string_view name() const = 0;
+  virtual Capabilities capabilities() const = 0;
+  virtual Outcome apply(const Op& op, Time now) = 0;
+  virtual View view(Time now) const = 0;
+};
+
+// Builds a target by name for a configuration; nullptr with `error` set when
+// the name is unknown or the configuration is refused.
+using TargetFactory = std::unique_ptr<Target> (*)(const Config& config, std::string* error);
+
+}  // namespace pinsim

@@ -1,0 +1,68 @@
+// Traces: round trip, determinism of seeded runs, and strict rejection of
+// malformed input with the JSON path in the message.
+#include <gtest/gtest.h>
+
+#include "campaign.h"
+#include "json_codec.h"
+#include "model_target.h"
+#include "trace.h"
+
+namespace pinsim {
+
+TEST(Trace, SameSeedGivesByteIdenticalTrace) {
+  SeedOptions o;
+  o.swarm = true;
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    const RunResult a = run_seed(seed, o, &make_model_target);
+    const RunResult b = run_seed(seed, o, &make_model_target);
+    ASSERT_EQ(write_trace(a.trace), write_trace(b.trace)) << "seed " << seed;
+  }
+}
+
+TEST(Trace, RecordedSeedsReplayByteForByte) {
+  SeedOptions o;
+  o.swarm = true;
+  for (uint64_t seed = 1; seed <= 1000; ++seed) {
+    const RunResult a = run_seed(seed, o, &make_model_target);
+    ASSERT_FALSE(a.failure) << "seed " << seed;
+    const std::string text = write_trace(a.trace);
+    const Trace back = read_trace(text, "seed");
+    const RunResult b = replay(back, &make_model_target);
+    ASSERT_FALSE(b.failure) << "seed " << seed << ": " << b.failure->detail;
+    ASSERT_EQ(write_trace(b.trace), text) << "seed " << seed;
+  }
+}
+
+static std::string reject(const std::string& text) {
+  try {
+    read_trace(text, "t.json");
+  } catch (const DecodeError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(Trace, MalformedInputIsRejectedWithItsPlace) {
+  const std::string head = R"({"format":"pinsim-trace","version":1,"config":{},"steps":[)";
+  EXPECT_NE(reject("{").find("t.json: invalid JSON"), std::string::npos);
+  EXPECT_NE(reject(R"({"format":"pinsim-trace","version":9,"config":{},"steps":[]})").find("$.version: unknown version"), std::string::npos);
+  EXPECT_NE(reject(head + R"({"t":0,"op":"frobnicate"}]})").find("$.steps[0].op: unknown op 'frobnicate'"), std::string::npos);
+  EXPECT_NE(reject(head + R"({"t":0,"op":"get"}]})").find("$.steps[0].key"), std::string::npos);
+  EXPECT_NE(reject(head + R"({"t":0,"op":"get","key":"x"}]})").find("$.steps[0].key"), std::string::npos);
+  EXPECT_NE(reject(head + R"({"t":-1,"op":"cleanup"}]})").find("negative time"), std::string::npos);
+  EXPECT_NE(reject(head + R"({"t":5,"op":"advance","ms":5},{"t":4,"op":"cleanup"}]})").find("$.steps[1].t: time goes backwards"), std::string::npos);
+  EXPECT_NE(reject(head + R"({"t":0,"op":"cleanup","bogus":1}]})").find("$.steps[0].bogus: unknown field"), std::string::npos);
+  EXPECT_NE(reject(R"({"format":"pinsim-trace","version":1,"config":{"segments":[]},"steps":[]})").find("$.config.segments"), std::string::npos);
+}
+
+TEST(Trace, UnknownActionByteRoundTrips) {
+  Trace t;
+  Op op{.kind = OpKind::PutStart, .client = 1, .object = {0, 2}, .size = 8, .memory_replicas = 1};
+  op.soft_pin.action = 255;
+  t.steps.push_back({0, op, Outcome::of(ErrorCode::INVALID_PARAMS)});
+  const Trace back = read_trace(write_trace(t), "x");
+  EXPECT_EQ(back.steps[0].op, op);
+  EXPECT_EQ(back.steps[0].expect, t.steps[0].expect);
+}
+
+}  // namespace pinsim

@@ -1,0 +1,132 @@
+// Trace reading and writing with strict validation: every rejection names the
+// source, the JSON path and the reason.
+#include "trace.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "json_codec.h"
+
+namespace pinsim {
+
+using nlohmann::json;
+
+std::string write_trace(const Trace& trace) {
+  json j;
+  j["format"] = "pinsim-trace";
+  j["version"] = kTraceVersion;
+  j["description"] = trace.description;
+  if (!trace.rule.empty()) j["rule"] = trace.rule;
+  if (trace.seed) j["seed"] = *trace.seed;
+  j["config"] = encode_config(trace.config);
+  json steps = json::array();
+  for (const TraceStep& s : trace.steps) {
+    json step = encode_op(s.op);
+    step["t"] = s.t;
+    step["actor"] = s.op.client;
+    if (s.expect) step["expect"] = encode_outcome(*s.expect);
+    steps.push_back(std::move(step));
+  }
+  j["steps"] = std::move(steps);
+  // One step per line keeps diffs of scenarios readable.
+  std::string out = "{\n";
+  bool first = true;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!first) out += ",\n";
+    first = false;
+    out += "  " + json(it.key()).dump() + ": ";
+    if (it.key() == "steps") {
+      out += "[";
+      for (size_t i = 0; i < it->size(); ++i) out += (i ? ",\n    " : "\n    ") + (*it)[i].dump();
+      out += it->empty() ? "]" : "\n  ]";
+    } else {
+      out += it->dump();
+    }
+  }
+  return out + "\n}\n";
+}
+
+Trace read_trace(const std::string& text, const std::string& source) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw DecodeError(source + ": invalid JSON at byte " + std::to_string(e.byte) + ": " +
+                      std::string(e.what()).substr(std::string(e.what()).find(':') + 2));
+  }
+  try {
+    if (!j.is_object()) throw DecodeError("$: expected a JSON object");
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      static const char* known[] = {"format", "version", "description", "rule", "seed", "config", "steps"};
+      if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known))
+        throw DecodeError("$." + it.key() + ": unknown field");
+    }
+    if (!j.contains("format") || j["format"] != "pinsim-trace")
+      throw DecodeError("$.format: expected \"pinsim-trace\"");
+    if (!j.contains("version") || !j["version"].is_number_integer())
+      throw DecodeError("$.version: missing or not an integer");
+    if (j["version"].get<int64_t>() != kTraceVersion)
+      throw DecodeError("$.version: unknown version " + j["version"].dump() + " (this pinsim reads " +
+                        std::to_string(kTraceVersion) + ")");
+    Trace trace;
+    if (j.contains("description")) {
+      if (!j["description"].is_string()) throw DecodeError("$.description: expected a string");
+      trace.description = j["description"].get<std::string>();
+    }
+    if (j.contains("rule")) {
+      if (!j["rule"].is_string()) throw DecodeError("$.rule: expected a string");
+      trace.rule = j["rule"].get<std::string>();
+    }
+    if (j.contains("seed")) {
+      if (!j["seed"].is_number_unsigned()) throw DecodeError("$.seed: expected a non-negative integer");
+      trace.seed = j["seed"].get<uint64_t>();
+    }
+    if (!j.contains("config")) throw DecodeError("$: missing field 'config'");
+    trace.config = decode_config(j["config"], "$.config");
+    if (!j.contains("steps") || !j["steps"].is_array()) throw DecodeError("$.steps: missing or not an array");
+    Time clock = 0;
+    const json& steps = j["steps"];
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const std::string path = "$.steps[" + std::to_string(i) + "]";
+      const json& s = steps[i];
+      if (!s.is_object()) throw DecodeError(path + ": expected an object");
+      json op_part = s;
+      for (const char* extra : {"t", "actor", "expect"}) op_part.erase(extra);
+      TraceStep step;
+      step.op = decode_op(op_part, path);
+      if (!s.contains("t") || !s["t"].is_number_integer()) throw DecodeError(path + ".t: missing or not an integer");
+      step.t = s["t"].get<Time>();
+      if (step.t < 0) throw DecodeError(path + ".t: negative time");
+      if (step.op.kind == OpKind::Advance)
+        clock = step.op.advance_ms > static_cast<uint64_t>(kTimeMax - clock) ? kTimeMax
+                                                                             : clock + static_cast<Time>(step.op.advance_ms);
+      if (step.t < clock) throw DecodeError(path + ".t: time goes backwards (" + std::to_string(step.t) + " < " + std::to_string(clock) + ")");
+      if (step.t != clock)
+        throw DecodeError(path + ".t: " + std::to_string(step.t) + " does not match the clock " +
+                          std::to_string(clock) + " (time moves only through advance steps)");
+      if (s.contains("actor")) {
+        if (!s["actor"].is_number_unsigned() || s["actor"].get<uint64_t>() > UINT32_MAX)
+          throw DecodeError(path + ".actor: expected a client id");
+        step.op.client = s["actor"].get<ClientId>();
+      }
+      if (s.contains("expect")) step.expect = decode_outcome(s["expect"], path + ".expect");
+      trace.steps.push_back(std::move(step));
+    }
+    return trace;
+  } catch (const DecodeError& e) {
+    throw DecodeError(source + ": " + e.what());
+  } catch (const json::exception& e) {
+    throw DecodeError(source + ": " + e.what());
+  }
+}
+
+Trace load_trace(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DecodeError(path + ": cannot open file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return read_trace(buf.str(), path);
+}
+
+}  // namespace pinsim

@@ -1,0 +1,40 @@
+// Traces: the JSON record of a run (docs/trace-format.md, schema in
+// scenarios/trace.schema.json). Any run can write one; `pinsim replay` reads
+// one back; scenarios are traces with expected outcomes. Writing is canonical
+// (sorted keys, fixed layout), so the same run gives byte-identical text.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "op.h"
+#include "outcome.h"
+#include "virtual_time.h"
+
+namespace pinsim {
+
+inline constexpr int kTraceVersion = 1;
+
+struct TraceStep {
+  Time t = 0;  // virtual time at which the op is applied (after an advance)
+  Op op;       // op.client is the step's actor
+  std::optional<Outcome> expect;
+};
+
+struct Trace {
+  std::string description;
+  std::string rule;  // the rule a scenario proves (a name from rules.h), or ""
+  std::optional<uint64_t> seed;
+  Config config;
+  std::vector<TraceStep> steps;
+};
+
+std::string write_trace(const Trace& trace);
+// Parses a trace; throws DecodeError("<source>: <json path>: <reason>").
+Trace read_trace(const std::string& text, const std::string& source);
+// Reads a file; throws DecodeError("<path>: cannot open") and as above.
+Trace load_trace(const std::string& path);
+
+}  // namespace pinsim

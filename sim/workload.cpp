@@ -1,0 +1,131 @@
+// Op generation for campaigns; see workload.h.
+#include "workload.h"
+
+#include <numeric>
+
+namespace pinsim {
+
+namespace {
+
+template <typename T>
+const T& pick_of(Choices& c, const std::vector<T>& v) { return v[c.pick(v.size())]; }
+
+}  // namespace
+
+void draw_swarm(Choices& c, WorkloadConfig* w, Config* m) {
+  // Each op is switched off with probability 1/4, and weights vary 1..20,
+  // so rare mixes (only upserts, no cleanup, eviction storms) come up.
+  for (uint32_t& weight : w->weights) weight = c.chance(25) ? 0 : 1 + static_cast<uint32_t>(c.pick(20));
+  w->weights[static_cast<int>(OpKind::PutStart)] += 1;  // something must create objects
+  w->weights[static_cast<int>(OpKind::Advance)] += 1;
+  w->actors = 1 + static_cast<uint32_t>(c.pick(4));
+  w->tenants = 1 + static_cast<uint32_t>(c.pick(3));
+  w->keys = 1 + static_cast<uint32_t>(c.pick(8));
+  w->groups = static_cast<uint32_t>(c.pick(4));
+  const uint64_t capacity = c.chance(30) ? 128 : 1u << 20;  // tiny segments: allocation failures
+  m->segments.clear();
+  const uint64_t memory_segments = 1 + c.pick(3);
+  for (uint64_t i = 0; i < memory_segments; ++i) m->segments.push_back({ReplicaKind::Memory, capacity});
+  if (!c.chance(20)) m->segments.push_back({ReplicaKind::Nof, capacity});
+  if (c.chance(20)) m->max_kv_soft_pin_ttl_ms = UINT64_MAX;  // huge TTLs: saturation
+  if (c.chance(20)) m->default_kv_soft_pin_ttl_ms = 0;
+  if (c.chance(30)) m->max_retained_groups = c.pick(4);      // many tenants sharing a small cap
+  if (c.chance(20)) m->max_group_retention_ttl_ms = UINT64_MAX;
+  if (c.chance(20)) m->allow_evict_soft_pinned_objects = false;
+  if (c.chance(25)) m->tenant_quota_bytes[0] = 64 * (1 + c.pick(4));  // quota near full
+  if (c.chance(30)) w->soft_pin_ttls.push_back(UINT64_MAX);
+}
+
+Op Workload::start(Choices& c, OpKind kind) {
+  Op op;
+  op.kind = kind;
+  op.client = 1 + static_cast<ClientId>(c.pick(w_.actors));
+  op.object = {static_cast<TenantId>(c.pick(w_.tenants)), static_cast<KeyId>(c.pick(w_.keys))};
+  op.size = pick_of(c, w_.sizes);
+  op.memory_replicas = static_cast<uint32_t>(c.pick(3));
+  op.nof_replicas = static_cast<uint32_t>(c.pick(2));
+  if (op.memory_replicas + op.nof_replicas == 0) op.memory_replicas = 1;
+  op.group = w_.groups == 0 || c.chance(50) ? 0 : 1 + static_cast<GroupId>(c.pick(w_.groups));
+  const uint64_t a = c.pick(3);
+  op.soft_pin.action = static_cast<uint8_t>(a);
+  if (a == static_cast<uint64_t>(SoftPinAction::Enable) && c.chance(70)) op.soft_pin.ttl_ms = pick_of(c, w_.soft_pin_ttls);
+  if (c.chance(w_.invalid_request_pct)) {
+    switch (c.pick(4)) {  // break one request rule (RFC 3028 R1, R2, R4, R5)
+      case 0: op.soft_pin = {static_cast<uint8_t>(SoftPinAction::Preserve), 1000}; break;
+      case 1: op.soft_pin = {static_cast<uint8_t>(SoftPinAction::Disable), 1000}; break;
+      case 2: op.soft_pin = {static_cast<uint8_t>(SoftPinAction::Enable), master_.max_kv_soft_pin_ttl_ms == UINT64_MAX ? UINT64_MAX : master_.max_kv_soft_pin_ttl_ms + 1}; break;
+      default: op.soft_pin = {static_cast<uint8_t>(3 + c.pick(253)), std::nullopt}; break;
+    }
+  }
+  return op;
+}
+
+Op Workload::advance(Choices& c, const Model& model, Time now) {
+  Op op;
+  op.kind = OpKind::Advance;
+  // Aim at an upcoming deadline or lease end exactly, one before, or one after.
+  std::vector<Time> marks;
+  for (const auto& [id, obj] : model.objects()) {
+    if (obj.deadline && *obj.deadline > now && *obj.deadline != kTimeMax) marks.push_back(*obj.deadline);
+    if (obj.lease > now) marks.push_back(obj.lease);
+  }
+  if (!marks.empty() && c.chance(40)) {
+    const Time mark = marks[c.pick(marks.size())];
+    const Time delta = mark - now + static_cast<Time>(c.pick(3)) - 1;
+    op.advance_ms = static_cast<uint64_t>(std::max<Time>(delta, 0));
+    return op;
+  }
+  static const uint64_t kSteps[] = {1, 10, 250, 1'000, 5'000, 30'000, 600'001};
+  op.advance_ms = kSteps[c.pick(std::size(kSteps))];
+  return op;
+}
+
+Op Workload::next(Choices& c, const Model& model, Time now) {
+  const uint64_t total = std::accumulate(w_.weights.begin(), w_.weights.end(), uint64_t{0});
+  uint64_t r = c.pick(total);
+  int kind = 0;
+  while (r >= w_.weights[kind]) r -= w_.weights[kind++];
+  const OpKind k = static_cast<OpKind>(kind);
+  switch (k) {
+    case OpKind::PutStart:
+    case OpKind::UpsertStart:
+      return start(c, k);
+    case OpKind::Advance:
+      return advance(c, model, now);
+    default:
+      break;
+  }
+  Op op;
+  op.kind = k;
+  op.client = 1 + static_cast<ClientId>(c.pick(w_.actors));
+  op.object = {static_cast<TenantId>(c.pick(w_.tenants)), static_cast<KeyId>(c.pick(w_.keys))};
+  switch (k) {
+    case OpKind::PutEnd: case OpKind::UpsertEnd: case OpKind::PutRevoke: case OpKind::UpsertRevoke: {
+      // Mostly the key's current writer, sometimes another actor (ILLEGAL_CLIENT).
+      auto it = model.objects().find(op.object);
+      if (it != model.objects().end() && c.chance(85)) op.client = it->second.client;
+      op.selector = static_cast<ReplicaSelector>(c.chance(60) ? 0 : 1 + c.pick(2));
+      break;
+    }
+    case OpKind::Remove: op.force = c.chance(30); break;
+    case OpKind::RetainGroups: {
+      const uint64_t n = c.pick(4);
+      for (uint64_t i = 0; i < n; ++i)
+        op.groups.push_back(c.chance(5) || w_.groups == 0 ? 0 : 1 + static_cast<GroupId>(c.pick(w_.groups)));
+      op.ttl_ms = c.chance(5) ? (c.chance(50) ? 0 : master_.max_group_retention_ttl_ms + (master_.max_group_retention_ttl_ms != UINT64_MAX))
+                              : pick_of(c, w_.retention_ttls);
+      break;
+    }
+    case OpKind::Evict: {
+      static const uint32_t kPct[] = {5, 25, 50, 100};
+      op.evict_target_pct = kPct[c.pick(4)];
+      op.evict_lowerbound_pct = static_cast<uint32_t>(c.pick(op.evict_target_pct + 1));
+      break;
+    }
+    case OpKind::Restore: op.fail_first_candidate = c.chance(30); break;
+    default: break;
+  }
+  return op;
+}
+
+}  // namespace pinsim

@@ -1,0 +1,51 @@
+// The workload: actors and tenants issuing ops over a small universe of keys,
+// sizes, replica kinds and groups, with configurable op weights. Every
+// decision goes through Choices, so the same generator serves random
+// campaigns and (later) the exhaustive explorer. Swarm mode draws the op mix
+// and the master configuration per seed, as TigerBeetle's VOPR does.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "choices.h"
+#include "config.h"
+#include "model.h"
+#include "op.h"
+
+namespace pinsim {
+
+struct WorkloadConfig {
+  uint32_t actors = 3;
+  uint32_t tenants = 2;
+  uint32_t keys = 6;
+  uint32_t groups = 3;
+  std::array<uint32_t, kOpKindCount> weights{
+      // put_start put_end put_revoke upsert_start upsert_end upsert_revoke
+      12, 12, 3, 10, 6, 2,
+      // get exist remove retain_groups evict cleanup snapshot restore advance
+      10, 6, 5, 5, 4, 5, 2, 2, 16};
+  std::vector<uint64_t> sizes{32, 64};
+  std::vector<uint64_t> soft_pin_ttls{0, 500, 5'000, 60'000};
+  std::vector<uint64_t> retention_ttls{500, 5'000, 60'000};
+  uint32_t invalid_request_pct = 4;  // requests that break a request rule
+};
+
+// Draws a swarm configuration: op mix, universe size and master config.
+void draw_swarm(Choices& choices, WorkloadConfig* workload, Config* config);
+
+class Workload {
+ public:
+  Workload(WorkloadConfig config, const Config& master) : w_(std::move(config)), master_(master) {}
+  // The next op. `model` is read (never changed) to aim End/Revoke at the
+  // writer of a key and advances at upcoming deadlines.
+  Op next(Choices& choices, const Model& model, Time now);
+
+ private:
+  Op start(Choices& c, OpKind kind);
+  Op advance(Choices& c, const Model& model, Time now);
+  WorkloadConfig w_;
+  Config master_;
+};
+
+}  // namespace pinsim

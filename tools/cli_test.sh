@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# CLI contract: exit 0 on pass, 1 on a failed comparison or expectation, 2 on
+# bad usage or bad input, with one line naming the place and the reason.
+set -u
+P=$1; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+fail=0
+check() {  # check <expected rc> <stderr pattern or -> <args...>
+  local want=$1 pat=$2; shift 2
+  "$P" "$@" >"$T/out" 2>"$T/err"; local rc=$?
+  if [ "$rc" != "$want" ]; then echo "FAIL: pinsim $* -> rc $rc, want $want"; cat "$T/err"; fail=1; return; fi
+  if [ "$pat" != - ] && ! grep -q -- "$pat" "$T/err"; then echo "FAIL: pinsim $*: stderr lacks '$pat'"; cat "$T/err"; fail=1; fi
+  if [ "$want" = 2 ] && [ "$(wc -l <"$T/err")" != 1 ]; then echo "FAIL: pinsim $*: want one error line"; cat "$T/err"; fail=1; fi
+}
+check 0 - run --seeds 1..20 --steps 50 --swarm
+check 0 - run --seed 4 --trace "$T/s4.json"
+check 0 - replay "$T/s4.json"
+check 2 "unrecognised option" run --bogus
+check 2 "unknown target 'nope'" run --target nope
+check 2 "first seed 5 is after last seed 2" run --seeds 5..2
+check 2 "expected K/N" run --shard 3
+check 2 "unknown profile" run --profile x
+check 2 "cannot open file" replay "$T/missing.json"
+check 2 "unknown command" frobnicate
+printf '{' >"$T/bad.json"; check 2 "bad.json: invalid JSON" replay "$T/bad.json"
+echo '{"format":"pinsim-trace","version":1,"config":{},"steps":[{"t":0,"op":"zap"}]}' >"$T/op.json"
+check 2 "steps\[0\].op: unknown op 'zap'" replay "$T/op.json"
+echo '{"format":"pinsim-trace","version":1,"config":{"max_kv_soft_pin_ttl_ms":1},"steps":[]}' >"$T/cfg.json"
+check 2 "exceeds max_kv_soft_pin_ttl_ms" replay "$T/cfg.json"
+echo '{"format":"pinsim-trace","version":1,"config":{},"steps":[{"t":0,"op":"get","key":1,"expect":{"code":"OK"}}]}' >"$T/exp.json"
+check 1 - replay "$T/exp.json"
+exit $fail

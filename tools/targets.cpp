@@ -1,0 +1,28 @@
+// The targets built into this binary.
+#include "targets.h"
+
+#include "model_target.h"
+
+namespace pinsim {
+
+namespace {
+struct Entry {
+  const char* name;
+  TargetFactory factory;
+};
+const Entry kTargets[] = {{"model", &make_model_target}};
+}  // namespace
+
+TargetFactory find_target(const std::string& name) {
+  for (const Entry& e : kTargets)
+    if (name == e.name) return e.factory;
+  return nullptr;
+}
+
+std::vector<std::string> target_names() {
+  std::vector<std::string> names;
+  for (const Entry& e : kTargets) names.push_back(e.name);
+  return names;
+}
+
+}  // namespace pinsim
