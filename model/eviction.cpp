@@ -88,8 +88,12 @@ uint64_t Model::try_evict(ObjectId id, bool allow_soft, Time now) {
   uint64_t count = 0;
   for (KeyId k : keys) {
     auto m = objects_.find({id.tenant, k});
-    if (!has_evictable_memory(m->second)) continue;
+    // SEMANTICS 1.7 step 5 / RFC 3028 "Read and eviction paths": Mooncake
+    // tests each member for hard pin, lease, (!allow_soft && IsSoftPinActive),
+    // then an evictable replica, in that order. A member with no evictable
+    // replica is still evaluated, so its stale pin is normalised (gauge -1).
     if (!allow_soft && normalise_if_expired(m->first, m->second, now)) continue;
+    if (!has_evictable_memory(m->second)) continue;
     hits_.hit(m->second.soft_pin_active(now) ? Rule::Rfc9 : Rule::EvictPass1);
     evict_memory(m);
     ++count;
@@ -165,11 +169,16 @@ Outcome Model::evict(const Op& op, Time now) {
   for (ObjectId id : scan) {
     if (n <= 0) break;
     auto it = objects_.find(id);
-    if (!eligible(it)) continue;
     if (pass_2a) {
-      if (it->second.lease > cutoff || normalise_if_expired(id, it->second, now)) continue;
+      // SEMANTICS 1.7 pass 2A: Mooncake's scan tests hard pin, lease expired,
+      // lease <= cutoff, !IsSoftPinActive, and only then an evictable replica,
+      // so an expired-lease object inside the cutoff is lazily normalised
+      // even when it has nothing to evict (RFC 3028 "Read and eviction paths").
+      if (it == objects_.end() || now < it->second.lease || it->second.lease > cutoff) continue;
+      if (normalise_if_expired(id, it->second, now) || !has_evictable_memory(it->second)) continue;
       n -= static_cast<int64_t>(try_evict(id, false, now));
     } else {
+      if (!eligible(it)) continue;
       if (normalise_if_expired(id, it->second, now) && it->second.lease > cutoff) continue;
       n -= static_cast<int64_t>(try_evict(id, true, now));
     }

@@ -101,7 +101,8 @@ void Model::erase_object(std::map<ObjectId, Object>::iterator it) {
 // Mooncake picks at random, so the choice is not part of what is compared).
 // Memory-only writes are best effort, as Mooncake's HasExpectedReplicaAllocation
 // is: fewer memory replicas than requested is success while at least one fits.
-// A write that asks for NoF replicas needs every replica placed.
+// A write that asks for NoF replicas needs every replica placed, except the
+// 1 memory + 1 NoF (FLEXIBLE_DUAL_REPLICA) shape, where either side suffices.
 bool Model::allocate(const Op& op, std::vector<Replica>* out) {
   std::vector<Replica> placed;
   auto place = [&](ReplicaKind kind, uint32_t count) {
@@ -124,7 +125,12 @@ bool Model::allocate(const Op& op, std::vector<Replica>* out) {
   place(ReplicaKind::Memory, op.memory_replicas);
   const size_t memory_placed = placed.size();
   place(ReplicaKind::Nof, op.nof_replicas);
+  // SEMANTICS 1.1 / mooncake-answers Q9 (HasExpectedReplicaAllocation):
+  // 1 memory + 1 NoF is FLEXIBLE_DUAL_REPLICA, where either side alone is
+  // enough; any other write with NoF replicas needs every replica placed.
+  const bool flexible_dual = op.memory_replicas == 1 && op.nof_replicas == 1;
   const bool ok = op.nof_replicas == 0 ? memory_placed > 0
+                  : flexible_dual      ? !placed.empty()
                                        : placed.size() == op.memory_replicas + op.nof_replicas;
   if (!ok) return false;
   for (Replica& r : placed) {

@@ -333,11 +333,35 @@ TEST_F(ModelTest, NoHandle_MemoryOnlyPlacementIsBestEffort) {
   EXPECT_EQ(get(1).replicas, 1u);
 }
 
-TEST_F(ModelTest, NoHandle_NofWriteNeedsEveryReplica) {
+TEST_F(ModelTest, NoHandle_StrictNofWriteNeedsEveryReplica) {
+  config.segments = {{ReplicaKind::Memory, 1u << 20}, {ReplicaKind::Nof, 1u << 20}};
+  reset();
+  const View before = m().view(now);
+  EXPECT_EQ(put_start(1, enable(5000), 64, /*mem=*/2, /*nof=*/1), ErrorCode::NO_AVAILABLE_HANDLE);
+  EXPECT_EQ(put_start(1, enable(5000), 64, /*mem=*/1, /*nof=*/2), ErrorCode::NO_AVAILABLE_HANDLE);
+  EXPECT_EQ(m().view(now), before);
+}
+
+// HasExpectedReplicaAllocation: 1 memory + 1 NoF (FLEXIBLE_DUAL_REPLICA) is
+// satisfied by either side alone (mooncake-answers Q9).
+TEST_F(ModelTest, NoHandle_FlexibleDualAcceptsEitherSide) {
   config.segments = {{ReplicaKind::Memory, 1u << 20}};
   reset();
+  ASSERT_EQ(put_start(1, enable(5000), 64, 1, 1), ErrorCode::OK);
+  EXPECT_EQ(obj(1)->processing, 1u);
+  EXPECT_EQ(obj(1)->pending, pending_view(SoftPinAction::Enable, 5000, 1));
+  ASSERT_EQ(end(1, ReplicaSelector::Memory), ErrorCode::OK);
+  EXPECT_EQ(obj(1)->complete_memory, 1u);
+  EXPECT_EQ(deadline(1), now + 5000);
+  config.segments = {{ReplicaKind::Nof, 1u << 20}};
+  reset();
+  ASSERT_EQ(put_start(1, enable(5000), 64, 1, 1), ErrorCode::OK);
+  ASSERT_EQ(end(1, ReplicaSelector::Nof), ErrorCode::OK);
+  EXPECT_EQ(obj(1)->complete_nof, 1u);
+  EXPECT_EQ(deadline(1), now + 5000);
+  config.segments = {{ReplicaKind::Memory, 32}, {ReplicaKind::Nof, 32}};
+  reset();
   EXPECT_EQ(put_start(1, enable(5000), 64, 1, 1), ErrorCode::NO_AVAILABLE_HANDLE);
-  EXPECT_FALSE(exists_in_view(1));
 }
 
 }  // namespace pinsim::test
