@@ -62,9 +62,7 @@ void Model::evict_memory(std::map<ObjectId, Object>::iterator it) {
   auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) {
     return !(r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete);
   });
-  for (auto r = first; r != obj.replicas.end(); ++r) release_replica(*r, obj.size);
-  tenant_used_[it->first.tenant] -= obj.size * (obj.replicas.end() - first);
-  obj.replicas.erase(first, obj.replicas.end());
+  free_replicas(it->first, obj, first);
   if (obj.replicas.empty()) erase_object(it);
 }
 

@@ -54,6 +54,12 @@ void Model::release_replica(const Replica& r, uint64_t size) {
   segment_used_[r.segment] -= size;
 }
 
+void Model::free_replicas(ObjectId id, Object& obj, std::vector<Replica>::iterator from) {
+  for (auto r = from; r != obj.replicas.end(); ++r) release_replica(*r, obj.size);
+  tenant_used_[id.tenant] -= obj.size * (obj.replicas.end() - from);
+  obj.replicas.erase(from, obj.replicas.end());
+}
+
 void Model::discard_replicas(ObjectId id, Object& obj, std::vector<Replica>::iterator from,
                              Time release_at) {
   Discarded d{release_at, {from, obj.replicas.end()}, obj.size};

@@ -90,6 +90,8 @@ class Model {
   void erase_object(std::map<ObjectId, Object>::iterator it);
   bool allocate(const Op& op, std::vector<Replica>* out);
   void release_replica(const Replica& r, uint64_t size);
+  // Frees replicas [from, end) of `obj` at once (revoke, eviction).
+  void free_replicas(ObjectId id, Object& obj, std::vector<Replica>::iterator from);
   // Moves replicas [from, end) of `obj` out of the object into the discarded
   // list: their memory stays allocated until `release_at` and the next
   // eviction pass (Mooncake's discarded_replicas_, SEMANTICS 1.4).

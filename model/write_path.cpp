@@ -246,9 +246,7 @@ Outcome Model::revoke(const Op& op, Time) {
       return Outcome::of(ErrorCode::INVALID_WRITE);
   auto kept = std::stable_partition(obj.replicas.begin(), obj.replicas.end(),
                                     [&](const Replica& r) { return !selected(op.selector, r.kind); });
-  for (auto r = kept; r != obj.replicas.end(); ++r) release_replica(*r, obj.size);
-  tenant_used_[op.object.tenant] -= obj.size * (obj.replicas.end() - kept);
-  obj.replicas.erase(kept, obj.replicas.end());
+  free_replicas(op.object, obj, kept);
   // ClearPendingSoftPinIfNoViableReplica: keep Pending only while an eligible
   // PROCESSING replica remains (RFC 3028 Revoke).
   if (obj.pending) {
