@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Every trace the tool writes validates against scenarios/trace.schema.json
+# (checked with Debian's python3-jsonschema, Draft 2020-12).
+set -eu
+P=$1; SCHEMA=$2; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+for seed in 1 2 3 4 5 6 7 8 9 10; do
+  "$P" run --seed "$seed" --steps 300 --swarm --trace "$T/s$seed.json" >/dev/null
+done
+"$P" run --seed 11 --steps 300 --profile mooncake-main --trace "$T/m11.json" >/dev/null
+/usr/bin/python3 - "$SCHEMA" "$T"/*.json <<'PY'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+v = jsonschema.Draft202012Validator(schema)
+for path in sys.argv[2:]:
+    errors = sorted(v.iter_errors(json.load(open(path))), key=lambda e: list(e.path))
+    if errors:
+        print(f"{path}: {'/'.join(map(str, errors[0].path))}: {errors[0].message}")
+        sys.exit(1)
+print(f"{len(sys.argv) - 2} traces valid")
+PY
