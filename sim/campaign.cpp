@@ -3,7 +3,8 @@
 
 namespace pinsim {
 
-RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory factory) {
+RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory factory,
+                   const TargetOptions& target_options) {
   RunResult result;
   RandomChoices choices(seed);
   WorkloadConfig workload;
@@ -13,7 +14,7 @@ RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory fact
   result.trace.seed = seed;
   result.trace.config = config;
   result.trace.description = "seed " + std::to_string(seed) + (options.swarm ? " (swarm)" : "");
-  auto target = factory(config, &result.error);
+  auto target = factory(config, target_options, &result.error);
   if (!target) return result;
   Lockstep lockstep(config, *target);
   Workload generator(workload, config);
@@ -25,7 +26,7 @@ RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory fact
   return result;
 }
 
-RunResult replay(const Trace& trace, TargetFactory factory) {
+RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions& target_options) {
   RunResult result;
   result.trace.description = trace.description;
   result.trace.rule = trace.rule;
@@ -35,7 +36,7 @@ RunResult replay(const Trace& trace, TargetFactory factory) {
     result.error = *reason;
     return result;
   }
-  auto target = factory(trace.config, &result.error);
+  auto target = factory(trace.config, target_options, &result.error);
   if (!target) return result;
   Lockstep lockstep(trace.config, *target);
   for (const TraceStep& step : trace.steps) {

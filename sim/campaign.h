@@ -24,7 +24,8 @@ struct RunResult {
   std::string error;  // the target refused the configuration
 };
 
-RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory factory);
-RunResult replay(const Trace& trace, TargetFactory factory);
+RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory factory,
+                   const TargetOptions& target_options = {});
+RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions& target_options = {});
 
 }  // namespace pinsim

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config.h"
 #include "op.h"
@@ -22,8 +23,15 @@ class Target {
   virtual View view(Time now) const = 0;
 };
 
-// Builds a target by name for a configuration; nullptr with `error` set when
-// the name is unknown or the configuration is refused.
-using TargetFactory = std::unique_ptr<Target> (*)(const Config& config, std::string* error);
+// Per-run options a target may take (e.g. the embedded target's seeded
+// faults, by name). A target refuses options it does not understand.
+struct TargetOptions {
+  std::vector<std::string> faults;
+};
+
+// Builds a target for a configuration; nullptr with `error` set when the
+// options or the configuration are refused.
+using TargetFactory = std::unique_ptr<Target> (*)(const Config& config, const TargetOptions& options,
+                                                  std::string* error);
 
 }  // namespace pinsim

@@ -76,10 +76,17 @@ TargetFactory target_or_throw(const std::string& name) {
   return f;
 }
 
+TargetOptions target_options_of(const po::variables_map& vm) {
+  TargetOptions o;
+  if (vm.count("fault")) o.faults = vm["fault"].as<std::vector<std::string>>();
+  return o;
+}
+
 int cmd_run(const std::vector<std::string>& args) {
   po::options_description desc("pinsim run");
   desc.add_options()
       ("target", po::value<std::string>()->default_value("model"), "target to check against the model")
+      ("fault", po::value<std::vector<std::string>>()->composing(), "switch on a seeded fault of the target (repeatable)")
       ("seed", po::value<uint64_t>(), "run one seed")
       ("seeds", po::value<std::string>(), "run seeds A..B (inclusive)")
       ("steps", po::value<uint64_t>()->default_value(200), "steps per seed")
@@ -105,6 +112,7 @@ int cmd_run(const std::vector<std::string>& args) {
     options.profile = parse_profile(vm["profile"].as<std::string>());
     if (!options.profile) throw UsageError("--profile: unknown profile '" + vm["profile"].as<std::string>() + "' (rfc, mooncake-main)");
   }
+  const TargetOptions target_options = target_options_of(vm);
   if (vm.count("trace") && first != last) throw UsageError("--trace: records one seed; use --seed");
 
   const bool tty = isatty(STDERR_FILENO);
@@ -114,8 +122,8 @@ int cmd_run(const std::vector<std::string>& args) {
   std::optional<uint64_t> first_failure;
   for (uint64_t seed = first;; ++seed) {
     if (seed % shard_n == shard_k) {
-      RunResult r = run_seed(seed, options, factory);
-      if (!r.error.empty()) throw UsageError("seed " + std::to_string(seed) + ": target refused the configuration: " + r.error);
+      RunResult r = run_seed(seed, options, factory, target_options);
+      if (!r.error.empty()) throw UsageError("--target " + vm["target"].as<std::string>() + ": " + r.error);
       ++seeds;
       steps += r.trace.steps.size();
       comparisons += r.comparisons;
@@ -157,6 +165,7 @@ int cmd_replay(const std::vector<std::string>& args) {
   desc.add_options()
       ("trace", po::value<std::string>(), "trace file")
       ("target", po::value<std::string>()->default_value("model"), "target to check against the model")
+      ("fault", po::value<std::vector<std::string>>()->composing(), "switch on a seeded fault of the target (repeatable)")
       ("record", po::value<std::string>(), "write the replayed trace here");
   po::positional_options_description pos;
   pos.add("trace", 1);
@@ -167,7 +176,7 @@ int cmd_replay(const std::vector<std::string>& args) {
   const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
   const std::string path = vm["trace"].as<std::string>();
   const Trace trace = load_trace(path);
-  RunResult r = replay(trace, factory);
+  RunResult r = replay(trace, factory, target_options_of(vm));
   if (!r.error.empty()) throw UsageError(path + ": $.config: " + r.error);
   if (vm.count("record")) write_file(vm["record"].as<std::string>(), write_trace(r.trace));
   if (r.failure) {

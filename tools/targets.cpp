@@ -2,6 +2,9 @@
 #include "targets.h"
 
 #include "model_target.h"
+#ifdef PINSIM_HAVE_MOONCAKE
+#include "mooncake_target.h"
+#endif
 
 namespace pinsim {
 
@@ -10,7 +13,12 @@ struct Entry {
   const char* name;
   TargetFactory factory;
 };
-const Entry kTargets[] = {{"model", &make_model_target}};
+const Entry kTargets[] = {
+    {"model", &make_model_target},
+#ifdef PINSIM_HAVE_MOONCAKE
+    {"mooncake", &make_mooncake_target},  // only when a Mooncake build is attached
+#endif
+};
 }  // namespace
 
 TargetFactory find_target(const std::string& name) {

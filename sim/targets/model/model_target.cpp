@@ -21,7 +21,12 @@ class ModelTarget final : public Target {
 
 }  // namespace
 
-std::unique_ptr<Target> make_model_target(const Config& config, std::string* error) {
+std::unique_ptr<Target> make_model_target(const Config& config, const TargetOptions& options,
+                                          std::string* error) {
+  if (!options.faults.empty()) {
+    *error = "the model target has no faults (--fault is for the embedded target)";
+    return nullptr;
+  }
   auto created = Model::create(config);
   if (auto* reason = std::get_if<std::string>(&created)) {
     *error = *reason;

@@ -9,6 +9,7 @@
 
 namespace pinsim {
 
-std::unique_ptr<Target> make_model_target(const Config& config, std::string* error);
+std::unique_ptr<Target> make_model_target(const Config& config, const TargetOptions& options,
+                                          std::string* error);
 
 }  // namespace pinsim
