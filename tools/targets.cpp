@@ -2,6 +2,9 @@
 #include "targets.h"
 
 #include "model_target.h"
+#ifdef PINSIM_HAVE_EMBEDDED
+#include "embedded_target.h"
+#endif
 #ifdef PINSIM_HAVE_MOONCAKE
 #include "mooncake_target.h"
 #endif
@@ -15,6 +18,9 @@ struct Entry {
 };
 const Entry kTargets[] = {
     {"model", &make_model_target},
+#ifdef PINSIM_HAVE_EMBEDDED
+    {"embedded", &make_embedded_target},
+#endif
 #ifdef PINSIM_HAVE_MOONCAKE
     {"mooncake", &make_mooncake_target},  // only when a Mooncake build is attached
 #endif
