@@ -19,6 +19,11 @@ struct Failure {
   std::string detail;    // one line: which field differed
   std::string expected;  // JSON
   std::string actual;    // JSON
+  // What kind of difference, stable under renaming keys and actors: the
+  // actual outcome code for outcome/expect, the differing View field for
+  // view. The shrinker keeps a candidate only if this and `what` and the
+  // failing op kind stay the same ("fails the same way").
+  std::string field;
 };
 
 class Lockstep {
@@ -41,7 +46,11 @@ class Lockstep {
 
 // Keeps only what `caps` covers, so Views of two targets compare directly.
 View masked(View v, Capabilities caps);
-// One line naming the first difference between two Views ("" when equal).
-std::string describe_difference(const View& expected, const View& actual);
+// The first difference between two Views: the field's name and one line.
+struct Difference {
+  std::string field;
+  std::string detail;
+};
+Difference describe_difference(const View& expected, const View& actual);
 
 }  // namespace pinsim

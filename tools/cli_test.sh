@@ -28,4 +28,18 @@ echo '{"format":"pinsim-trace","version":1,"config":{"max_kv_soft_pin_ttl_ms":1}
 check 2 "exceeds max_kv_soft_pin_ttl_ms" replay "$T/cfg.json"
 echo '{"format":"pinsim-trace","version":1,"config":{},"steps":[{"t":0,"op":"get","key":1,"expect":{"code":"OK"}}]}' >"$T/exp.json"
 check 1 - replay "$T/exp.json"
+cat >"$T/planted.json" <<'J'
+{"format":"pinsim-trace","version":1,"config":{},"steps":[
+ {"t":0,"actor":3,"op":"put_start","tenant":1,"key":5,"size":64,"memory_replicas":2,"nof_replicas":1,"group":2,"soft_pin":{"action":"enable","ttl_ms":9000}},
+ {"t":0,"actor":2,"op":"exist","tenant":0,"key":1},
+ {"t":700,"actor":0,"op":"advance","ms":700},
+ {"t":700,"actor":3,"op":"put_end","tenant":1,"key":5,"replicas":"memory"},
+ {"t":700,"actor":0,"op":"cleanup"},
+ {"t":1700,"actor":0,"op":"advance","ms":1000},
+ {"t":1700,"actor":1,"op":"get","tenant":1,"key":5,"expect":{"code":"OBJECT_NOT_FOUND"}}]}
+J
+check 1 - shrink "$T/planted.json" --out "$T/min.json"
+grep -q "7 steps -> 3 steps" "$T/out" || { echo "FAIL: shrink did not reach 3 steps"; cat "$T/out"; fail=1; }
+check 1 - replay "$T/min.json"
+check 2 "does not fail" shrink "$T/s4.json"
 exit $fail

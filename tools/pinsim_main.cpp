@@ -12,6 +12,7 @@
 
 #include "campaign.h"
 #include "json_codec.h"
+#include "shrink.h"
 #include "targets.h"
 #include "trace.h"
 
@@ -32,6 +33,9 @@ Commands:
              pinsim run --seed 7 --trace seed7.json      (record one seed)
   replay   replay a trace (a scenario, a recorded seed, a CI finding)
              pinsim replay scenarios/rfc/rule7-preserve.json --target model
+  shrink   minimise a failing trace; it fails the same way, in fewer steps (exit 1:
+           the minimal trace still fails; exit 2: the input does not fail)
+             pinsim shrink pinsim-failure.json --out minimal.json
 
 Exit codes: 0 passed, 1 a difference or failed expectation, 2 bad usage or input.
 )";
@@ -188,6 +192,34 @@ int cmd_replay(const std::vector<std::string>& args) {
   return 0;
 }
 
+int cmd_shrink(const std::vector<std::string>& args) {
+  po::options_description desc("pinsim shrink");
+  desc.add_options()
+      ("trace", po::value<std::string>(), "failing trace file")
+      ("target", po::value<std::string>()->default_value("model"), "target the trace fails against")
+      ("fault", po::value<std::vector<std::string>>()->composing(), "seeded fault of the target (repeatable)")
+      ("out", po::value<std::string>()->default_value("pinsim-shrunk.json"), "where to write the minimal trace");
+  po::positional_options_description pos;
+  pos.add("trace", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+  po::notify(vm);
+  if (!vm.count("trace")) throw UsageError("shrink: missing trace file");
+  const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
+  const std::string path = vm["trace"].as<std::string>();
+  const Trace trace = load_trace(path);
+  if (auto reason = validate(trace.config)) throw UsageError(path + ": $.config: " + *reason);
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = shrink(trace, factory, target_options_of(vm));
+  if (!r) throw UsageError(path + ": the trace does not fail against " + vm["target"].as<std::string>() + ", nothing to shrink");
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  write_file(vm["out"].as<std::string>(), write_trace(r->trace));
+  std::printf("%s: %zu steps -> %zu steps (%zu replays, %.3f s), written to %s\n", path.c_str(), trace.steps.size(),
+              r->trace.steps.size(), r->replays, secs, vm["out"].as<std::string>().c_str());
+  print_failure(r->failure, "");
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -201,6 +233,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "run") return cmd_run(args);
     if (command == "replay") return cmd_replay(args);
+    if (command == "shrink") return cmd_shrink(args);
     throw UsageError("unknown command '" + command + "' (try pinsim --help)");
   } catch (const UsageError& e) {
     std::cerr << "pinsim: " << e.what() << "\n";

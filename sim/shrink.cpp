@@ -1,0 +1,215 @@
+// Shrinking by replay: every candidate is replayed from scratch and kept only
+// if it still fails the same way at its last step.
+#include "shrink.h"
+
+#include <functional>
+#include <set>
+
+namespace pinsim {
+
+namespace {
+
+class Shrinker {
+ public:
+  Shrinker(TargetFactory factory, const TargetOptions& options) : factory_(factory), options_(options) {}
+
+  std::optional<Failure> run(const Trace& t) {
+    ++replays_;
+    return replay(t, factory_, options_).failure;
+  }
+  std::string signature(const Failure& f, const Trace& t) const {
+    return f.what + "|" + std::string(to_string(t.steps[f.step].op.kind)) + "|" + f.field;
+  }
+  bool fails_same(const Trace& t) {
+    if (t.steps.empty()) return false;
+    const auto f = run(t);
+    return f && f->step + 1 == t.steps.size() && signature(*f, t) == signature_;
+  }
+  // Replaces `cur` by `candidate` when it still fails the same way.
+  bool attempt(Trace& cur, Trace candidate) {
+    if (write_trace(candidate) == write_trace(cur) || !fails_same(candidate)) return false;
+    cur = std::move(candidate);
+    return true;
+  }
+
+  // Delta debugging over every step but the failing last one.
+  bool remove_steps(Trace& cur) {
+    bool any = false;
+    size_t n = 2;
+    while (cur.steps.size() > 1) {
+      const size_t body = cur.steps.size() - 1;
+      const size_t chunk = (body + n - 1) / n;
+      bool reduced = false;
+      for (size_t start = 0; start < body; start += chunk) {
+        Trace c = cur;
+        c.steps.erase(c.steps.begin() + start, c.steps.begin() + std::min(start + chunk, body));
+        if (attempt(cur, std::move(c))) {
+          reduced = any = true;
+          n = std::max<size_t>(n - 1, 2);
+          break;
+        }
+      }
+      if (reduced) continue;
+      if (chunk == 1) break;
+      n = std::min(n * 2, body);
+    }
+    return any;
+  }
+
+  // Tries the rewrites of each step, most aggressive first; after a rewrite
+  // is kept the rewrites of the new op are tried, until none is kept.
+  bool rewrite_steps(Trace& cur, const std::function<std::vector<Op>(const Op&)>& rewrites) {
+    bool any = false;
+    for (size_t i = 0; i < cur.steps.size(); ++i) {
+      bool progress = true;
+      while (progress) {
+        progress = false;
+        for (const Op& op : rewrites(cur.steps[i].op)) {
+          Trace c = cur;
+          c.steps[i].op = op;
+          if (attempt(cur, std::move(c))) {
+            progress = any = true;
+            break;
+          }
+        }
+      }
+    }
+    return any;
+  }
+
+  bool merge_advances(Trace& cur) {
+    bool any = false;
+    for (size_t i = 0; i + 1 < cur.steps.size(); ++i) {
+      if (cur.steps[i].op.kind != OpKind::Advance || cur.steps[i + 1].op.kind != OpKind::Advance) continue;
+      Trace c = cur;
+      c.steps[i].op.advance_ms += c.steps[i + 1].op.advance_ms;
+      c.steps.erase(c.steps.begin() + static_cast<long>(i) + 1);
+      if (attempt(cur, std::move(c))) any = true;
+    }
+    return any;
+  }
+
+  // Renames every use of one id to a smaller one (actors, keys, tenants, groups).
+  bool rename(Trace& cur, const std::function<uint32_t&(Op&)>& field, bool keyed) {
+    std::set<uint32_t> ids;
+    for (TraceStep& s : cur.steps)
+      if (!keyed || s.op.kind != OpKind::Advance) ids.insert(field(s.op));
+    bool any = false;
+    for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+      for (uint32_t to = 0; to < *it; ++to) {
+        Trace c = cur;
+        for (TraceStep& s : c.steps)
+          if (field(s.op) == *it) field(s.op) = to;
+        if (attempt(cur, std::move(c))) {
+          any = true;
+          break;
+        }
+      }
+    }
+    return any;
+  }
+
+  std::optional<ShrinkResult> shrink(const Trace& input) {
+    const auto first = run(input);
+    if (!first) return std::nullopt;
+    Trace cur = input;
+    signature_ = signature(*first, cur);
+    cur.steps.resize(first->step + 1);
+    for (size_t i = 0; i + 1 < cur.steps.size(); ++i) cur.steps[i].expect.reset();
+    for (int round = 0; round < 8; ++round) {
+      bool changed = remove_steps(cur);
+      changed |= merge_advances(cur);
+      changed |= rewrite_steps(cur, smaller_ops);
+      changed |= rename(cur, [](Op& op) -> uint32_t& { return op.client; }, false);
+      changed |= rename(cur, [](Op& op) -> uint32_t& { return op.object.key; }, true);
+      changed |= rename(cur, [](Op& op) -> uint32_t& { return op.object.tenant; }, true);
+      changed |= rename(cur, [](Op& op) -> uint32_t& { return op.group; }, true);
+      if (!changed) break;
+    }
+    // Record the result: times from the replay, the model's outcomes as
+    // expectations, and a planted expectation kept on the failing step.
+    RunResult r = replay(cur, factory_, options_);
+    ++replays_;
+    ShrinkResult out{r.trace, *r.failure, replays_};
+    if (out.failure.what == "expect") out.trace.steps.back().expect = cur.steps.back().expect;
+    return out;
+  }
+
+  // Smaller values for a number: 0, x/2, 3x/4, ..., x-1 (a binary search
+  // once the caller retries after each success).
+  static std::vector<uint64_t> smaller(uint64_t x) {
+    std::vector<uint64_t> v;
+    for (uint64_t d = x; d > 0; d /= 2) v.push_back(x - d);
+    return v;
+  }
+
+  // Simpler versions of one op, most aggressive first.
+  static std::vector<Op> smaller_ops(const Op& op) {
+    std::vector<Op> v;
+    auto with = [&](auto change) {
+      Op o = op;
+      change(o);
+      if (!(o == op)) v.push_back(o);
+    };
+    switch (op.kind) {
+      case OpKind::Advance:
+        for (uint64_t ms : smaller(op.advance_ms)) with([ms](Op& o) { o.advance_ms = ms; });
+        break;
+      case OpKind::UpsertStart:
+        with([](Op& o) { o.kind = OpKind::PutStart; });
+        [[fallthrough]];
+      case OpKind::PutStart:
+        with([](Op& o) { o.nof_replicas = 0; o.memory_replicas = std::max(o.memory_replicas, 1u); });
+        with([](Op& o) { o.memory_replicas = std::min(o.memory_replicas, 1u); });
+        with([](Op& o) { o.group = 0; });
+        with([](Op& o) { o.soft_pin = {}; });
+        if (op.soft_pin.ttl_ms)
+          for (uint64_t ttl : smaller(*op.soft_pin.ttl_ms)) with([ttl](Op& o) { o.soft_pin.ttl_ms = ttl; });
+        for (uint64_t size : smaller(op.size)) with([size](Op& o) { o.size = std::max<uint64_t>(size, 1); });
+        break;
+      case OpKind::UpsertEnd:
+        with([](Op& o) { o.kind = OpKind::PutEnd; });
+        [[fallthrough]];
+      case OpKind::PutEnd:
+        with([](Op& o) { o.selector = ReplicaSelector::All; });
+        break;
+      case OpKind::UpsertRevoke:
+        with([](Op& o) { o.kind = OpKind::PutRevoke; });
+        [[fallthrough]];
+      case OpKind::PutRevoke:
+        with([](Op& o) { o.selector = ReplicaSelector::All; });
+        break;
+      case OpKind::Remove:
+        with([](Op& o) { o.force = false; });
+        break;
+      case OpKind::RetainGroups:
+        for (size_t i = 0; i < op.groups.size(); ++i)
+          with([i](Op& o) { o.groups.erase(o.groups.begin() + static_cast<long>(i)); });
+        for (uint64_t ttl : smaller(op.ttl_ms)) with([ttl](Op& o) { o.ttl_ms = ttl; });
+        break;
+      case OpKind::Evict:
+        with([](Op& o) { o.evict_lowerbound_pct = 0; });
+        with([](Op& o) { o.evict_target_pct = 100; o.evict_lowerbound_pct = 100; });
+        break;
+      case OpKind::Restore:
+        with([](Op& o) { o.fail_first_candidate = false; });
+        break;
+      default:
+        break;
+    }
+    return v;
+  }
+
+  TargetFactory factory_;
+  TargetOptions options_;
+  std::string signature_;
+  size_t replays_ = 0;
+};
+
+}  // namespace
+
+std::optional<ShrinkResult> shrink(const Trace& failing, TargetFactory factory, const TargetOptions& options) {
+  return Shrinker(factory, options).shrink(failing);
+}
+
+}  // namespace pinsim

@@ -1,0 +1,48 @@
+// Names and summaries of the seeded faults; see faults.h.
+#include "faults.h"
+
+#include <array>
+
+namespace pinsim::embedded {
+
+namespace {
+
+constexpr std::array<FaultInfo, 13> kFaults{{
+    {"F1", "reads renew the soft pin (the pre-#2909 behaviour)", &Faults::f1_reads_renew_soft_pin},
+    {"F2", "cleanup clears a pin without the deadline-equality check (stale index entry)",
+     &Faults::f2_cleanup_skips_deadline_check},
+    {"F3", "gauge decremented twice (destroy and cleanup)", &Faults::f3_gauge_double_decrement},
+    {"F4", "partial revoke drops Pending", &Faults::f4_partial_revoke_drops_pending},
+    {"F5", "Preserve carries an expired deadline into replacement metadata", &Faults::f5_carry_expired_deadline},
+    {"F6", "deadline arithmetic wraps instead of saturating", &Faults::f6_deadline_wraps},
+    {"F7", "RetainGroups can shorten a deadline", &Faults::f7_retain_shortens_deadline},
+    {"F8", "admission counter leaks (not decremented on prune or on member registration)",
+     &Faults::f8_admission_counter_leaks},
+    {"F9", "a future member inherits an expired group deadline", &Faults::f9_inherit_expired_retention},
+    {"F10", "a duplicate End refreshes the deadline", &Faults::f10_duplicate_end_refreshes},
+    {"F11", "restore keeps an expired deadline active", &Faults::f11_restore_keeps_expired_deadline},
+    {"F12", "a failed restore candidate leaks index registrations", &Faults::f12_failed_restore_leaks_registrations},
+    {"F13", "the expiry cycle pops only deadlines < now (off by one at the deadline)", &Faults::f13_expiry_off_by_one},
+}};
+
+}  // namespace
+
+std::span<const FaultInfo> fault_catalogue() { return kFaults; }
+
+bool parse_faults(const std::vector<std::string>& names, Faults* out, std::string* error) {
+  for (const std::string& name : names) {
+    const FaultInfo* found = nullptr;
+    for (const FaultInfo& f : kFaults)
+      if (f.name == name) found = &f;
+    if (!found) {
+      std::string known;
+      for (const FaultInfo& f : kFaults) known += (known.empty() ? "" : ", ") + std::string(f.name);
+      *error = "unknown fault '" + name + "' (known: " + known + ")";
+      return false;
+    }
+    out->*(found->flag) = true;
+  }
+  return true;
+}
+
+}  // namespace pinsim::embedded

@@ -1,0 +1,40 @@
+// The embedded target's catalogue of seeded faults (DESIGN.md "Seeded
+// faults"). Each fault is one named switch, off by default; the code it
+// changes carries a comment naming it. The lockstep campaign must kill every
+// one of them (tests/fault_kill_test.cpp).
+#pragma once
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pinsim::embedded {
+
+struct Faults {
+  bool f1_reads_renew_soft_pin = false;           // F1
+  bool f2_cleanup_skips_deadline_check = false;   // F2
+  bool f3_gauge_double_decrement = false;         // F3
+  bool f4_partial_revoke_drops_pending = false;   // F4
+  bool f5_carry_expired_deadline = false;         // F5
+  bool f6_deadline_wraps = false;                 // F6
+  bool f7_retain_shortens_deadline = false;       // F7
+  bool f8_admission_counter_leaks = false;        // F8
+  bool f9_inherit_expired_retention = false;      // F9
+  bool f10_duplicate_end_refreshes = false;       // F10
+  bool f11_restore_keeps_expired_deadline = false;  // F11
+  bool f12_failed_restore_leaks_registrations = false;  // F12
+  bool f13_expiry_off_by_one = false;             // F13 (beyond DESIGN.md)
+};
+
+struct FaultInfo {
+  std::string_view name;
+  std::string_view summary;
+  bool Faults::*flag;
+};
+
+// Every fault, in catalogue order.
+std::span<const FaultInfo> fault_catalogue();
+// Switches on the named faults; false with `error` set on an unknown name.
+bool parse_faults(const std::vector<std::string>& names, Faults* out, std::string* error);
+
+}  // namespace pinsim::embedded
