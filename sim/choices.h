@@ -3,7 +3,9 @@
 // an exhaustive odometer for the bounded explorer (a later issue), and replay
 // from a trace (which bypasses choice-making and feeds recorded ops).
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "prng.h"
 
@@ -24,6 +26,37 @@ class RandomChoices final : public Choices {
 
  private:
   Prng prng_;
+};
+
+// The exhaustive source (as TigerBeetle's exhaustigen): each run records the
+// choices it made; next() moves to the following run like an odometer, so
+// repeated runs enumerate every sequence of choices exactly once.
+class OdometerChoices final : public Choices {
+ public:
+  uint64_t pick(uint64_t n) override {
+    if (pos_ == digits_.size()) digits_.push_back({0, n});
+    Digit& d = digits_[pos_++];
+    d.bound = n;
+    if (d.value >= n) d.value = n ? n - 1 : 0;
+    return d.value;
+  }
+  // Prepares the next run; false when every sequence has been produced.
+  bool next() {
+    digits_.resize(pos_);
+    pos_ = 0;
+    while (!digits_.empty() && digits_.back().value + 1 >= digits_.back().bound) digits_.pop_back();
+    if (digits_.empty()) return false;
+    ++digits_.back().value;
+    return true;
+  }
+
+ private:
+  struct Digit {
+    uint64_t value;
+    uint64_t bound;
+  };
+  std::vector<Digit> digits_;
+  size_t pos_ = 0;
 };
 
 }  // namespace pinsim

@@ -1,0 +1,82 @@
+// Per-object state as Mooncake's ObjectMetadata keeps it: replicas, the
+// committed soft pin (soft_pin_timeout, behind the object's own lock because
+// the expiry cycle clears it under a shard *read* lock), the Pending write
+// intent with its eligible replica ids, the read lease and the group. The
+// object owns its share of the gauge: +1 when built with a deadline, -1 when
+// destroyed with one stored (SEMANTICS.md 1.0 "Gauge ownership").
+#pragma once
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "object.h"
+#include "soft_pin_gauge.h"
+#include "virtual_time.h"
+
+namespace pinsim::embedded {
+
+// What a soft-pin evaluation or commit asks the caller to apply once the
+// object lock is released (ApplySoftPinEvaluation): an index Upsert of
+// `deadline_to_index`, else a RemoveIfMatches of `removed_deadline`, then the
+// gauge delta.
+struct SoftPinEvaluation {
+  bool active = false;
+  int64_t delta = 0;
+  std::optional<Time> deadline_to_index;
+  std::optional<Time> removed_deadline;
+};
+
+// ComputeSoftPinDeadline: now + ttl, saturating (RFC 3028 C2), or wrapping
+// when `wrap` (fault F6).
+Time compute_deadline(Time now, uint64_t ttl_ms, bool wrap);
+
+class ObjectMetadata {
+ public:
+  // `f3_shadow`: fault F3 (see the destructor).
+  ObjectMetadata(SoftPinGauge& gauge, std::optional<Time> committed, bool f3_shadow);
+  ~ObjectMetadata();
+  ObjectMetadata(const ObjectMetadata&) = delete;
+  ObjectMetadata& operator=(const ObjectMetadata&) = delete;
+
+  // GetCommittedSoftPinTimeout: a copy, taken under the object lock.
+  std::optional<Time> committed_deadline() const;
+  // EvaluateSoftPin: resets a stale deadline (now >= D) and reports it.
+  SoftPinEvaluation evaluate(Time now);
+  // CommitPendingSoftPin: applies and clears `pending` (shard write lock held).
+  SoftPinEvaluation commit_pending(Time now, bool wrap);
+  // ExpireSoftPinIfDeadlineMatches: clears the pin only if it still equals
+  // `expected` and now >= expected; `check_equality` false is fault F2.
+  bool expire_if_matches(Time expected, Time now, bool check_equality);
+  // Sets a new deadline (the renewal faults F1 and F10): Upsert, +1 if none.
+  SoftPinEvaluation renew_to(Time deadline);
+  // The TTL of the last Enable commit (used by fault F10 only).
+  uint64_t committed_ttl_ms() const { return committed_ttl_ms_; }
+
+  // Guarded by the shard lock (written under the write lock only).
+  ClientId client = 0;
+  uint64_t size = 0;
+  std::vector<Replica> replicas;
+  std::optional<Pending> pending;
+  Time lease = 0;
+  Time put_start_time = 0;
+  GroupId group = 0;
+  bool processing = false;  // in processing_keys
+
+  bool any_complete() const;
+  bool all_complete() const;
+  bool has_evictable_memory() const;
+  uint32_t viable_pending_replicas() const;
+
+ private:
+  SoftPinGauge& gauge_;
+  mutable std::mutex lock_;  // Mooncake's per-object SpinLock
+  std::optional<Time> soft_pin_timeout_;
+  // F3: the deadline as last set by a commit, carry or lazy expiry; the
+  // expiry cycle does not update it.
+  std::optional<Time> last_committed_;
+  bool f3_shadow_ = false;
+  uint64_t committed_ttl_ms_ = 0;
+};
+
+}  // namespace pinsim::embedded

@@ -1,0 +1,33 @@
+// The real Mooncake MasterService as a pinsim target (issue 7): one
+// MasterService per target, in this process, under a virtual clock, with its
+// background threads stopped, so a run is as deterministic as against the
+// model. Built only when pinsim is configured with a Mooncake source and
+// build tree (sim/targets/mooncake/README.md).
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "target.h"
+
+namespace pinsim {
+
+// Refuses (nullptr, `error` set) a configuration the adapter cannot express:
+// a profile other than the tree's, tenant quotas, timeouts that are not whole
+// seconds, or a Mooncake constructor that throws.
+std::unique_ptr<Target> make_mooncake_target(const Config& config, const TargetOptions& options,
+                                             std::string* error);
+
+// The model profile this tree is checked against (picked at configure time).
+std::string_view mooncake_target_profile();
+// One line: the tree and what it lacks.
+std::string_view mooncake_target_description();
+
+// False for an op the attached tree or the adapter cannot perform (the target
+// answers UNSUPPORTED for it): tenants other than 0, NoF replicas or the NoF
+// selector without a NoF build, retain_groups without PR 2835, cleanup without
+// the deadline index. A campaign that wants to compare only what both sides
+// can do draws another op instead (mooncake_campaign does).
+bool mooncake_target_supports(const Op& op);
+
+}  // namespace pinsim
