@@ -68,7 +68,7 @@ void Model::evict_memory(std::map<ObjectId, Object>::iterator it) {
 
 // try_evict_group_or_object: returns how many objects lost their memory.
 uint64_t Model::try_evict(ObjectId id, bool allow_soft, Time now) {
-  auto it = objects_.find(id);
+  auto it = find_object(id);
   const GroupId group = it->second.group;
   auto members = group == 0 ? group_members_.end() : group_members_.find({id.tenant, group});
   if (members == group_members_.end()) {
@@ -78,14 +78,14 @@ uint64_t Model::try_evict(ObjectId id, bool allow_soft, Time now) {
   }
   const std::vector<KeyId> keys(members->second.begin(), members->second.end());
   for (KeyId k : keys) {
-    if (now < objects_.at({id.tenant, k}).lease) {
+    if (now < find_object({id.tenant, k})->second.lease) {
       hits_.hit(Rule::EvictGroupSkip);
       return 0;  // any member with a live lease protects the whole group
     }
   }
   uint64_t count = 0;
   for (KeyId k : keys) {
-    auto m = objects_.find({id.tenant, k});
+    auto m = find_object({id.tenant, k});
     // SEMANTICS 1.7 step 5 / RFC 3028 "Read and eviction paths": Mooncake
     // tests each member for hard pin, lease, (!allow_soft && IsSoftPinActive),
     // then an evictable replica, in that order. A member with no evictable
@@ -140,7 +140,7 @@ Outcome Model::evict(const Op& op, Time now) {
     int64_t done = 0;
     for (const Candidate& c : no_pin) {
       if (done >= k && c.lease > cutoff) { leftover.push_back(c.lease); continue; }
-      auto it = objects_.find(c.id);
+      auto it = find_object(c.id);
       if (it == objects_.end()) continue;  // evicted with its group
       if (!eligible(it) || normalise_if_expired(c.id, it->second, now)) {
         leftover.push_back(c.lease);
@@ -166,7 +166,7 @@ Outcome Model::evict(const Op& op, Time now) {
   for (const auto& [id, obj] : objects_) scan.push_back(id);
   for (ObjectId id : scan) {
     if (n <= 0) break;
-    auto it = objects_.find(id);
+    auto it = find_object(id);
     if (pass_2a) {
       // SEMANTICS 1.7 pass 2A: Mooncake's scan tests hard pin, lease expired,
       // lease <= cutoff, !IsSoftPinActive, and only then an evictable replica,

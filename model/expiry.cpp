@@ -11,7 +11,7 @@ Outcome Model::cleanup(Time now) {
   while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
     const ObjectId id = deadlines_.begin()->second;
     hits_.hit(Rule::Cleanup);
-    set_deadline(id, objects_.at(id), std::nullopt);
+    set_deadline(id, find_object(id)->second, std::nullopt);
   }
   prune_expired_retention(now);
   return Outcome{};

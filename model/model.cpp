@@ -83,6 +83,12 @@ uint64_t Model::release_discarded(Time now) {
   return released;
 }
 
+Object& Model::insert_object(ObjectId id, Object obj) {
+  auto it = objects_.emplace(id, std::move(obj)).first;
+  index_.emplace(id, it);
+  return it->second;
+}
+
 void Model::erase_object(std::map<ObjectId, Object>::iterator it) {
   Object& obj = it->second;
   set_deadline(it->first, obj, std::nullopt);  // the destructor owns the -1
@@ -99,6 +105,7 @@ void Model::erase_object(std::map<ObjectId, Object>::iterator it) {
       }
     }
   }
+  index_.erase(it->first);
   objects_.erase(it);
 }
 
@@ -148,7 +155,7 @@ bool Model::allocate(const Op& op, std::vector<Replica>* out) {
 }
 
 std::optional<ObjectView> Model::object_view(ObjectId id) const {
-  auto it = objects_.find(id);
+  auto it = find_object(id);
   if (it == objects_.end()) return std::nullopt;
   const Object& o = it->second;
   ObjectView v;

@@ -7,6 +7,7 @@
 #pragma once
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <string>
 #include <utility>
 #include <variant>
@@ -100,8 +101,25 @@ class Model {
   // held memory (eviction counts them against its second-pass quota).
   uint64_t release_discarded(Time now);
 
+  using ObjectMap = std::map<ObjectId, Object>;
+  // Ordered for Views and scans; index_ gives O(1) lookups by id. Both change
+  // only in insert_object and erase_object.
+  ObjectMap::iterator find_object(ObjectId id) {
+    auto it = index_.find(id);
+    return it == index_.end() ? objects_.end() : it->second;
+  }
+  ObjectMap::const_iterator find_object(ObjectId id) const {
+    auto it = index_.find(id);
+    return it == index_.end() ? objects_.cend() : ObjectMap::const_iterator(it->second);
+  }
+  Object& insert_object(ObjectId id, Object obj);
+  struct IdHash {
+    size_t operator()(ObjectId id) const { return (uint64_t{id.tenant} << 32 | id.key) * 0x9e3779b97f4a7c15ull >> 16; }
+  };
+
   Config config_;
-  std::map<ObjectId, Object> objects_;
+  ObjectMap objects_;
+  std::unordered_map<ObjectId, ObjectMap::iterator, IdHash> index_;
   std::vector<uint64_t> segment_used_;
   std::map<TenantId, uint64_t> tenant_used_;
   int64_t gauge_ = 0;

@@ -26,7 +26,7 @@ void Model::grant_read_lease(ObjectId id, Object& obj, Time now) {
   obj.lease = std::max(obj.lease, granted);
   if (auto members = group_members_.find(g); members != group_members_.end()) {
     for (KeyId k : members->second) {  // every member, PROCESSING included
-      Object& m = objects_.at({id.tenant, k});
+      Object& m = find_object({id.tenant, k})->second;
       m.lease = std::max(m.lease, granted);
     }
   }
@@ -34,7 +34,7 @@ void Model::grant_read_lease(ObjectId id, Object& obj, Time now) {
 }
 
 Outcome Model::get(const Op& op, Time now) {
-  auto it = objects_.find(op.object);
+  auto it = find_object(op.object);
   if (it == objects_.end()) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
   Object& obj = it->second;
   uint32_t readable = 0;
@@ -48,14 +48,14 @@ Outcome Model::get(const Op& op, Time now) {
 
 Outcome Model::exist(const Op& op, Time now) {
   Outcome out;
-  auto it = objects_.find(op.object);
+  auto it = find_object(op.object);
   out.exists = it != objects_.end() && it->second.any_complete();
   if (*out.exists) grant_read_lease(op.object, it->second, now);
   return out;
 }
 
 Outcome Model::remove(const Op& op, Time now) {
-  auto it = objects_.find(op.object);
+  auto it = find_object(op.object);
   if (it == objects_.end()) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
   const Object& obj = it->second;
   if (!op.force && now < obj.lease) {

@@ -63,7 +63,7 @@ Outcome Model::retain_groups(const Op& op, Time now) {
     if (auto members = group_members_.find(key); members != group_members_.end()) {
       for (KeyId k : members->second) {
         hits_.hit(Rule::Pr2835Protection);
-        Object& m = objects_.at({tenant, k});
+        Object& m = find_object({tenant, k})->second;
         m.lease = std::max(m.lease, lease);
       }
     }

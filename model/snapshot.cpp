@@ -55,7 +55,7 @@ Outcome Model::restore(const Op& op, Time now) {
     }
     const std::optional<Time> deadline = obj.deadline;
     obj.deadline.reset();
-    Object& stored = objects_.emplace(id, std::move(obj)).first->second;
+    Object& stored = insert_object(id, std::move(obj));
     set_deadline(id, stored, deadline);  // step 5: index rebuilt from survivors
   }
   return Outcome{};

@@ -67,7 +67,7 @@ ErrorCode Model::create_object(const Op& op, GroupId group, const Resolved& req,
   Pending p{req.action, req.ttl_ms, {}};
   for (const Replica& r : obj.replicas) p.eligible.push_back(r.id);
   obj.pending = std::move(p);
-  Object& stored = objects_.emplace(id, std::move(obj)).first->second;
+  Object& stored = insert_object(id, std::move(obj));
   set_deadline(id, stored, carried);  // the constructor's +1 for a carried deadline
   if (group != 0) {
     const GroupKey g{id.tenant, group};
@@ -81,7 +81,7 @@ ErrorCode Model::create_object(const Op& op, GroupId group, const Resolved& req,
 Outcome Model::put_start(const Op& op, Time now) {
   Resolved req{};
   if (auto err = validate_start(op, &req)) return Outcome::of(*err);
-  if (auto it = objects_.find(op.object); it != objects_.end()) {
+  if (auto it = find_object(op.object); it != objects_.end()) {
     const Object& obj = it->second;
     const Time discard_at = saturating_deadline(obj.put_start_time, config_.put_start_discard_timeout_ms);
     if (obj.any_complete() || now <= discard_at) return Outcome::of(ErrorCode::OBJECT_ALREADY_EXISTS);
@@ -110,7 +110,7 @@ Outcome Model::upsert_start(const Op& op, Time now) {
   if (auto err = validate_start(op, &req)) return Outcome::of(*err);
   std::optional<Time> carried;
   GroupId group = op.group;
-  auto it = objects_.find(op.object);
+  auto it = find_object(op.object);
   if (it != objects_.end()) {
     Object& obj = it->second;
     // SEMANTICS 1.4 step 1: group membership cannot change.
@@ -198,7 +198,7 @@ void Model::commit_pending(ObjectId id, Object& obj, Time now) {
 
 // PutEnd / UpsertEnd (SEMANTICS 1.2).
 Outcome Model::end(const Op& op, Time now) {
-  auto it = objects_.find(op.object);
+  auto it = find_object(op.object);
   if (it == objects_.end()) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
   Object& obj = it->second;
   if (obj.client != op.client) return Outcome::of(ErrorCode::ILLEGAL_CLIENT);
@@ -236,7 +236,7 @@ Outcome Model::end(const Op& op, Time now) {
 
 // PutRevoke / UpsertRevoke (SEMANTICS 1.3).
 Outcome Model::revoke(const Op& op, Time) {
-  auto it = objects_.find(op.object);
+  auto it = find_object(op.object);
   if (it == objects_.end()) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
   Object& obj = it->second;
   if (obj.client != op.client) return Outcome::of(ErrorCode::ILLEGAL_CLIENT);

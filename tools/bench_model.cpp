@@ -57,7 +57,9 @@ void BM_ModelMixed(benchmark::State& state) {
   const bool eviction = state.range(0) != 0;
   Config cfg;
   cfg.segments = {{ReplicaKind::Memory, 1ull << 30}, {ReplicaKind::Nof, 1ull << 30}};
-  const auto ops = mixed_workload(1 << 20, 10'000, eviction);
+  static const auto with_eviction = mixed_workload(1 << 20, 10'000, true);
+  static const auto without_eviction = mixed_workload(1 << 20, 10'000, false);
+  const auto& ops = eviction ? with_eviction : without_eviction;
   auto created = Model::create(cfg);
   Model model = std::get<Model>(std::move(created));
   size_t i = 0;

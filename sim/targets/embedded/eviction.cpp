@@ -1,0 +1,153 @@
+// The embedded master's memory eviction: one BatchEvict pass with every shard
+// write-locked in index order (SEMANTICS.md 1.7). It has the model's
+// observable results: candidates in key order, sorted by (lease, key), the
+// same pass 1 / 2A / 2B cutoffs, the group rule and lazy normalisation of
+// expired pins (IsSoftPinActive) wherever Mooncake evaluates one.
+#include <algorithm>
+#include <tuple>
+
+#include "embedded_master.h"
+
+namespace pinsim::embedded {
+
+namespace {
+int64_t ceil_pct(uint64_t base, uint32_t pct) { return static_cast<int64_t>((base * pct + 99) / 100); }
+}  // namespace
+
+// IsSoftPinActive: EvaluateSoftPin, then ApplySoftPinEvaluation.
+bool EmbeddedMaster::normalise_if_expired(ObjectId id, Time now) {
+  size_t shard = 0;
+  ObjectMetadata* md = find_locked(id, &shard);
+  const SoftPinEvaluation eval = md->evaluate(now);
+  apply_evaluation(id, shard, eval);
+  return eval.active;
+}
+
+// DiscardExpiredProcessingReplicas.
+void EmbeddedMaster::discard_expired_processing(Time now) {
+  for (ObjectId id : all_ids_locked()) {
+    size_t shard = 0;
+    ObjectMetadata* md = find_locked(id, &shard);
+    const Time expiry = saturating_deadline(md->put_start_time, config_.put_start_release_timeout_ms);
+    if (!md->processing || expiry >= now) continue;
+    auto first = std::stable_partition(md->replicas.begin(), md->replicas.end(),
+                                       [](const Replica& r) { return r.status == ReplicaStatus::Complete; });
+    discard_replicas(id, *md, first, expiry);
+    md->pending.reset();
+    md->processing = false;
+    if (md->replicas.empty()) erase_object(shard, id);
+  }
+}
+
+// evict_replicas: pops the evictable memory replicas, erases an empty object.
+void EmbeddedMaster::evict_memory(ObjectId id) {
+  size_t shard = 0;
+  ObjectMetadata* md = find_locked(id, &shard);
+  auto first = std::stable_partition(md->replicas.begin(), md->replicas.end(), [](const Replica& r) {
+    return !(r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete);
+  });
+  free_replicas(id, *md, first);
+  if (md->replicas.empty()) erase_object(shard, id);
+}
+
+// try_evict_group_or_object: how many objects lost their memory.
+uint64_t EmbeddedMaster::try_evict(ObjectId id, bool allow_soft, Time now) {
+  size_t shard = 0;
+  const GroupId group = find_locked(id, &shard)->group;
+  Shard& s = shards_[shard];
+  auto members = group == 0 ? s.group_members.end() : s.group_members.find({id.tenant, group});
+  if (members == s.group_members.end()) {
+    evict_memory(id);
+    return 1;
+  }
+  const std::vector<KeyId> keys(members->second.begin(), members->second.end());
+  for (KeyId k : keys)
+    if (now < find_in(shard, {id.tenant, k})->lease) return 0;  // a live lease protects the group
+  uint64_t count = 0;
+  for (KeyId k : keys) {
+    const ObjectId member{id.tenant, k};
+    if (!allow_soft && normalise_if_expired(member, now)) continue;
+    if (!find_in(shard, member)->has_evictable_memory()) continue;
+    evict_memory(member);
+    ++count;
+  }
+  return count;
+}
+
+Outcome EmbeddedMaster::evict(const Op& op, Time now) {
+  if (op.evict_target_pct > 100 || op.evict_lowerbound_pct > 100) return Outcome::of(ErrorCode::INVALID_PARAMS);
+  const uint32_t target = op.evict_target_pct;
+  const uint32_t lowerbound = std::min(op.evict_lowerbound_pct, target);
+  AllShards all = lock_all_shards();
+  discard_expired_processing(now);
+
+  struct Candidate {
+    Time lease;
+    ObjectId id;
+    bool operator<(const Candidate& o) const { return std::tie(lease, id) < std::tie(o.lease, o.id); }
+  };
+  std::vector<Candidate> no_pin;
+  std::vector<Time> soft;
+  uint64_t base = 0;
+  for (ObjectId id : all_ids_locked()) {  // census
+    ObjectMetadata* md = find_locked(id);
+    if (!md->has_evictable_memory()) continue;
+    ++base;
+    if (now < md->lease) continue;
+    if (!normalise_if_expired(id, now)) no_pin.push_back({md->lease, id});
+    else if (config_.allow_evict_soft_pinned_objects) soft.push_back(md->lease);
+  }
+  if (base == 0) return Outcome{};
+  std::sort(no_pin.begin(), no_pin.end());
+  std::sort(soft.begin(), soft.end());
+
+  auto eligible = [&](ObjectMetadata* md) { return md && now >= md->lease && md->has_evictable_memory(); };
+  // Pass 1: the k oldest unpinned leases, ties at the cutoff included.
+  int64_t evicted = 0;
+  std::vector<Time> leftover;
+  const int64_t k = std::min<int64_t>(ceil_pct(base, target), static_cast<int64_t>(no_pin.size()));
+  if (k > 0) {
+    const Time cutoff = no_pin[k - 1].lease;
+    int64_t done = 0;
+    for (const Candidate& c : no_pin) {
+      if (done >= k && c.lease > cutoff) {
+        leftover.push_back(c.lease);
+        continue;
+      }
+      ObjectMetadata* md = find_locked(c.id);
+      if (!md) continue;  // evicted with its group
+      if (!eligible(md) || normalise_if_expired(c.id, now)) {
+        leftover.push_back(c.lease);
+        continue;
+      }
+      const int64_t n = static_cast<int64_t>(try_evict(c.id, false, now));
+      evicted += n;
+      done += n;
+    }
+  }
+  const int64_t released = static_cast<int64_t>(release_discarded(now));
+
+  // Pass 2 up to the lower bound: 2A unpinned only, 2B pinned ones too.
+  int64_t n = ceil_pct(base, lowerbound) - evicted - released;
+  n = std::min<int64_t>(n, static_cast<int64_t>(leftover.size() + soft.size()));
+  if (n <= 0) return Outcome{};
+  std::sort(leftover.begin(), leftover.end());
+  const bool pass_2a = n <= static_cast<int64_t>(leftover.size());
+  const Time cutoff = pass_2a ? leftover[n - 1] : soft[n - leftover.size() - 1];
+  for (ObjectId id : all_ids_locked()) {
+    if (n <= 0) break;
+    ObjectMetadata* md = find_locked(id);
+    if (pass_2a) {
+      if (!md || now < md->lease || md->lease > cutoff) continue;
+      if (normalise_if_expired(id, now) || !md->has_evictable_memory()) continue;
+      n -= static_cast<int64_t>(try_evict(id, false, now));
+    } else {
+      if (!eligible(md)) continue;
+      if (normalise_if_expired(id, now) && md->lease > cutoff) continue;
+      n -= static_cast<int64_t>(try_evict(id, true, now));
+    }
+  }
+  return Outcome{};
+}
+
+}  // namespace pinsim::embedded

@@ -1,0 +1,68 @@
+// The embedded master's reads and removal (SEMANTICS.md 1.5, 1.6): reads
+// grant only the read lease (and the coalesced group refresh); removal is
+// never blocked by a soft pin.
+#include "embedded_master.h"
+
+namespace pinsim::embedded {
+
+// GrantReadLease plus, for a grouped key, GrantLeaseForGroup: every member
+// (PROCESSING included; all homed in this shard) is refreshed when the key's
+// lease is within ttl/2 of expiring or the group is dirty; otherwise nothing.
+void EmbeddedMaster::grant_read_lease(ObjectId id, size_t shard, ObjectMetadata& md, Time now) {
+  const uint64_t ttl = config_.default_kv_lease_ttl_ms;
+  const Time granted = saturating_deadline(now, ttl);
+  if (md.group == 0) {
+    grant_lease(id, shard, md, granted, now);
+    return;
+  }
+  Shard& s = shards_[shard];
+  const GroupKey g{id.tenant, md.group};
+  const bool near_expiry = md.lease <= saturating_deadline(now, ttl / 2);
+  auto dirty = s.dirty_groups.find(g);
+  if (!near_expiry && dirty == s.dirty_groups.end()) return;
+  grant_lease(id, shard, md, granted, now);
+  if (auto members = s.group_members.find(g); members != s.group_members.end()) {
+    for (KeyId k : members->second) {
+      const ObjectId member{id.tenant, k};
+      grant_lease(member, shard, *find_in(shard, member), granted, now);
+    }
+  }
+  if (dirty != s.dirty_groups.end()) s.dirty_groups.erase(dirty);
+}
+
+Outcome EmbeddedMaster::get(const Op& op, Time now) {
+  ShardLock lock;
+  const size_t shard = lock_home_shard(op.object, &lock);
+  ObjectMetadata* md = find_in(shard, op.object);
+  if (!md) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
+  uint32_t readable = 0;
+  for (const Replica& r : md->replicas) readable += r.status == ReplicaStatus::Complete;
+  if (readable == 0) return Outcome::of(ErrorCode::REPLICA_IS_NOT_READY);
+  grant_read_lease(op.object, shard, *md, now);
+  Outcome out;
+  out.replicas = readable;
+  return out;
+}
+
+Outcome EmbeddedMaster::exist(const Op& op, Time now) {
+  ShardLock lock;
+  const size_t shard = lock_home_shard(op.object, &lock);
+  ObjectMetadata* md = find_in(shard, op.object);
+  Outcome out;
+  out.exists = md && md->any_complete();
+  if (*out.exists) grant_read_lease(op.object, shard, *md, now);
+  return out;
+}
+
+Outcome EmbeddedMaster::remove(const Op& op, Time now) {
+  ShardLock lock;
+  const size_t shard = lock_home_shard(op.object, &lock);
+  ObjectMetadata* md = find_in(shard, op.object);
+  if (!md) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
+  if (!op.force && now < md->lease) return Outcome::of(ErrorCode::OBJECT_HAS_LEASE);
+  if (!md->all_complete()) return Outcome::of(ErrorCode::REPLICA_IS_NOT_READY);
+  erase_object(shard, op.object);
+  return Outcome{};
+}
+
+}  // namespace pinsim::embedded

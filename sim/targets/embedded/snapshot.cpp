@@ -1,0 +1,115 @@
+// Snapshot and restore in the embedded master under both profiles (RFC 3028
+// "Snapshot and HA semantics"; SEMANTICS.md 1.9; model/profile.cpp). A
+// snapshot serialises every object (the committed deadline only under the
+// rfc profile). Restore resets the master (index Clear, every object
+// destroyed, retention table and counter zeroed), then tries candidates
+// newest first; `fail_first_candidate` fails the newest after decoding, which
+// resets again (ResetStateAfterFailedRestoreAttempt). Decoding normalises
+// expired deadlines, keeps the survivors and rebuilds the index from them;
+// the restore then rebuilds the metrics, the soft-pin gauge from the index.
+#include <algorithm>
+
+#include "embedded_master.h"
+
+namespace pinsim::embedded {
+
+Outcome EmbeddedMaster::snapshot() {  // snapshot_mutex_ held exclusively
+  const bool keeps_pin = rules_for(config_.profile).snapshot_keeps_soft_pin;
+  SnapshotImage image;
+  for (const Shard& s : shards_) {
+    for (const auto& [id, md] : s.objects) {
+      image.objects.push_back({id, md->client, md->size, md->replicas,
+                               keeps_pin ? md->committed_deadline() : std::nullopt,  // else false/0 slots
+                               md->lease, md->put_start_time, md->group});
+    }
+  }
+  {
+    std::lock_guard lock(alloc_mutex_);
+    image.next_replica_id = next_replica_id_;
+  }
+  snapshots_.push_back(std::move(image));
+  return Outcome{};
+}
+
+// MetadataSerializer::Reset: every object destroyed with its tenant state
+// (destructors -1), group routes and retention gone, discarded memory freed.
+void EmbeddedMaster::reset_state(bool clear_index) {
+  if (clear_index) index_.clear();
+  for (Shard& s : shards_) {
+    s.objects.clear();
+    s.group_members.clear();
+    s.dirty_groups.clear();
+    s.retention.clear();
+  }
+  {
+    std::lock_guard lock(route_mutex_);
+    routes_.clear();
+  }
+  std::lock_guard lock(alloc_mutex_);
+  std::fill(segment_used_.begin(), segment_used_.end(), 0);
+  tenant_used_.clear();
+  discarded_.clear();
+  retained_group_count_.store(0);
+}
+
+// Deserialize + ApplySnapshotState for one candidate.
+void EmbeddedMaster::decode(const SnapshotImage& image, Time now) {
+  const ProfileRules rules = rules_for(config_.profile);
+  {
+    std::lock_guard lock(alloc_mutex_);
+    next_replica_id_ = image.next_replica_id;
+  }
+  for (const ObjectRecord& rec : image.objects) {
+    std::optional<Time> deadline = rec.deadline;
+    // F11: restore skips normalising an expired deadline, so it stays stored
+    // and (rfc profile) keeps a lease-expired object alive.
+    if (deadline && *deadline <= now && !faults_.f11_restore_keeps_expired_deadline) deadline.reset();
+    const bool complete = !rec.replicas.empty() && std::all_of(rec.replicas.begin(), rec.replicas.end(), [](const Replica& r) {
+      return r.status == ReplicaStatus::Complete;
+    });
+    const bool lease_live = now < rec.lease;
+    const bool pinned = rules.pinned_object_survives_expired_lease && deadline.has_value();
+    if (!complete || !(lease_live || pinned)) continue;
+    const size_t shard = home_shard(rec.id, rec.group);
+    Shard& s = shards_[shard];
+    auto md = std::make_unique<ObjectMetadata>(gauge_, deadline, faults_.f3_gauge_double_decrement);
+    md->client = rec.client;
+    md->size = rec.size;
+    md->replicas = rec.replicas;
+    md->lease = rec.lease;
+    md->put_start_time = rec.put_start_time;
+    md->group = rec.group;
+    {
+      std::lock_guard lock(alloc_mutex_);
+      for (const Replica& r : rec.replicas) segment_used_[r.segment] += rec.size;
+      tenant_used_[rec.id.tenant] += rec.size * rec.replicas.size();
+    }
+    if (rec.group != 0) {  // RebuildGroupRoutingIndex: every restored group is dirty
+      set_route(rec.id, rec.group);
+      s.group_members[{rec.id.tenant, rec.group}].insert(rec.id.key);
+      s.dirty_groups.insert({rec.id.tenant, rec.group});
+    }
+    s.objects.emplace(rec.id, std::move(md));
+    if (deadline) index_.upsert(rec.id, shard, *deadline);  // the index from survivors only
+  }
+}
+
+Outcome EmbeddedMaster::restore(const Op& op, Time now) {  // snapshot_mutex_ held exclusively
+  reset_state(true);
+  Outcome out = Outcome::of(ErrorCode::INTERNAL_ERROR);  // no usable candidate: start empty
+  for (size_t i = snapshots_.size(), tried = 0; i-- > 0; ++tried) {
+    decode(snapshots_[i], now);
+    if (op.fail_first_candidate && tried == 0) {
+      // F12: the reset after a failed candidate skips the index Clear, so the
+      // candidate's registrations outlive its objects.
+      reset_state(!faults_.f12_failed_restore_leaks_registrations);
+      continue;
+    }
+    out = Outcome{};
+    break;
+  }
+  gauge_.rebuild(static_cast<int64_t>(index_.registration_count()));  // metrics rebuilt after restore
+  return out;
+}
+
+}  // namespace pinsim::embedded

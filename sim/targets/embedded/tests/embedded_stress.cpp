@@ -1,0 +1,97 @@
+// The threaded stress run (issue 5): several actors on real std::threads
+// drive one embedded master with random ops over a small key space, while a
+// shared virtual clock moves forward; then the invariants are checked
+// (SEMANTICS.md 3, I1 and I2): gauge == stored deadlines == index
+// registrations, heap >= registrations. Meant to run under ThreadSanitizer.
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+#include "embedded_master.h"
+#include "prng.h"
+
+using namespace pinsim;
+
+namespace {
+
+Op random_op(Prng& rng) {
+  Op op;
+  op.client = 1 + static_cast<ClientId>(rng.below(3));
+  op.object = {static_cast<TenantId>(rng.below(2)), static_cast<KeyId>(rng.below(24))};
+  const uint64_t r = rng.below(100);
+  if (r < 18) {
+    op.kind = rng.below(2) ? OpKind::PutStart : OpKind::UpsertStart;
+    op.size = rng.below(2) ? 32 : 64;
+    op.memory_replicas = 1 + static_cast<uint32_t>(rng.below(2));
+    op.nof_replicas = static_cast<uint32_t>(rng.below(2));
+    op.group = static_cast<GroupId>(rng.below(4));
+    op.soft_pin.action = static_cast<uint8_t>(rng.below(3));
+    if (op.soft_pin.action == static_cast<uint8_t>(SoftPinAction::Enable)) op.soft_pin.ttl_ms = rng.below(3) * 50;
+  } else if (r < 40) {
+    op.kind = rng.below(2) ? OpKind::PutEnd : OpKind::UpsertEnd;
+    op.selector = static_cast<ReplicaSelector>(rng.below(3));
+  } else if (r < 45) {
+    op.kind = OpKind::PutRevoke;
+    op.selector = static_cast<ReplicaSelector>(rng.below(3));
+  } else if (r < 58) {
+    op.kind = rng.below(2) ? OpKind::Get : OpKind::Exist;
+  } else if (r < 64) {
+    op.kind = OpKind::Remove;
+    op.force = rng.below(2);
+  } else if (r < 70) {
+    op.kind = OpKind::RetainGroups;
+    op.groups = {1 + static_cast<GroupId>(rng.below(3))};
+    op.ttl_ms = 1 + rng.below(100);
+  } else if (r < 76) {
+    op.kind = OpKind::Evict;
+    op.evict_target_pct = 25;
+    op.evict_lowerbound_pct = 10;
+  } else if (r < 92) {
+    op.kind = OpKind::Cleanup;
+  } else if (r < 95) {
+    op.kind = OpKind::Snapshot;
+  } else if (r < 97) {
+    op.kind = OpKind::Restore;
+    op.fail_first_candidate = rng.below(2);
+  } else {
+    op.kind = OpKind::Advance;
+  }
+  return op;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? std::atoi(argv[1]) : 4;
+  const int ops = argc > 2 ? std::atoi(argv[2]) : 20'000;
+  Config config;
+  config.max_retained_groups = 2;
+  embedded::EmbeddedMaster master(config, embedded::Faults{});
+  std::atomic<Time> clock{0};
+  std::atomic<uint64_t> applied{0};
+  std::vector<std::thread> actors;
+  for (int t = 0; t < threads; ++t) {
+    actors.emplace_back([&, t] {
+      Prng rng(1000 + static_cast<uint64_t>(t));
+      for (int i = 0; i < ops; ++i) {
+        if (rng.below(8) == 0) clock.fetch_add(static_cast<Time>(rng.below(40)));
+        master.apply(random_op(rng), clock.load());
+        if (i % 512 == 0) (void)master.view(clock.load());
+        applied.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& a : actors) a.join();
+  const int64_t gauge = master.gauge();
+  const size_t stored = master.stored_deadlines();
+  const size_t registrations = master.registration_count();
+  const size_t heap = master.heap_size();
+  std::printf("embedded_stress: %d threads, %llu ops; gauge %lld, stored deadlines %zu, registrations %zu, heap %zu\n",
+              threads, static_cast<unsigned long long>(applied.load()), static_cast<long long>(gauge), stored,
+              registrations, heap);
+  const bool ok = gauge == static_cast<int64_t>(stored) && registrations == stored && heap >= registrations;
+  if (!ok) std::printf("embedded_stress: INVARIANT VIOLATED\n");
+  return ok ? 0 : 1;
+}

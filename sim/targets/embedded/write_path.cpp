@@ -1,0 +1,192 @@
+// The embedded master's write path: Put/Upsert Start, End and Revoke
+// (SEMANTICS.md 1.1-1.4). Starts hold the key's operation stripe, as
+// Mooncake's AcquireObjectOperationLock; an object that moves to another
+// shard (Case A with a new group) is erased under the old shard's lock and
+// created under the new one's.
+#include <algorithm>
+
+#include "embedded_master.h"
+
+namespace pinsim::embedded {
+
+// Structural checks, then ResolveSoftPinRequest.
+std::optional<ErrorCode> EmbeddedMaster::validate_start(const Op& op, Resolved* out) const {
+  if (op.memory_replicas + op.nof_replicas == 0 || op.size == 0) return ErrorCode::INVALID_PARAMS;
+  const SoftPinRequest& req = op.soft_pin;
+  if (req.action > static_cast<uint8_t>(SoftPinAction::Disable)) return ErrorCode::INVALID_PARAMS;
+  const auto action = static_cast<SoftPinAction>(req.action);
+  if (action != SoftPinAction::Enable && req.ttl_ms) return ErrorCode::INVALID_PARAMS;
+  uint64_t ttl = 0;
+  if (action == SoftPinAction::Enable) {
+    ttl = req.ttl_ms.value_or(config_.default_kv_soft_pin_ttl_ms);
+    if (ttl > config_.max_kv_soft_pin_ttl_ms) return ErrorCode::INVALID_PARAMS;
+  }
+  *out = {action, ttl};
+  return std::nullopt;
+}
+
+// The carry into replacement metadata keeps the committed deadline only if
+// D > now (RFC 3028 rule 7).
+std::optional<Time> EmbeddedMaster::carry_unexpired(const ObjectMetadata& md, Time now) const {
+  const std::optional<Time> d = md.committed_deadline();
+  if (!d) return std::nullopt;
+  // F5: the carry skips the expiry filter, so Preserve brings an expired
+  // deadline into the replacement metadata.
+  if (faults_.f5_carry_expired_deadline) return d;
+  return *d > now ? d : std::nullopt;
+}
+
+Outcome EmbeddedMaster::put_start(const Op& op, Time now) {
+  Resolved req{};
+  if (auto err = validate_start(op, &req)) return Outcome::of(*err);
+  const ObjectId id = op.object;
+  std::lock_guard op_lock(op_locks_[ObjectIdHash{}(id) % op_locks_.size()]);
+  ShardLock lock;
+  size_t shard = lock_home_shard(id, &lock);
+  if (ObjectMetadata* md = find_in(shard, id)) {
+    const Time discard_at = saturating_deadline(md->put_start_time, config_.put_start_discard_timeout_ms);
+    if (md->any_complete() || now <= discard_at) return Outcome::of(ErrorCode::OBJECT_ALREADY_EXISTS);
+    // Only stale PROCESSING replicas: erase and recreate, carrying nothing.
+    discard_replicas(id, *md, md->replicas.begin(),
+                     saturating_deadline(md->put_start_time, config_.put_start_release_timeout_ms));
+    erase_object(shard, id);
+  }
+  if (const size_t target = home_shard(id, op.group); target != shard) {
+    lock.unlock();  // never hold two shard locks out of order
+    lock = ShardLock(shards_[target].mutex);
+    shard = target;
+  }
+  return Outcome::of(create_object(op, shard, op.group, req, std::nullopt, now));
+}
+
+Outcome EmbeddedMaster::upsert_start(const Op& op, Time now) {
+  Resolved req{};
+  if (auto err = validate_start(op, &req)) return Outcome::of(*err);
+  const ObjectId id = op.object;
+  std::lock_guard op_lock(op_locks_[ObjectIdHash{}(id) % op_locks_.size()]);
+  ShardLock lock;
+  size_t shard = lock_home_shard(id, &lock);
+  std::optional<Time> carried;
+  GroupId group = op.group;
+  ObjectMetadata* md = find_in(shard, id);
+  if (md) {
+    if (op.group != 0 && op.group != md->group) return Outcome::of(ErrorCode::INVALID_PARAMS);
+    if (md->processing) {
+      // Preemption: the in-flight write's replicas are discarded and its
+      // Pending cleared (ClearPendingSoftPinAction).
+      auto first = std::stable_partition(md->replicas.begin(), md->replicas.end(), [](const Replica& r) {
+        return r.status == ReplicaStatus::Complete;
+      });
+      discard_replicas(id, *md, first, saturating_deadline(now, config_.put_start_release_timeout_ms));
+      md->pending.reset();
+      md->processing = false;
+      if (md->replicas.empty()) {  // Case A after preemption
+        carried = carry_unexpired(*md, now);
+        erase_object(shard, id);
+        md = nullptr;
+      }
+    }
+  }
+  if (md) {
+    if (op.size == md->size) {
+      // Case B, in place: every replica becomes PROCESSING and eligible; the
+      // committed deadline is untouched until End.
+      Pending p{req.action, req.ttl_ms, {}};
+      for (Replica& r : md->replicas) {
+        r.status = ReplicaStatus::Processing;
+        p.eligible.push_back(r.id);
+      }
+      md->pending = std::move(p);
+      md->client = op.client;
+      md->put_start_time = now;
+      md->processing = true;
+      return Outcome{};
+    }
+    // Case C: the old metadata goes (destructor -1), the new one carries an
+    // unexpired deadline (constructor +1), same group.
+    carried = carry_unexpired(*md, now);
+    group = md->group;
+    discard_replicas(id, *md, md->replicas.begin(), saturating_deadline(now, config_.put_start_release_timeout_ms));
+    erase_object(shard, id);
+  }
+  if (const size_t target = home_shard(id, group); target != shard) {
+    lock.unlock();  // never hold two shard locks out of order
+    lock = ShardLock(shards_[target].mutex);
+    shard = target;
+  }
+  return Outcome::of(create_object(op, shard, group, req, carried, now));
+}
+
+// PutEnd / UpsertEnd (SEMANTICS 1.2).
+Outcome EmbeddedMaster::end(const Op& op, Time now) {
+  const ObjectId id = op.object;
+  ShardLock lock;
+  const size_t shard = lock_home_shard(id, &lock);
+  ObjectMetadata* md = find_in(shard, id);
+  if (!md) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
+  if (md->client != op.client) return Outcome::of(ErrorCode::ILLEGAL_CLIENT);
+  // F10: a later or duplicate End renews a stored deadline to now + the TTL
+  // of the last Enable commit (the pre-#2909 PutEnd renewal).
+  auto f10_refresh = [&] {
+    if (!faults_.f10_duplicate_end_refreshes || md->committed_ttl_ms() == 0 || !md->committed_deadline()) return;
+    apply_evaluation(id, shard, md->renew_to(compute_deadline(now, md->committed_ttl_ms(), faults_.f6_deadline_wraps)));
+  };
+  if (!md->processing) {  // idempotent retry: no side effect at all
+    bool targeted = false;
+    for (const Replica& r : md->replicas) {
+      if (!selected(op.selector, r.kind)) continue;
+      targeted = true;
+      if (r.status != ReplicaStatus::Complete) return Outcome::of(ErrorCode::INVALID_WRITE);
+    }
+    if (!targeted) return Outcome::of(ErrorCode::INVALID_WRITE);
+    f10_refresh();
+    return Outcome{};
+  }
+  const bool was_complete = md->any_complete();
+  bool completed_eligible = false, completed_any = false;
+  for (Replica& r : md->replicas) {
+    if (!selected(op.selector, r.kind) || r.status != ReplicaStatus::Processing) continue;
+    r.status = ReplicaStatus::Complete;
+    completed_any = true;
+    if (md->pending && md->pending->is_eligible(r.id)) completed_eligible = true;
+  }
+  // Commit only on the zero-to-one COMPLETE change, via the current write.
+  if (!was_complete && completed_eligible && md->any_complete()) {
+    apply_evaluation(id, shard, md->commit_pending(now, faults_.f6_deadline_wraps));
+  } else if (was_complete && completed_any) {
+    f10_refresh();
+  }
+  md->lease = std::max(md->lease, now);  // GrantReadLease(0)
+  if (md->all_complete()) md->processing = false;
+  return Outcome{};
+}
+
+// PutRevoke / UpsertRevoke (SEMANTICS 1.3).
+Outcome EmbeddedMaster::revoke(const Op& op, Time) {
+  const ObjectId id = op.object;
+  ShardLock lock;
+  const size_t shard = lock_home_shard(id, &lock);
+  ObjectMetadata* md = find_in(shard, id);
+  if (!md) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
+  if (md->client != op.client) return Outcome::of(ErrorCode::ILLEGAL_CLIENT);
+  if (!md->processing) return Outcome::of(ErrorCode::INVALID_WRITE);
+  for (const Replica& r : md->replicas)
+    if (selected(op.selector, r.kind) && r.status != ReplicaStatus::Processing)
+      return Outcome::of(ErrorCode::INVALID_WRITE);
+  auto kept = std::stable_partition(md->replicas.begin(), md->replicas.end(),
+                                    [&](const Replica& r) { return !selected(op.selector, r.kind); });
+  const bool revoked_any = kept != md->replicas.end();
+  free_replicas(id, *md, kept);
+  // ClearPendingSoftPinIfNoViableReplica.
+  if (md->pending) {
+    const bool viable = md->viable_pending_replicas() > 0;
+    // F4: a revoke that took any replica clears Pending even while an
+    // eligible PROCESSING replica remains.
+    if (!viable || (faults_.f4_partial_revoke_drops_pending && revoked_any)) md->pending.reset();
+  }
+  if (md->replicas.empty()) erase_object(shard, id);
+  else if (md->all_complete()) md->processing = false;
+  return Outcome{};
+}
+
+}  // namespace pinsim::embedded

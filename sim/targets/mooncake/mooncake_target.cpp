@@ -1,0 +1,634 @@
+// The Mooncake target: pinsim's vocabulary mapped onto mooncake::MasterService
+// (issue 7). See mooncake_target.h and README.md beside this file.
+//
+// Three pieces of machinery make the real service deterministic:
+//  1. A virtual clock. This file defines clock_gettime: CLOCK_REALTIME and
+//     CLOCK_REALTIME_COARSE answer the virtual time (pinsim Time t is the
+//     instant t ms after the epoch), every other clock goes to libc through
+//     dlsym(RTLD_NEXT). Every system_clock::now() inside MasterService reads it.
+//     CLOCK_MONOTONIC stays real: libstdc++ condition-variable waits sleep on it.
+//  2. Quiet background threads: the constructor's threads (eviction, client
+//     monitor, task cleanup, job dispatch, dynamic replication admission) are
+//     stopped and joined right after construction, through friend access.
+//     nanosleep is defined here too: while a target is stopping threads, long
+//     sleeps (the client monitor's 1 s, job dispatch's 500 ms) return at once,
+//     so construction plus teardown costs milliseconds instead of a second.
+//  3. Friend access through mooncake::test::MasterServiceSnapshotTestBase, a
+//     class MasterService befriends, defined here (never link Mooncake's own
+//     test objects beside this file).
+#include "mooncake_target.h"
+
+#include <dlfcn.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <limits>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include <glog/logging.h>
+
+#include "ha/snapshot/master_snapshot_codec.h"
+#include "master_metric_manager.h"
+#include "master_service.h"
+
+// ---------------------------------------------------------------------------
+// 1. Virtual clock and shortened sleeps (process-wide; one target at a time).
+namespace {
+
+std::atomic<bool> g_virtual_clock{false};
+std::atomic<int64_t> g_virtual_ms{0};
+std::atomic<int> g_cut_sleeps{0};
+
+using ClockGettimeFn = int (*)(clockid_t, struct timespec*);
+using NanosleepFn = int (*)(const struct timespec*, struct timespec*);
+
+ClockGettimeFn real_clock_gettime() {
+  static ClockGettimeFn fn = reinterpret_cast<ClockGettimeFn>(dlsym(RTLD_NEXT, "clock_gettime"));
+  return fn;
+}
+
+NanosleepFn real_nanosleep() {
+  static NanosleepFn fn = reinterpret_cast<NanosleepFn>(dlsym(RTLD_NEXT, "nanosleep"));
+  return fn;
+}
+
+int call_real_clock_gettime(clockid_t id, struct timespec* ts) {
+  if (ClockGettimeFn fn = real_clock_gettime()) return fn(id, ts);
+  return static_cast<int>(syscall(SYS_clock_gettime, id, ts));
+}
+
+int call_real_nanosleep(const struct timespec* req, struct timespec* rem) {
+  if (NanosleepFn fn = real_nanosleep()) return fn(req, rem);
+  return static_cast<int>(syscall(SYS_nanosleep, req, rem));
+}
+
+}  // namespace
+
+extern "C" int clock_gettime(clockid_t id, struct timespec* ts) {
+  if ((id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE) && g_virtual_clock.load(std::memory_order_acquire)) {
+    const int64_t ms = g_virtual_ms.load(std::memory_order_acquire);
+    ts->tv_sec = static_cast<time_t>(ms / 1000);
+    ts->tv_nsec = static_cast<long>((ms % 1000) * 1'000'000);
+    return 0;
+  }
+  return call_real_clock_gettime(id, ts);
+}
+
+extern "C" int nanosleep(const struct timespec* req, struct timespec* rem) {
+  // Sleeps of 5 ms or more are taken in 1 ms slices so that a target that is
+  // stopping MasterService's threads can cut them short.
+  if (req && (req->tv_sec > 0 || req->tv_nsec >= 5'000'000)) {
+    struct timespec start;
+    call_real_clock_gettime(CLOCK_MONOTONIC, &start);
+    const int64_t total_ns = static_cast<int64_t>(req->tv_sec) * 1'000'000'000 + req->tv_nsec;
+    for (;;) {
+      if (g_cut_sleeps.load(std::memory_order_acquire) > 0) return 0;
+      struct timespec now;
+      call_real_clock_gettime(CLOCK_MONOTONIC, &now);
+      const int64_t elapsed =
+          (static_cast<int64_t>(now.tv_sec) - start.tv_sec) * 1'000'000'000 + (now.tv_nsec - start.tv_nsec);
+      if (elapsed >= total_ns) return 0;
+      const int64_t slice = std::min<int64_t>(1'000'000, total_ns - elapsed);
+      struct timespec s{0, static_cast<long>(slice)};
+      call_real_nanosleep(&s, nullptr);
+    }
+  }
+  return call_real_nanosleep(req, rem);
+}
+
+// ---------------------------------------------------------------------------
+// 3. Friend access.
+namespace mooncake::test {
+
+class MasterServiceSnapshotTestBase {
+ public:
+  using Clock = std::chrono::system_clock;
+
+  // Stops and joins the threads the constructor started, as ~MasterService
+  // does; the destructor then finds nothing joinable.
+  static void Quiesce(MasterService& s) {
+    g_cut_sleeps.fetch_add(1, std::memory_order_acq_rel);
+    s.eviction_running_ = false;
+    s.client_monitor_running_ = false;
+    {  // under the waiters' mutexes, so no wake-up is lost
+      std::lock_guard<std::mutex> lock(s.task_cleanup_mutex_);
+      s.task_cleanup_running_ = false;
+    }
+    s.job_dispatch_running_ = false;
+    {
+      std::lock_guard<std::mutex> lock(s.dynamic_replication_admission_mutex_);
+      s.dynamic_replication_admission_running_ = false;
+    }
+    s.task_cleanup_cv_.notify_all();
+    s.dynamic_replication_admission_cv_.notify_all();
+    if (s.eviction_thread_.joinable()) s.eviction_thread_.join();
+    if (s.client_monitor_thread_.joinable()) s.client_monitor_thread_.join();
+    while (s.task_cleanup_thread_.joinable()) {
+      s.task_cleanup_cv_.notify_all();
+      s.task_cleanup_thread_.join();
+    }
+    if (s.job_dispatch_thread_.joinable()) s.job_dispatch_thread_.join();
+    while (s.dynamic_replication_admission_thread_.joinable()) {
+      s.dynamic_replication_admission_cv_.notify_all();
+      s.dynamic_replication_admission_thread_.join();
+    }
+    s.replica_cleanup_worker_.Stop();
+    g_cut_sleeps.fetch_sub(1, std::memory_order_acq_rel);
+  }
+
+  struct Replica {
+    bool memory;
+    bool nof;
+    ReplicaStatus status;
+    ReplicaID id;
+  };
+  struct Object {
+    std::string key;
+    uint64_t size;
+    std::vector<Replica> replicas;
+    std::optional<Clock::time_point> deadline;
+    bool has_pending;
+    uint8_t pending_action;
+    uint64_t pending_ttl;
+    std::vector<ReplicaID> eligible;
+    Clock::time_point lease;
+    std::string group;
+  };
+
+  // Every object of the default tenant, in no particular order.
+  static std::vector<Object> Objects(const MasterService& s) {
+    std::vector<Object> out;
+    for (size_t i = 0; i < MasterService::kNumShards; ++i) {
+      MasterService::MetadataShardAccessorRO shard(&s, i);
+      for (const auto& [tenant, state] : shard->tenants) {
+        if (!(tenant == TenantId::Default())) continue;
+        for (const auto& [key, md] : state.metadata) {
+          Object o;
+          o.key = key;
+          o.size = md.size;
+          for (const auto& r : md.GetAllReplicas())
+            o.replicas.push_back({r.is_memory_replica(), r.is_nof_replica(), r.status(), r.id()});
+          {
+            SpinLocker locker(&md.lock);
+            o.deadline = md.soft_pin_timeout;
+            o.lease = md.lease_timeout;
+          }
+#if PINSIM_MC_HAS_SOFT_PIN_ACTION
+          o.has_pending = md.pending_soft_pin_action.has_value();
+          if (o.has_pending) {
+            o.pending_action = static_cast<uint8_t>(md.pending_soft_pin_action->action);
+            o.pending_ttl = md.pending_soft_pin_action->ttl_ms;
+            o.eligible = md.pending_soft_pin_action->eligible_replica_ids;
+          }
+#else
+          o.has_pending = false;
+#endif
+          o.group = md.group_id;
+          out.push_back(std::move(o));
+        }
+      }
+    }
+    return out;
+  }
+
+  static void Cleanup(MasterService& s, Clock::time_point now) {
+#if PINSIM_MC_HAS_CLEANUP
+    s.CleanupExpiredSoftPins(now);
+#else
+    (void)s;
+    (void)now;
+#endif
+  }
+
+  static tl::expected<ha::MasterSnapshotPayloads, SerializationError> Encode(MasterService& s) {
+    ha::MasterSnapshotCodec codec;
+    ha::MasterSnapshotStateView view(s, s.segment_manager_, s.local_ssd_manager_, s.nof_segment_manager_,
+                                     s.task_manager_);
+    return codec.Encode(view);
+  }
+
+  static tl::expected<void, SerializationError> Decode(MasterService& s, const ha::MasterSnapshotPayloads& p) {
+    ha::MasterSnapshotCodec codec;
+    return codec.Decode(&s, p);
+  }
+
+  static void ResetState(MasterService& s) { s.ResetStateAfterFailedRestoreAttempt(); }
+
+  static tl::expected<void, SerializationError> Apply(MasterService& s, Clock::time_point now) {
+    return s.ApplySnapshotState(now);
+  }
+
+  // Used bytes of each named memory segment (for deterministic placement).
+  static std::vector<std::pair<size_t, size_t>> Usage(MasterService& s, const std::vector<std::string>& names) {
+    std::vector<std::pair<size_t, size_t>> out;  // {used, capacity}
+    auto access = s.segment_manager_.getAllocatorAccess();
+    const auto& manager = access.getAllocatorManager();
+    for (const std::string& name : names) {
+      size_t used = 0, cap = 0;
+      if (const auto* allocators = manager.getAllocators(name)) {
+        for (const auto& a : *allocators) {
+          used += a->size();
+          cap += a->capacity();
+        }
+      }
+      out.push_back({used, cap});
+    }
+    return out;
+  }
+};
+
+}  // namespace mooncake::test
+
+// ---------------------------------------------------------------------------
+// 2. The adapter.
+namespace pinsim {
+
+namespace {
+
+namespace mc = ::mooncake;
+using Access = mc::test::MasterServiceSnapshotTestBase;
+using Clock = std::chrono::system_clock;
+
+// Largest virtual time the real clock can express (system_clock counts ns).
+constexpr Time kMaxRepresentableMs = std::numeric_limits<int64_t>::max() / 1'000'000 - 1;
+
+Clock::time_point to_tp(Time t) { return Clock::time_point(std::chrono::milliseconds(t)); }
+
+Time from_tp(Clock::time_point tp) {
+  if (tp == Clock::time_point::max()) return kTimeMax;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(tp.time_since_epoch()).count();
+}
+
+void set_now(Time t) { g_virtual_ms.store(t, std::memory_order_release); }
+
+ErrorCode map_error(mc::ErrorCode code) {
+  const std::string& name = mc::toString(code);
+  if (auto mapped = parse_error_code(name)) return *mapped;
+  static std::mutex mu;
+  static std::set<std::string> reported;
+  std::lock_guard<std::mutex> lock(mu);
+  if (reported.insert(name).second)
+    std::fprintf(stderr, "mooncake target: Mooncake ErrorCode %s has no pinsim name; reported as INTERNAL_ERROR\n",
+                 name.c_str());
+  return ErrorCode::INTERNAL_ERROR;
+}
+
+template <typename T>
+Outcome outcome_of(const tl::expected<T, mc::ErrorCode>& r) {
+  return r ? Outcome{} : Outcome::of(map_error(r.error()));
+}
+
+std::string key_name(KeyId k) { return "k" + std::to_string(k); }
+std::string group_name(GroupId g) { return "g" + std::to_string(g); }
+
+std::optional<uint32_t> parse_id(const std::string& s, char prefix) {
+  if (s.size() < 2 || s[0] != prefix) return std::nullopt;
+  uint32_t v = 0;
+  auto [p, ec] = std::from_chars(s.data() + 1, s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+mc::UUID client_uuid(ClientId c) { return {0x70696e73696d0000ull | c, 0x636c69656e74ull}; }
+const mc::UUID kSegmentOwner{0x70696e73696d5345ull, 0x676d656e74ull};
+
+class MooncakeTarget final : public Target {
+ public:
+  explicit MooncakeTarget(const Config& config) : config_(config) {}
+
+  ~MooncakeTarget() override {
+    if (service_) {
+      set_now(last_now_);
+      g_cut_sleeps.fetch_add(1, std::memory_order_acq_rel);
+      service_.reset();
+      g_cut_sleeps.fetch_sub(1, std::memory_order_acq_rel);
+    }
+  }
+
+  bool start(std::string* error) {
+    mc::MasterServiceConfig mc_config;
+    mc_config.default_kv_lease_ttl = config_.default_kv_lease_ttl_ms;
+    mc_config.default_kv_soft_pin_ttl = config_.default_kv_soft_pin_ttl_ms;
+#if PINSIM_MC_HAS_SOFT_PIN_ACTION
+    mc_config.max_kv_soft_pin_ttl = config_.max_kv_soft_pin_ttl_ms;
+#endif
+    mc_config.allow_evict_soft_pinned_objects = config_.allow_evict_soft_pinned_objects;
+    mc_config.put_start_discard_timeout_sec = config_.put_start_discard_timeout_ms / 1000;
+    mc_config.put_start_release_timeout_sec = config_.put_start_release_timeout_ms / 1000;
+    set_now(0);
+    g_virtual_clock.store(true, std::memory_order_release);
+    try {
+      service_ = std::make_unique<mc::MasterService>(mc_config);
+    } catch (const std::exception& e) {
+      *error = std::string("MasterService refused the configuration: ") + e.what();
+      return false;
+    }
+    Access::Quiesce(*service_);
+    baseline_ = mc::MasterMetricManager::instance().get_soft_pin_key_count();
+    for (size_t i = 0; i < config_.segments.size(); ++i)
+      if (config_.segments[i].kind == ReplicaKind::Memory) memory_segments_.push_back(i);
+    if (!mount_segments(error)) return false;
+    return true;
+  }
+
+  std::string_view name() const override { return "mooncake"; }
+
+  Capabilities capabilities() const override {
+    Capabilities caps = kCapObjects | kCapDeadline | kCapLease | kCapGauge;
+#if PINSIM_MC_HAS_SOFT_PIN_ACTION
+    caps |= kCapPending;
+#endif
+    return caps;  // no retention table: main has no PR 2835
+  }
+
+  Outcome apply(const Op& op, Time now) override {
+    if (now > kMaxRepresentableMs || now < 0 || !mooncake_target_supports(op))
+      return Outcome::of(ErrorCode::UNSUPPORTED);
+    set_now(now);
+    last_now_ = now;
+    const mc::TenantId& tenant = mc::TenantId::Default();
+    const std::string key = key_name(op.object.key);
+    switch (op.kind) {
+      case OpKind::PutStart:
+      case OpKind::UpsertStart: {
+        mc::ReplicateConfig rc = replicate_config(op);
+        auto r = op.kind == OpKind::PutStart ? service_->PutStart(client_uuid(op.client), key, tenant, op.size, rc)
+                                             : service_->UpsertStart(client_uuid(op.client), key, tenant, op.size, rc);
+        return outcome_of(r);
+      }
+      case OpKind::PutEnd:
+        return outcome_of(service_->PutEnd(client_uuid(op.client), key, tenant, replica_type(op.selector)));
+      case OpKind::UpsertEnd:
+        return outcome_of(service_->UpsertEnd(client_uuid(op.client), key, tenant, replica_type(op.selector)));
+      case OpKind::PutRevoke:
+        return outcome_of(service_->PutRevoke(client_uuid(op.client), key, tenant, replica_type(op.selector)));
+      case OpKind::UpsertRevoke:
+        return outcome_of(service_->UpsertRevoke(client_uuid(op.client), key, tenant, replica_type(op.selector)));
+      case OpKind::Get: {
+        auto r = service_->GetReplicaList(key, tenant);
+        if (!r) return Outcome::of(map_error(r.error()));
+        Outcome out;
+        out.replicas = static_cast<uint32_t>(r->replicas.size());
+        return out;
+      }
+      case OpKind::Exist: {
+        auto r = service_->ExistKey(key, tenant);
+        if (!r) return Outcome::of(map_error(r.error()));
+        Outcome out;
+        out.exists = *r;
+        return out;
+      }
+      case OpKind::Remove:
+        return outcome_of(service_->Remove(key, tenant, op.force));
+      case OpKind::Evict:
+        service_->RunBatchEvictForTesting(op.evict_target_pct / 100.0, op.evict_lowerbound_pct / 100.0);
+        return Outcome{};
+      case OpKind::Cleanup:
+        Access::Cleanup(*service_, to_tp(now));
+        return Outcome{};
+      case OpKind::Snapshot: {
+        auto r = Access::Encode(*service_);
+        if (!r) {
+          std::fprintf(stderr, "mooncake target: snapshot encode failed: %s\n", r.error().message.c_str());
+          return Outcome::of(map_error(r.error().code));
+        }
+        snapshots_.push_back(std::move(*r));
+        return Outcome{};
+      }
+      case OpKind::Restore:
+        return restore(op, now);
+      case OpKind::Advance:
+        return Outcome{};
+      case OpKind::RetainGroups:
+        return Outcome::of(ErrorCode::UNSUPPORTED);
+    }
+    return Outcome::of(ErrorCode::UNSUPPORTED);
+  }
+
+  View view(Time now) const override {
+    set_now(now);
+    View v;
+    for (const Access::Object& o : Access::Objects(*service_)) {
+      auto key = parse_id(o.key, 'k');
+      if (!key) continue;  // not a key this adapter wrote
+      ObjectView ov;
+      ov.id = {0, *key};
+      ov.size = o.size;
+      for (const auto& r : o.replicas) {
+        if (r.status == mc::ReplicaStatus::PROCESSING) ++ov.processing;
+        else if (r.status == mc::ReplicaStatus::COMPLETE) (r.memory ? ov.complete_memory : ov.complete_nof) += 1;
+      }
+      if (o.deadline) ov.deadline = from_tp(*o.deadline);
+      if (o.has_pending) {
+        PendingView p;
+        p.action = static_cast<SoftPinAction>(o.pending_action);
+        p.ttl_ms = o.pending_ttl;
+        for (const auto& r : o.replicas)
+          if (r.status == mc::ReplicaStatus::PROCESSING &&
+              std::find(o.eligible.begin(), o.eligible.end(), r.id) != o.eligible.end())
+            ++p.viable;
+        ov.pending = p;
+      }
+      if (!o.group.empty()) ov.group = parse_id(o.group, 'g').value_or(0);
+      ov.lease = from_tp(o.lease);
+      v.objects.push_back(ov);
+    }
+    std::sort(v.objects.begin(), v.objects.end(),
+              [](const ObjectView& a, const ObjectView& b) { return a.id < b.id; });
+    v.gauge = mc::MasterMetricManager::instance().get_soft_pin_key_count() - baseline_;
+    return v;
+  }
+
+ private:
+  static mc::ReplicaType replica_type(ReplicaSelector s) {
+    switch (s) {
+      case ReplicaSelector::All: return mc::ReplicaType::ALL;
+      case ReplicaSelector::Memory: return mc::ReplicaType::MEMORY;
+      case ReplicaSelector::Nof: return mc::ReplicaType::NOF_SSD;
+    }
+    return mc::ReplicaType::ALL;
+  }
+
+  mc::ReplicateConfig replicate_config(const Op& op) {
+    mc::ReplicateConfig rc;
+    rc.replica_num = op.memory_replicas;
+    rc.nof_replica_num = op.nof_replicas;
+#if PINSIM_MC_HAS_SOFT_PIN_ACTION
+    rc.soft_pin_action = static_cast<mc::SoftPinAction>(op.soft_pin.action);
+    rc.soft_pin_ttl_ms = op.soft_pin.ttl_ms;
+#else
+    // Pre-#2909 translation: Enable (with or without a TTL) is the boolean
+    // with_soft_pin, which always uses the master's default TTL.
+    rc.with_soft_pin = op.soft_pin.action == static_cast<uint8_t>(SoftPinAction::Enable);
+#endif
+    if (op.group != 0) rc.group_ids = std::vector<std::string>{group_name(op.group)};
+    // Deterministic placement, the model's rule: most free space first, then
+    // the lowest segment index. Mooncake tries preferred segments in order
+    // before its random walk, and every memory segment is listed.
+    std::vector<std::string> names;
+    for (size_t i : memory_segments_) names.push_back(segment_name(i));
+    const auto usage = Access::Usage(*service_, names);
+    std::vector<size_t> order(names.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return usage[a].second - usage[a].first > usage[b].second - usage[b].first;
+    });
+    for (size_t i : order) rc.preferred_segments.push_back(names[i]);
+    return rc;
+  }
+
+  static std::string segment_name(size_t index) { return "seg" + std::to_string(index); }
+
+  bool mount_segments(std::string* error) {
+    for (size_t i : memory_segments_) {
+      mc::Segment seg;
+      seg.id = {0x5345474dull, i + 1};
+      seg.name = segment_name(i);
+      seg.base = 0x100000000ull * (i + 1);
+      seg.size = config_.segments[i].capacity;
+      seg.te_endpoint = seg.name;
+      seg.protocol = "tcp";
+      auto r = service_->MountSegment(seg, kSegmentOwner);
+      if (!r) {
+        *error = "MountSegment(" + seg.name + ", " + std::to_string(seg.size) +
+                 " bytes) failed: " + mc::toString(r.error());
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Candidates newest first; a failing first candidate is decoded and then
+  // dropped (RestoreState resets between candidates). With no usable
+  // candidate the master starts empty and the clients mount their segments
+  // again; the op reports INTERNAL_ERROR, as the model does.
+  Outcome restore(const Op& op, Time now) {
+    Access::ResetState(*service_);
+    size_t skip = 0;
+    if (op.fail_first_candidate) {
+      skip = 1;
+      if (!snapshots_.empty()) {
+        (void)Access::Decode(*service_, snapshots_.back());
+        Access::ResetState(*service_);
+      }
+    }
+    auto fresh = [&]() {
+      Access::ResetState(*service_);
+      std::string error;
+      if (!mount_segments(&error)) std::fprintf(stderr, "mooncake target: %s\n", error.c_str());
+      return Outcome::of(ErrorCode::INTERNAL_ERROR);
+    };
+    if (snapshots_.size() <= skip) return fresh();
+    const auto& payloads = snapshots_[snapshots_.size() - 1 - skip];
+    if (auto r = Access::Decode(*service_, payloads); !r) {
+      std::fprintf(stderr, "mooncake target: snapshot decode failed: %s\n", r.error().message.c_str());
+      return fresh();
+    }
+    if (auto r = Access::Apply(*service_, to_tp(now)); !r) {
+      std::fprintf(stderr, "mooncake target: ApplySnapshotState failed: %s\n", r.error().message.c_str());
+      return fresh();
+    }
+    return Outcome{};
+  }
+
+  Config config_;
+  std::unique_ptr<mc::MasterService> service_;
+  std::vector<size_t> memory_segments_;
+  std::vector<mc::ha::MasterSnapshotPayloads> snapshots_;
+  int64_t baseline_ = 0;
+  Time last_now_ = 0;
+};
+
+void quiet_logging() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    FLAGS_minloglevel = google::GLOG_FATAL;
+    FLAGS_logtostderr = true;
+    FLAGS_v = -1;
+  });
+}
+
+}  // namespace
+
+std::string_view mooncake_target_profile() { return PINSIM_MC_PROFILE; }
+
+std::string_view mooncake_target_description() {
+  return "Mooncake " PINSIM_MC_TREE " tree; profile " PINSIM_MC_PROFILE
+         "; unsupported: tenants other than 0, tenant quotas"
+#if !PINSIM_MC_HAS_NOF
+         ", NoF replicas (built without USE_NOF)"
+#endif
+#if !PINSIM_MC_HAS_RETAIN_GROUPS
+         ", retain_groups (no PR 2835)"
+#endif
+#if !PINSIM_MC_HAS_CLEANUP
+         ", cleanup (no deadline index)"
+#endif
+      ;
+}
+
+bool mooncake_target_supports(const Op& op) {
+  switch (op.kind) {
+    case OpKind::Advance:
+    case OpKind::Evict:
+    case OpKind::Snapshot:
+    case OpKind::Restore:
+      return true;
+    case OpKind::Cleanup:
+      return PINSIM_MC_HAS_CLEANUP != 0;
+    case OpKind::RetainGroups:
+      return false;  // TODO(2835): map RetainGroups when the tree has it
+    case OpKind::PutStart:
+    case OpKind::UpsertStart:
+      if (op.nof_replicas > 0 && !PINSIM_MC_HAS_NOF) return false;
+      if (op.nof_replicas > 0) return false;  // NoF segments are not mounted by this adapter yet
+      return op.object.tenant == 0;
+    case OpKind::PutEnd:
+    case OpKind::UpsertEnd:
+    case OpKind::PutRevoke:
+    case OpKind::UpsertRevoke:
+      if (op.selector == ReplicaSelector::Nof) return false;
+      return op.object.tenant == 0;
+    case OpKind::Get:
+    case OpKind::Exist:
+    case OpKind::Remove:
+      return op.object.tenant == 0;
+  }
+  return false;
+}
+
+std::unique_ptr<Target> make_mooncake_target(const Config& config, const TargetOptions& options,
+                                             std::string* error) {
+  if (!options.faults.empty()) {
+    *error = "the mooncake target has no seeded faults (--fault is for the embedded target)";
+    return nullptr;
+  }
+  if (to_string(config.profile) != mooncake_target_profile()) {
+    *error = "this Mooncake tree is checked against profile " + std::string(mooncake_target_profile()) +
+             "; run with --profile " + std::string(mooncake_target_profile());
+    return nullptr;
+  }
+  if (!config.tenant_quota_bytes.empty()) {
+    *error = "tenant quotas need Mooncake's multi-tenant mode, which this adapter does not drive";
+    return nullptr;
+  }
+  if (config.put_start_discard_timeout_ms % 1000 != 0 || config.put_start_release_timeout_ms % 1000 != 0) {
+    *error = "Mooncake's put-start timeouts are whole seconds";
+    return nullptr;
+  }
+  quiet_logging();
+  auto target = std::make_unique<MooncakeTarget>(config);
+  if (!target->start(error)) return nullptr;
+  return target;
+}
+
+}  // namespace pinsim

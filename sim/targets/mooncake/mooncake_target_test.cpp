@@ -1,0 +1,143 @@
+// Tests of the Mooncake target (ctest -L mooncake): the virtual clock, the
+// mapping of the soft-pin lifecycle, determinism, and construction cost.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "campaign.h"
+#include "mooncake_target.h"
+#include "runner.h"
+
+namespace pinsim {
+namespace {
+
+Config main_config() {
+  Config c;
+  c.profile = *parse_profile(mooncake_target_profile());
+  return c;
+}
+
+std::unique_ptr<Target> make(const Config& c = main_config()) {
+  std::string error;
+  auto t = make_mooncake_target(c, {}, &error);
+  EXPECT_TRUE(t) << error;
+  return t;
+}
+
+Op put_start(KeyId k, uint8_t action, std::optional<uint64_t> ttl = std::nullopt) {
+  Op op;
+  op.kind = OpKind::PutStart;
+  op.client = 1;
+  op.object = {0, k};
+  op.size = 64;
+  op.memory_replicas = 1;
+  op.soft_pin = {action, ttl};
+  return op;
+}
+
+Op simple(OpKind kind, KeyId k = 0) {
+  Op op;
+  op.kind = kind;
+  op.client = 1;
+  op.object = {0, k};
+  return op;
+}
+
+TEST(MooncakeTarget, RefusesOtherProfilesAndQuotas) {
+  Config c = main_config();
+  c.profile = Profile::Rfc;
+  std::string error;
+  if (mooncake_target_profile() != "rfc") {
+    EXPECT_FALSE(make_mooncake_target(c, {}, &error));
+  }
+  c = main_config();
+  c.tenant_quota_bytes[0] = 64;
+  EXPECT_FALSE(make_mooncake_target(c, {}, &error));
+}
+
+TEST(MooncakeTarget, EnableCommitsAtEndAndCleanupClearsAtTheDeadline) {
+  auto t = make();
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->apply(put_start(1, 1, 1000), 100).code, ErrorCode::OK);
+  View v = t->view(100);
+  ASSERT_EQ(v.objects.size(), 1u);
+  EXPECT_FALSE(v.objects[0].deadline);
+  ASSERT_TRUE(v.objects[0].pending);
+  EXPECT_EQ(v.objects[0].pending->viable, 1u);
+  EXPECT_EQ(t->apply(simple(OpKind::PutEnd, 1), 200).code, ErrorCode::OK);
+  v = t->view(200);
+  ASSERT_EQ(v.objects.size(), 1u);
+  EXPECT_EQ(v.objects[0].deadline, std::optional<Time>(1200));
+  EXPECT_EQ(v.gauge, 1);
+  // A read grants the lease and never renews the pin.
+  Outcome g = t->apply(simple(OpKind::Get, 1), 500);
+  EXPECT_EQ(g.code, ErrorCode::OK);
+  v = t->view(500);
+  EXPECT_EQ(v.objects[0].deadline, std::optional<Time>(1200));
+  EXPECT_EQ(v.objects[0].lease, 500 + 10'000);
+  t->apply(simple(OpKind::Cleanup), 1199);
+  EXPECT_EQ(t->view(1199).gauge, 1);
+  t->apply(simple(OpKind::Cleanup), 1200);
+  v = t->view(1200);
+  EXPECT_EQ(v.gauge, 0);
+  EXPECT_FALSE(v.objects[0].deadline);
+}
+
+TEST(MooncakeTarget, UnsupportedOpsSayUnsupported) {
+  auto t = make();
+  ASSERT_TRUE(t);
+  Op retain = simple(OpKind::RetainGroups);
+  retain.groups = {1};
+  retain.ttl_ms = 1000;
+  EXPECT_EQ(t->apply(retain, 0).code, ErrorCode::UNSUPPORTED);
+  Op other_tenant = put_start(1, 0);
+  other_tenant.object.tenant = 1;
+  EXPECT_EQ(t->apply(other_tenant, 0).code, ErrorCode::UNSUPPORTED);
+  Op nof = put_start(1, 0);
+  nof.nof_replicas = 1;
+  EXPECT_EQ(t->apply(nof, 0).code, mooncake_target_supports(nof) ? ErrorCode::OK : ErrorCode::UNSUPPORTED);
+}
+
+TEST(MooncakeTarget, SnapshotRestoreDropsPinsAndExpiredLeases) {
+  auto t = make();
+  ASSERT_TRUE(t);
+  t->apply(put_start(1, 1, 100'000), 0);
+  t->apply(simple(OpKind::PutEnd, 1), 0);
+  t->apply(put_start(2, 0), 0);
+  t->apply(simple(OpKind::PutEnd, 2), 0);
+  t->apply(simple(OpKind::Get, 2), 0);  // lease until 10'000
+  EXPECT_EQ(t->apply(simple(OpKind::Snapshot), 1).code, ErrorCode::OK);
+  EXPECT_EQ(t->apply(simple(OpKind::Restore), 2).code, ErrorCode::OK);
+  View v = t->view(2);
+  ASSERT_EQ(v.objects.size(), 1u);  // k1's lease (0) expired; k2 survives
+  EXPECT_EQ(v.objects[0].id.key, 2u);
+  EXPECT_EQ(v.gauge, 0);
+  Op restore = simple(OpKind::Restore);
+  restore.fail_first_candidate = true;
+  EXPECT_EQ(t->apply(restore, 3).code, ErrorCode::INTERNAL_ERROR);
+  EXPECT_TRUE(t->view(3).objects.empty());
+  // The segments are mounted again: writes still succeed.
+  EXPECT_EQ(t->apply(put_start(3, 0), 4).code, ErrorCode::OK);
+}
+
+TEST(MooncakeTarget, ConstructionAndTeardownAreFast) {
+  const int n = 10;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(make());
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / n;
+  std::printf("construction + quiesce + teardown: %.1f ms per target\n", ms);
+  EXPECT_LT(ms, 50.0);
+}
+
+TEST(MooncakeTarget, SameSeedSameTrace) {
+  SeedOptions options;
+  options.steps = 60;
+  options.profile = parse_profile(mooncake_target_profile());
+  const RunResult a = run_seed(7, options, &make_mooncake_target);
+  const RunResult b = run_seed(7, options, &make_mooncake_target);
+  ASSERT_TRUE(a.error.empty()) << a.error;
+  EXPECT_EQ(write_trace(a.trace), write_trace(b.trace));
+}
+
+}  // namespace
+}  // namespace pinsim
