@@ -54,6 +54,8 @@ Trace read_trace(const std::string& text, const std::string& source) {
   } catch (const json::parse_error& e) {
     throw DecodeError(source + ": invalid JSON at byte " + std::to_string(e.byte) + ": " +
                       std::string(e.what()).substr(std::string(e.what()).find(':') + 2));
+  } catch (const json::exception& e) {  // e.g. out_of_range.406, a number too large
+    throw DecodeError(source + ": invalid JSON: " + std::string(e.what()).substr(std::string(e.what()).find(']') + 2));
   }
   try {
     if (!j.is_object()) throw DecodeError("$: expected a JSON object");

@@ -66,3 +66,18 @@ TEST(Trace, UnknownActionByteRoundTrips) {
 }
 
 }  // namespace pinsim
+
+namespace pinsim {
+
+// Found by the fuzz test: a number too large for a double made nlohmann
+// throw out_of_range, which escaped as a crash of the command line.
+TEST(Trace, HugeNumberIsACleanRejection) {
+  try {
+    read_trace(R"({"format":"pinsim-trace","version":1,"config":{},"steps":[{"t":1e999,"op":"cleanup"}]})", "n.json");
+    FAIL() << "accepted";
+  } catch (const DecodeError& e) {
+    EXPECT_NE(std::string(e.what()).find("n.json: invalid JSON: number overflow"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace pinsim
