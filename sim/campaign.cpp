@@ -4,7 +4,7 @@
 namespace pinsim {
 
 RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory factory,
-                   const TargetOptions& target_options) {
+                   const TargetOptions& target_options, const Checks& checks) {
   RunResult result;
   RandomChoices choices(seed);
   WorkloadConfig workload;
@@ -16,7 +16,7 @@ RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory fact
   result.trace.description = "seed " + std::to_string(seed) + (options.swarm ? " (swarm)" : "");
   auto target = factory(config, target_options, &result.error);
   if (!target) return result;
-  Lockstep lockstep(config, *target);
+  Lockstep lockstep(config, *target, checks);
   Workload generator(workload, config);
   for (uint64_t i = 0; i < options.steps && !result.failure; ++i) {
     const Op op = generator.next(choices, lockstep.model(), lockstep.now());
@@ -26,7 +26,8 @@ RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory fact
   return result;
 }
 
-RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions& target_options) {
+RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions& target_options,
+                 const Checks& checks) {
   RunResult result;
   result.trace.description = trace.description;
   result.trace.rule = trace.rule;
@@ -38,7 +39,7 @@ RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions&
   }
   auto target = factory(trace.config, target_options, &result.error);
   if (!target) return result;
-  Lockstep lockstep(trace.config, *target);
+  Lockstep lockstep(trace.config, *target, checks);
   for (const TraceStep& step : trace.steps) {
     result.failure = lockstep.step(step.op, step.expect, &result.trace);
     if (result.failure) break;

@@ -25,7 +25,8 @@ struct RunResult {
 };
 
 RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory factory,
-                   const TargetOptions& target_options = {});
-RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions& target_options = {});
+                   const TargetOptions& target_options = {}, const Checks& checks = {});
+RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions& target_options = {},
+                 const Checks& checks = {});
 
 }  // namespace pinsim

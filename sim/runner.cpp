@@ -20,7 +20,22 @@ std::string opt(const std::optional<Time>& t) { return t ? std::to_string(*t) : 
 
 }  // namespace
 
-Lockstep::Lockstep(const Config& config, Target& target) : model_(build_model(config)), target_(target) {}
+Lockstep::Lockstep(const Config& config, Target& target, Checks checks)
+    : model_(build_model(config)), target_(target), config_(config), checks_(std::move(checks)),
+      model_view_(model_.view(0)), target_view_(target_.view(0)) {}
+
+std::optional<Failure> Lockstep::check_properties(const Op& op, const Outcome& outcome, const View& before,
+                                                  const View& after, Capabilities caps, const char* side) {
+  const StepContext ctx{config_, op, now_, outcome, before, after};
+  for (const StepCheck* p : checks_.properties) {
+    if ((p->needs() & caps) != p->needs()) continue;
+    ++comparisons_;
+    if (auto why = p->check(ctx))
+      return Failure{index_ - 1, "property", std::string(p->id()) + " (" + std::string(p->rule()) + ") on the " + side + ": " + *why,
+                     "", encode_view(after).dump(), std::string(p->id())};
+  }
+  return std::nullopt;
+}
 
 View masked(View v, Capabilities caps) {
   if (!(caps & kCapObjects)) v.objects.clear();
@@ -73,17 +88,28 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
   if (expect && *expect != om)
     return Failure{index, "expect", "the model's outcome differs from the trace's expectation",
                    encode_outcome(*expect).dump(), encode_outcome(om).dump(), std::string(to_string(om.code))};
-  if (om != ot)
+  if (checks_.compare_with_model && om != ot)
     return Failure{index, "outcome", std::string(target_.name()) + " returned a different outcome",
                    encode_outcome(om).dump(), encode_outcome(ot).dump(), std::string(to_string(ot.code))};
-  const Capabilities caps = target_.capabilities();
-  const View vm = masked(model_.view(now_), caps);
-  const View vt = masked(target_.view(now_), caps);
-  ++comparisons_;
-  if (vm != vt) {
-    Difference d = describe_difference(vm, vt);
-    return Failure{index, "view", d.detail, encode_view(vm).dump(), encode_view(vt).dump(), d.field};
+  View vm = model_.view(now_);
+  View vt = target_.view(now_);
+  if (!checks_.properties.empty()) {
+    auto failure = check_properties(op, ot, target_view_, vt, target_.capabilities(), "target");
+    if (!failure) failure = check_properties(op, om, model_view_, vm, kCapAll, "model");
+    if (failure) return failure;
   }
+  if (checks_.compare_with_model) {
+    const Capabilities caps = target_.capabilities();
+    const View mm = masked(vm, caps);
+    const View mt = masked(vt, caps);
+    ++comparisons_;
+    if (mm != mt) {
+      Difference d = describe_difference(mm, mt);
+      return Failure{index, "view", d.detail, encode_view(mm).dump(), encode_view(mt).dump(), d.field};
+    }
+  }
+  model_view_ = std::move(vm);
+  target_view_ = std::move(vt);
   return std::nullopt;
 }
 

@@ -7,6 +7,9 @@
 #include <optional>
 #include <string>
 
+#include <vector>
+
+#include "check.h"
 #include "model.h"
 #include "target.h"
 #include "trace.h"
@@ -26,10 +29,18 @@ struct Failure {
   std::string field;
 };
 
+// What a run checks besides lockstep equality.
+struct Checks {
+  std::vector<const StepCheck*> properties;  // evaluated on both Views each step
+  // Off when a property must be shown to fail on a faulty target: the
+  // comparison with the model would otherwise stop the run first.
+  bool compare_with_model = true;
+};
+
 class Lockstep {
  public:
   // The model is built from `config` (already validated by the caller).
-  Lockstep(const Config& config, Target& target);
+  Lockstep(const Config& config, Target& target, Checks checks = {});
   // Applies one op (an advance moves the clock first) and records the step.
   std::optional<Failure> step(const Op& op, const std::optional<Outcome>& expect, Trace* record);
   Time now() const { return now_; }
@@ -37,8 +48,14 @@ class Lockstep {
   uint64_t comparisons() const { return comparisons_; }
 
  private:
+  std::optional<Failure> check_properties(const Op& op, const Outcome& outcome, const View& before,
+                                          const View& after, Capabilities caps, const char* side);
   Model model_;
   Target& target_;
+  Config config_;
+  Checks checks_;
+  View model_view_;   // the Views after the previous step
+  View target_view_;
   Time now_ = 0;
   size_t index_ = 0;
   uint64_t comparisons_ = 0;

@@ -1,0 +1,40 @@
+// Shared helpers for the properties P1-P12 (DESIGN.md "Properties"): each
+// property is a StepCheck in its own file, saying which rule it protects.
+#pragma once
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "check.h"
+
+namespace pinsim {
+
+inline const ObjectView* find_object(const View& v, ObjectId id) {
+  auto it = std::lower_bound(v.objects.begin(), v.objects.end(), id,
+                             [](const ObjectView& o, ObjectId x) { return o.id < x; });
+  return it != v.objects.end() && it->id == id ? &*it : nullptr;
+}
+
+inline std::string name(ObjectId id) { return "t" + std::to_string(id.tenant) + "/k" + std::to_string(id.key); }
+inline std::string show(const std::optional<Time>& t) { return t ? std::to_string(*t) : "none"; }
+
+inline bool is_start(OpKind k) { return k == OpKind::PutStart || k == OpKind::UpsertStart; }
+inline bool is_end(OpKind k) { return k == OpKind::PutEnd || k == OpKind::UpsertEnd; }
+inline bool is_revoke(OpKind k) { return k == OpKind::PutRevoke || k == OpKind::UpsertRevoke; }
+inline uint32_t complete(const ObjectView& o) { return o.complete_memory + o.complete_nof; }
+
+// Declares a property class; its check() is defined in the property's file.
+#define PINSIM_PROPERTY(Class, Id, Rule, Needs)                                       \
+  class Class final : public StepCheck {                                              \
+   public:                                                                            \
+    std::string_view id() const override { return Id; }                               \
+    std::string_view rule() const override { return Rule; }                           \
+    Capabilities needs() const override { return Needs; }                             \
+    std::optional<std::string> check(const StepContext& s) const override;            \
+  };
+
+// Every property, P1..P12, in order.
+const std::vector<const StepCheck*>& all_properties();
+const StepCheck* property_by_id(std::string_view id);
+
+}  // namespace pinsim

@@ -1,0 +1,34 @@
+// The model satisfies every property: swarm campaigns against the model with
+// all of P1-P12 checked on every step find no violation. (A property that
+// the model broke would be a model bug or a wrong property.)
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "campaign.h"
+#include "model_target.h"
+#include "property.h"
+
+namespace pinsim {
+
+uint64_t budget(uint64_t base) {
+  const char* b = std::getenv("PINSIM_BUDGET");  // scales case counts for nightly runs
+  return b ? base * std::max<uint64_t>(1, std::strtoull(b, nullptr, 10)) : base;
+}
+
+TEST(Properties, ModelSatisfiesAllProperties) {
+  SeedOptions o;
+  o.swarm = true;
+  Checks checks{all_properties(), true};
+  for (uint64_t seed = 1; seed <= budget(2000); ++seed) {
+    const RunResult r = run_seed(seed, o, &make_model_target, {}, checks);
+    ASSERT_FALSE(r.failure) << "seed " << seed << ": " << r.failure->detail;
+  }
+}
+
+TEST(Properties, CatalogueHasTwelveInOrder) {
+  ASSERT_EQ(all_properties().size(), 12u);
+  for (size_t i = 0; i < 12; ++i) EXPECT_EQ(all_properties()[i]->id(), "P" + std::to_string(i + 1));
+}
+
+}  // namespace pinsim
