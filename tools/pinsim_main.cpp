@@ -12,6 +12,7 @@
 
 #include "campaign.h"
 #include "json_codec.h"
+#include "property.h"
 #include "shrink.h"
 #include "targets.h"
 #include "trace.h"
@@ -86,6 +87,21 @@ TargetOptions target_options_of(const po::variables_map& vm) {
   return o;
 }
 
+Checks checks_of(const po::variables_map& vm) {
+  Checks c;
+  c.properties = all_properties();
+  if (vm.count("property")) {
+    c.properties.clear();
+    for (const std::string& id : vm["property"].as<std::vector<std::string>>()) {
+      const StepCheck* p = property_by_id(id);
+      if (!p) throw UsageError("--property: unknown property '" + id + "' (P1..P12)");
+      c.properties.push_back(p);
+    }
+  }
+  if (vm.count("no-compare")) c.compare_with_model = !vm["no-compare"].as<bool>();
+  return c;
+}
+
 int cmd_run(const std::vector<std::string>& args) {
   po::options_description desc("pinsim run");
   desc.add_options()
@@ -98,7 +114,9 @@ int cmd_run(const std::vector<std::string>& args) {
       ("profile", po::value<std::string>(), "rfc or mooncake-main (default: rfc)")
       ("shard", po::value<std::string>(), "K/N: run only seeds with seed % N == K")
       ("out", po::value<std::string>()->default_value("pinsim-failure.json"), "where to write the first failing trace")
-      ("trace", po::value<std::string>(), "write the trace of the (single) seed run here");
+      ("trace", po::value<std::string>(), "write the trace of the (single) seed run here")
+      ("property", po::value<std::vector<std::string>>()->composing(), "check only these properties (P1..P12; default all)")
+      ("no-compare", po::bool_switch(), "check properties on the target alone, without comparing it with the model");
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(desc).run(), vm);
   po::notify(vm);
@@ -117,6 +135,7 @@ int cmd_run(const std::vector<std::string>& args) {
     if (!options.profile) throw UsageError("--profile: unknown profile '" + vm["profile"].as<std::string>() + "' (rfc, mooncake-main)");
   }
   const TargetOptions target_options = target_options_of(vm);
+  const Checks checks = checks_of(vm);
   if (vm.count("trace") && first != last) throw UsageError("--trace: records one seed; use --seed");
 
   const bool tty = isatty(STDERR_FILENO);
@@ -126,7 +145,7 @@ int cmd_run(const std::vector<std::string>& args) {
   std::optional<uint64_t> first_failure;
   for (uint64_t seed = first;; ++seed) {
     if (seed % shard_n == shard_k) {
-      RunResult r = run_seed(seed, options, factory, target_options);
+      RunResult r = run_seed(seed, options, factory, target_options, checks);
       if (!r.error.empty()) throw UsageError("--target " + vm["target"].as<std::string>() + ": " + r.error);
       ++seeds;
       steps += r.trace.steps.size();
@@ -154,11 +173,11 @@ int cmd_run(const std::vector<std::string>& args) {
   }
   if (tty) std::fprintf(stderr, "\r%60s\r", "");
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("target %s, seeds %llu..%llu%s%s: %llu seeds, %llu steps, %llu comparisons, %llu failures, %.1f s, %.0f steps/s\n",
+  std::printf("target %s, seeds %llu..%llu%s%s: %llu seeds, %llu steps, %zu properties, %llu checks, %llu failures, %.1f s, %.0f steps/s\n",
               vm["target"].as<std::string>().c_str(), static_cast<unsigned long long>(first),
               static_cast<unsigned long long>(last), options.swarm ? " (swarm)" : "",
               shard_n > 1 ? (" shard " + std::to_string(shard_k) + "/" + std::to_string(shard_n)).c_str() : "",
-              static_cast<unsigned long long>(seeds), static_cast<unsigned long long>(steps),
+              static_cast<unsigned long long>(seeds), static_cast<unsigned long long>(steps), checks.properties.size(),
               static_cast<unsigned long long>(comparisons), static_cast<unsigned long long>(failures), secs,
               secs > 0 ? steps / secs : 0.0);
   return failures ? 1 : 0;
@@ -180,7 +199,7 @@ int cmd_replay(const std::vector<std::string>& args) {
   const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
   const std::string path = vm["trace"].as<std::string>();
   const Trace trace = load_trace(path);
-  RunResult r = replay(trace, factory, target_options_of(vm));
+  RunResult r = replay(trace, factory, target_options_of(vm), Checks{all_properties(), true});
   if (!r.error.empty()) throw UsageError(path + ": $.config: " + r.error);
   if (vm.count("record")) write_file(vm["record"].as<std::string>(), write_trace(r.trace));
   if (r.failure) {
