@@ -11,11 +11,12 @@ namespace {
 
 class Shrinker {
  public:
-  Shrinker(TargetFactory factory, const TargetOptions& options) : factory_(factory), options_(options) {}
+  Shrinker(TargetFactory factory, const TargetOptions& options, const Checks& checks)
+      : factory_(factory), options_(options), checks_(checks) {}
 
   std::optional<Failure> run(const Trace& t) {
     ++replays_;
-    return replay(t, factory_, options_).failure;
+    return replay(t, factory_, options_, checks_).failure;
   }
   std::string signature(const Failure& f, const Trace& t) const {
     return f.what + "|" + std::string(to_string(t.steps[f.step].op.kind)) + "|" + f.field;
@@ -128,7 +129,7 @@ class Shrinker {
     }
     // Record the result: times from the replay, the model's outcomes as
     // expectations, and a planted expectation kept on the failing step.
-    RunResult r = replay(cur, factory_, options_);
+    RunResult r = replay(cur, factory_, options_, checks_);
     ++replays_;
     ShrinkResult out{r.trace, *r.failure, replays_};
     if (out.failure.what == "expect") out.trace.steps.back().expect = cur.steps.back().expect;
@@ -202,14 +203,16 @@ class Shrinker {
 
   TargetFactory factory_;
   TargetOptions options_;
+  Checks checks_;
   std::string signature_;
   size_t replays_ = 0;
 };
 
 }  // namespace
 
-std::optional<ShrinkResult> shrink(const Trace& failing, TargetFactory factory, const TargetOptions& options) {
-  return Shrinker(factory, options).shrink(failing);
+std::optional<ShrinkResult> shrink(const Trace& failing, TargetFactory factory, const TargetOptions& options,
+                                   const Checks& checks) {
+  return Shrinker(factory, options, checks).shrink(failing);
 }
 
 }  // namespace pinsim

@@ -20,6 +20,7 @@ struct ShrinkResult {
 };
 
 // nullopt when `failing` does not fail against the target.
-std::optional<ShrinkResult> shrink(const Trace& failing, TargetFactory factory, const TargetOptions& options = {});
+std::optional<ShrinkResult> shrink(const Trace& failing, TargetFactory factory, const TargetOptions& options = {},
+                                   const Checks& checks = {});
 
 }  // namespace pinsim

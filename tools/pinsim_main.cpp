@@ -12,6 +12,9 @@
 
 #include "campaign.h"
 #include "json_codec.h"
+#ifdef PINSIM_HAVE_EMBEDDED
+#include "mutants.h"
+#endif
 #include "property.h"
 #include "shrink.h"
 #include "targets.h"
@@ -34,6 +37,9 @@ Commands:
              pinsim run --seed 7 --trace seed7.json      (record one seed)
   replay   replay a trace (a scenario, a recorded seed, a CI finding)
              pinsim replay scenarios/rfc/rule7-preserve.json --target model
+  mutants  the mutation score: the campaign against each seeded fault of the
+           embedded target, seeds and time to kill, shrunk counterexample length
+             pinsim mutants --seeds 2000
   shrink   minimise a failing trace; it fails the same way, in fewer steps (exit 1:
            the minimal trace still fails; exit 2: the input does not fail)
              pinsim shrink pinsim-failure.json --out minimal.json
@@ -211,6 +217,23 @@ int cmd_replay(const std::vector<std::string>& args) {
   return 0;
 }
 
+int cmd_mutants(const std::vector<std::string>& args) {
+  po::options_description desc("pinsim mutants");
+  desc.add_options()
+      ("seeds", po::value<uint64_t>()->default_value(2000), "seed budget per fault")
+      ("steps", po::value<uint64_t>()->default_value(200), "steps per seed")
+      ("fault", po::value<std::vector<std::string>>()->composing(), "only these faults");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(desc).run(), vm);
+  po::notify(vm);
+#ifdef PINSIM_HAVE_EMBEDDED
+  return run_mutants(vm["seeds"].as<uint64_t>(), vm["steps"].as<uint64_t>(),
+                     vm.count("fault") ? vm["fault"].as<std::vector<std::string>>() : std::vector<std::string>{});
+#else
+  throw UsageError("mutants: this build has no embedded target");
+#endif
+}
+
 int cmd_shrink(const std::vector<std::string>& args) {
   po::options_description desc("pinsim shrink");
   desc.add_options()
@@ -229,7 +252,7 @@ int cmd_shrink(const std::vector<std::string>& args) {
   const Trace trace = load_trace(path);
   if (auto reason = validate(trace.config)) throw UsageError(path + ": $.config: " + *reason);
   const auto start = std::chrono::steady_clock::now();
-  const auto r = shrink(trace, factory, target_options_of(vm));
+  const auto r = shrink(trace, factory, target_options_of(vm), Checks{all_properties(), true});
   if (!r) throw UsageError(path + ": the trace does not fail against " + vm["target"].as<std::string>() + ", nothing to shrink");
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   write_file(vm["out"].as<std::string>(), write_trace(r->trace));
@@ -253,6 +276,7 @@ int main(int argc, char** argv) {
     if (command == "run") return cmd_run(args);
     if (command == "replay") return cmd_replay(args);
     if (command == "shrink") return cmd_shrink(args);
+    if (command == "mutants") return cmd_mutants(args);
     throw UsageError("unknown command '" + command + "' (try pinsim --help)");
   } catch (const UsageError& e) {
     std::cerr << "pinsim: " << e.what() << "\n";
