@@ -23,6 +23,7 @@ RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory fact
     result.failure = lockstep.step(op, std::nullopt, &result.trace);
   }
   result.comparisons = lockstep.comparisons();
+  result.hits = lockstep.model().hits();
   return result;
 }
 
@@ -45,6 +46,7 @@ RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions&
     if (result.failure) break;
   }
   result.comparisons = lockstep.comparisons();
+  result.hits = lockstep.model().hits();
   return result;
 }
 

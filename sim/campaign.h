@@ -21,6 +21,7 @@ struct RunResult {
   Trace trace;  // every step applied, with the model's outcome as expectation
   std::optional<Failure> failure;
   uint64_t comparisons = 0;
+  RuleHits hits;  // the rules the model applied during the run
   std::string error;  // the target refused the configuration
 };
 

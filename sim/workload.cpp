@@ -33,6 +33,7 @@ void draw_swarm(Choices& c, WorkloadConfig* w, Config* m) {
   if (c.chance(20)) m->max_group_retention_ttl_ms = UINT64_MAX;
   if (c.chance(20)) m->allow_evict_soft_pinned_objects = false;
   if (c.chance(25)) m->tenant_quota_bytes[0] = 64 * (1 + c.pick(4));  // quota near full
+  if (c.chance(50)) m->profile = Profile::MooncakeMain;
   if (c.chance(30)) w->soft_pin_ttls.push_back(UINT64_MAX);
 }
 

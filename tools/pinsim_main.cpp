@@ -11,6 +11,7 @@
 #include <regex>
 
 #include "campaign.h"
+#include "coverage.h"
 #include "json_codec.h"
 #ifdef PINSIM_HAVE_EMBEDDED
 #include "mutants.h"
@@ -122,7 +123,8 @@ int cmd_run(const std::vector<std::string>& args) {
       ("out", po::value<std::string>()->default_value("pinsim-failure.json"), "where to write the first failing trace")
       ("trace", po::value<std::string>(), "write the trace of the (single) seed run here")
       ("property", po::value<std::vector<std::string>>()->composing(), "check only these properties (P1..P12; default all)")
-      ("no-compare", po::bool_switch(), "check properties on the target alone, without comparing it with the model");
+      ("no-compare", po::bool_switch(), "check properties on the target alone, without comparing it with the model")
+      ("coverage", po::bool_switch(), "print the rule-coverage report after the summary");
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(desc).run(), vm);
   po::notify(vm);
@@ -148,6 +150,7 @@ int cmd_run(const std::vector<std::string>& args) {
   const auto start = std::chrono::steady_clock::now();
   auto last_progress = start;
   uint64_t seeds = 0, steps = 0, comparisons = 0, failures = 0;
+  RuleHits hits;
   std::optional<uint64_t> first_failure;
   for (uint64_t seed = first;; ++seed) {
     if (seed % shard_n == shard_k) {
@@ -156,6 +159,7 @@ int cmd_run(const std::vector<std::string>& args) {
       ++seeds;
       steps += r.trace.steps.size();
       comparisons += r.comparisons;
+      hits.merge(r.hits);
       if (vm.count("trace")) write_file(vm["trace"].as<std::string>(), write_trace(r.trace));
       if (r.failure) {
         ++failures;
@@ -186,6 +190,7 @@ int cmd_run(const std::vector<std::string>& args) {
               static_cast<unsigned long long>(seeds), static_cast<unsigned long long>(steps), checks.properties.size(),
               static_cast<unsigned long long>(comparisons), static_cast<unsigned long long>(failures), secs,
               secs > 0 ? steps / secs : 0.0);
+  if (vm["coverage"].as<bool>()) print_coverage(hits, stdout);
   return failures ? 1 : 0;
 }
 
@@ -195,7 +200,8 @@ int cmd_replay(const std::vector<std::string>& args) {
       ("trace", po::value<std::string>(), "trace file")
       ("target", po::value<std::string>()->default_value("model"), "target to check against the model")
       ("fault", po::value<std::vector<std::string>>()->composing(), "switch on a seeded fault of the target (repeatable)")
-      ("record", po::value<std::string>(), "write the replayed trace here");
+      ("record", po::value<std::string>(), "write the replayed trace here")
+      ("require-rule", po::bool_switch(), "fail unless the model applied the trace's own rule");
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
@@ -211,6 +217,14 @@ int cmd_replay(const std::vector<std::string>& args) {
   if (r.failure) {
     print_failure(*r.failure, "");
     return 1;
+  }
+  if (vm["require-rule"].as<bool>()) {
+    const auto rule = parse_rule(trace.rule);
+    if (!rule) throw UsageError(path + ": $.rule: unknown rule '" + trace.rule + "'");
+    if (r.hits[*rule] == 0) {
+      std::printf("%s: the model never applied rule %s during the replay\n", path.c_str(), trace.rule.c_str());
+      return 1;
+    }
   }
   std::printf("%s: %zu steps replayed against %s, all matched\n", path.c_str(), trace.steps.size(),
               vm["target"].as<std::string>().c_str());

@@ -41,7 +41,8 @@ class EmbeddedMaster final : public Target {
   size_t stored_deadlines() const;  // objects with a stored deadline
   // The soft-pin part of one cleanup cycle, through the index (the RFC's
   // cycle) or by scanning every object (kept for comparison); both return
-  // how many pins they cleared.
+  // how many pins they cleared. Not to be run concurrently with a snapshot
+  // or restore (apply's Cleanup op is the thread-safe way).
   int64_t run_expiry_cycle(Time now);
   int64_t run_scan_cycle(Time now);
 
@@ -131,8 +132,11 @@ class EmbeddedMaster final : public Target {
   const Config config_;
   const Faults faults_;
   std::atomic<Time> last_now_{0};
-  // Lock order: op stripe -> snapshot_mutex_ -> shards (ascending) ->
-  // alloc_mutex_ -> route_mutex_ -> the deadline index's mutex.
+  // Lock order: snapshot_mutex_ (shared for ops, exclusive for snapshot and
+  // restore) -> op stripe (Starts only) -> shards (ascending; a path that
+  // moves an object releases one before taking the next) -> alloc_mutex_ ->
+  // route_mutex_ -> the deadline index's mutex. The object lock is taken
+  // under a shard lock and released before the index mutex.
   std::array<std::mutex, 64> op_locks_;  // AcquireObjectOperationLock stripes
   mutable std::shared_mutex snapshot_mutex_;
   std::array<Shard, kShardCount> shards_;

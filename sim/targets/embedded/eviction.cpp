@@ -18,6 +18,9 @@ int64_t ceil_pct(uint64_t base, uint32_t pct) { return static_cast<int64_t>((bas
 bool EmbeddedMaster::normalise_if_expired(ObjectId id, Time now) {
   size_t shard = 0;
   ObjectMetadata* md = find_locked(id, &shard);
+  // F14: a stored deadline protects whatever now is: the expired pin is
+  // neither treated as ordinary cache nor normalised (P5 catches it).
+  if (faults_.f14_expired_pin_protects && md->committed_deadline()) return true;
   const SoftPinEvaluation eval = md->evaluate(now);
   apply_evaluation(id, shard, eval);
   return eval.active;

@@ -7,7 +7,7 @@ namespace pinsim::embedded {
 
 namespace {
 
-constexpr std::array<FaultInfo, 13> kFaults{{
+constexpr std::array<FaultInfo, 15> kFaults{{
     {"F1", "reads renew the soft pin (the pre-#2909 behaviour)", &Faults::f1_reads_renew_soft_pin},
     {"F2", "cleanup clears a pin without the deadline-equality check (stale index entry)",
      &Faults::f2_cleanup_skips_deadline_check},
@@ -23,6 +23,9 @@ constexpr std::array<FaultInfo, 13> kFaults{{
     {"F11", "restore keeps an expired deadline active", &Faults::f11_restore_keeps_expired_deadline},
     {"F12", "a failed restore candidate leaks index registrations", &Faults::f12_failed_restore_leaks_registrations},
     {"F13", "the expiry cycle pops only deadlines < now (off by one at the deadline)", &Faults::f13_expiry_off_by_one},
+    {"F14", "eviction treats a stored but expired pin as still active (no now < D test)", &Faults::f14_expired_pin_protects},
+    {"F15", "RetainGroups copies the group deadline into members' soft pins (RFC Separation)",
+     &Faults::f15_retention_writes_soft_pin},
 }};
 
 }  // namespace

@@ -24,6 +24,8 @@ struct Faults {
   bool f11_restore_keeps_expired_deadline = false;  // F11
   bool f12_failed_restore_leaks_registrations = false;  // F12
   bool f13_expiry_off_by_one = false;             // F13 (beyond DESIGN.md)
+  bool f14_expired_pin_protects = false;          // F14 (beyond DESIGN.md)
+  bool f15_retention_writes_soft_pin = false;     // F15 (beyond DESIGN.md)
 };
 
 struct FaultInfo {

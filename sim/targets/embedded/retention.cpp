@@ -68,6 +68,10 @@ Outcome EmbeddedMaster::retain_groups(const Op& op, Time now) {
       for (KeyId k : members->second) {
         ObjectMetadata* md = find_in(shard, {tenant, k});
         md->lease = std::max(md->lease, deadline);
+        // F15: the group deadline is also written into the member's committed
+        // soft pin, the per-member duplication RFC 3028 forbids (P12).
+        if (faults_.f15_retention_writes_soft_pin && md->committed_deadline() != deadline)
+          apply_evaluation({tenant, k}, shard, md->renew_to(deadline));
       }
     }
     out.retained.push_back(RetainResult::Accepted);

@@ -4,7 +4,10 @@
 // retain_groups on main) is redrawn instead of applied, and a configuration
 // the adapter refuses is skipped and counted instead of ending the campaign.
 //
-//   mooncake_campaign FIRST LAST STEPS [--swarm] [--out DIR] [--quiet]
+//   mooncake_campaign FIRST LAST STEPS [--swarm] [--out DIR] [--quiet] [--without OP]...
+//
+// --without OP sets the weight of an op kind to 0 (e.g. to look past a known
+// divergence in snapshot/restore).
 //
 // Writes the trace of each failing seed to DIR/seed-<n>.json (replayable
 // with `pinsim replay --target mooncake`). Exit status 1 when a seed failed.
@@ -13,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "mooncake_target.h"
 #include "runner.h"
@@ -23,16 +27,25 @@ using namespace pinsim;
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s FIRST LAST STEPS [--swarm] [--out DIR] [--quiet]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s FIRST LAST STEPS [--swarm] [--out DIR] [--quiet] [--without OP]...\n", argv[0]);
     return 2;
   }
   const uint64_t first = std::stoull(argv[1]), last = std::stoull(argv[2]), steps = std::stoull(argv[3]);
   bool swarm = false, quiet = false;
   std::string out;
+  std::vector<OpKind> without;
   for (int i = 4; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--swarm")) swarm = true;
     else if (!std::strcmp(argv[i], "--quiet")) quiet = true;
     else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+    else if (!std::strcmp(argv[i], "--without") && i + 1 < argc) {
+      auto kind = parse_op_kind(argv[++i]);
+      if (!kind) {
+        std::fprintf(stderr, "unknown op %s\n", argv[i]);
+        return 2;
+      }
+      without.push_back(*kind);
+    }
   }
   const Profile profile = *parse_profile(mooncake_target_profile());
   std::printf("%s\n", std::string(mooncake_target_description()).c_str());
@@ -43,6 +56,7 @@ int main(int argc, char** argv) {
     WorkloadConfig workload;
     Config config;
     if (swarm) draw_swarm(choices, &workload, &config);
+    for (OpKind k : without) workload.weights[static_cast<int>(k)] = 0;
     config.profile = profile;
     Trace trace;
     trace.seed = seed;

@@ -39,6 +39,7 @@
 #include "ha/snapshot/master_snapshot_codec.h"
 #include "master_metric_manager.h"
 #include "master_service.h"
+#include "random.h"
 
 // ---------------------------------------------------------------------------
 // 1. Virtual clock and shortened sleeps (process-wide; one target at a time).
@@ -390,6 +391,10 @@ class MooncakeTarget final : public Target {
       case OpKind::Remove:
         return outcome_of(service_->Remove(key, tenant, op.force));
       case OpKind::Evict:
+        // BatchEvict's second pass scans shards from randomIndex(kNumShards),
+        // drawn from this thread's engine: seed it per pass so that the same
+        // trace evicts the same objects every time.
+        mc::threadLocalRandomEngine().seed(0x70696e73696dull + evictions_++);
         service_->RunBatchEvictForTesting(op.evict_target_pct / 100.0, op.evict_lowerbound_pct / 100.0);
         return Outcome{};
       case OpKind::Cleanup:
@@ -546,6 +551,7 @@ class MooncakeTarget final : public Target {
   std::vector<mc::ha::MasterSnapshotPayloads> snapshots_;
   int64_t baseline_ = 0;
   Time last_now_ = 0;
+  uint64_t evictions_ = 0;
 };
 
 void quiet_logging() {

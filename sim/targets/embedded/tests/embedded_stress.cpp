@@ -16,6 +16,8 @@ using namespace pinsim;
 
 namespace {
 
+constexpr uint64_t kTtls[] = {0, 50, 5'000, 10'000'000};
+
 Op random_op(Prng& rng) {
   Op op;
   op.client = 1 + static_cast<ClientId>(rng.below(3));
@@ -28,7 +30,7 @@ Op random_op(Prng& rng) {
     op.nof_replicas = static_cast<uint32_t>(rng.below(2));
     op.group = static_cast<GroupId>(rng.below(4));
     op.soft_pin.action = static_cast<uint8_t>(rng.below(3));
-    if (op.soft_pin.action == static_cast<uint8_t>(SoftPinAction::Enable)) op.soft_pin.ttl_ms = rng.below(3) * 50;
+    if (op.soft_pin.action == static_cast<uint8_t>(SoftPinAction::Enable)) op.soft_pin.ttl_ms = kTtls[rng.below(4)];
   } else if (r < 40) {
     op.kind = rng.below(2) ? OpKind::PutEnd : OpKind::UpsertEnd;
     op.selector = static_cast<ReplicaSelector>(rng.below(3));
@@ -51,9 +53,7 @@ Op random_op(Prng& rng) {
   } else if (r < 92) {
     op.kind = OpKind::Cleanup;
   } else if (r < 95) {
-    op.kind = OpKind::Snapshot;
-  } else if (r < 97) {
-    op.kind = OpKind::Restore;
+    op.kind = rng.below(20) ? OpKind::Snapshot : OpKind::Restore;
     op.fail_first_candidate = rng.below(2);
   } else {
     op.kind = OpKind::Advance;

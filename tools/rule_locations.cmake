@@ -1,0 +1,21 @@
+# Generates rule_locations.h: for each rule of model/rules.h, the places in
+# model/*.cpp that mark it (hits_.hit(Rule::X)), so the coverage report can
+# say which code implements a rule. Run at build time by tools/CMakeLists.txt.
+file(GLOB sources ${MODEL_DIR}/*.cpp)
+list(SORT sources)
+set(entries "")
+foreach(src ${sources})
+  get_filename_component(base ${src} NAME)
+  file(STRINGS ${src} lines)
+  set(n 0)
+  foreach(line IN LISTS lines)
+    math(EXPR n "${n} + 1")
+    string(REGEX MATCHALL "Rule::[A-Z][A-Za-z0-9]+" marks "${line}")
+    foreach(m IN LISTS marks)
+      string(REPLACE "Rule::" "" id "${m}")
+      string(APPEND entries "    {Rule::${id}, \"model/${base}:${n}\"},\n")
+    endforeach()
+  endforeach()
+endforeach()
+file(WRITE ${OUT}.tmp "// Generated from model/*.cpp by tools/rule_locations.cmake; do not edit.\n#pragma once\n#include \"rules.h\"\nnamespace pinsim {\nstruct RuleLocation { Rule rule; const char* where; };\ninline constexpr RuleLocation kRuleLocations[] = {\n${entries}};\n}  // namespace pinsim\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUT}.tmp ${OUT})
