@@ -135,6 +135,14 @@ Outcome Model::evict(const Op& op, Time now) {
   int64_t evicted = 0;
   std::vector<Time> leftover;
   const int64_t k = std::min<int64_t>(ceil_pct(base, target), static_cast<int64_t>(no_pin.size()));
+  // Mooncake main's pass 1 with a target below 10/44 collects its frontier by
+  // re-scanning every object whose lease expired, evictable or not, through
+  // IsSoftPinActive: stale pins found there are normalised (gauge -1) too
+  // (found by the Mooncake lane; docs/interpretations.md).
+  if (k > 0 && target * 44 < 1000) {
+    for (auto& [id, obj] : objects_)
+      if (now >= obj.lease) normalise_if_expired(id, obj, now);
+  }
   if (k > 0) {
     const Time cutoff = no_pin[k - 1].lease;
     int64_t done = 0;

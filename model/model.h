@@ -50,9 +50,15 @@ class Model {
     SoftPinAction action;
     uint64_t ttl_ms;
   };
+  struct Discarded {
+    Time release_at;
+    std::vector<Replica> replicas;
+    uint64_t size;
+  };
   struct SnapshotImage {
     std::map<ObjectId, Object> objects;
     ReplicaId next_replica_id;
+    std::vector<Discarded> discarded;  // serialised with the metadata, as Mooncake does
   };
 
   // write_path.cpp
@@ -80,6 +86,7 @@ class Model {
   // snapshot.cpp
   Outcome snapshot();
   Outcome restore(const Op& op, Time now);
+  void restore_discarded(const SnapshotImage& image);
   // retention.cpp (PR 2835)
   Outcome retain_groups(const Op& op, Time now);
   void inherit_retention(ObjectId id, Object& obj, Time now);
@@ -131,11 +138,6 @@ class Model {
   std::set<GroupKey> groups_needing_refresh_;
   std::map<GroupKey, Time> retention_;  // PR 2835 retention deadlines
   uint64_t retained_group_count_ = 0;   // PR 2835 admission counter
-  struct Discarded {
-    Time release_at;
-    std::vector<Replica> replicas;
-    uint64_t size;
-  };
   std::vector<Discarded> discarded_;
   std::vector<SnapshotImage> snapshots_;
   Time last_now_ = 0;

@@ -4,17 +4,29 @@
 // after decoding, and the master falls back to the next: a failed candidate
 // leaves nothing behind. With no usable candidate the master starts empty and
 // the op returns INTERNAL_ERROR. The PR 2835 retention table is not durable.
+// Discarded replicas (memory held after preemption or replacement) are saved
+// and restored with the metadata, as Mooncake main does (found by the
+// Mooncake lane; docs/interpretations.md).
 #include "model.h"
 
 namespace pinsim {
 
 Outcome Model::snapshot() {
-  SnapshotImage image{objects_, next_replica_id_};
+  SnapshotImage image{objects_, next_replica_id_, discarded_};
   if (!rules_for(config_.profile).snapshot_keeps_soft_pin) {
     for (auto& [id, obj] : image.objects) obj.deadline.reset();  // slots written as false/0
   }
   snapshots_.push_back(std::move(image));
   return Outcome{};
+}
+
+// Replicas waiting to be freed are part of the snapshot (Mooncake's
+// MetadataSerializer writes discarded_replicas_): their memory is held again
+// until their release time and the next eviction pass.
+void Model::restore_discarded(const SnapshotImage& image) {
+  discarded_ = image.discarded;
+  for (const Discarded& d : discarded_)
+    for (const Replica& r : d.replicas) segment_used_[r.segment] += d.size;
 }
 
 Outcome Model::restore(const Op& op, Time now) {
@@ -37,9 +49,15 @@ Outcome Model::restore(const Op& op, Time now) {
   next_replica_id_ = image.next_replica_id;
   hits_.hit(rules.snapshot_keeps_soft_pin ? Rule::RestoreRfc : Rule::RestoreMain);
   for (const auto& [id, saved] : image.objects) {
-    Object obj = saved;
-    obj.pending.reset();
-    obj.processing = false;
+    // What a snapshot carries: no write intent and no processing state.
+    Object obj;
+    obj.client = saved.client;
+    obj.size = saved.size;
+    obj.replicas = saved.replicas;
+    obj.deadline = saved.deadline;
+    obj.lease = saved.lease;
+    obj.put_start_time = saved.put_start_time;
+    obj.group = saved.group;
     // RFC restore step 1: an expired soft deadline is normalised to Disabled.
     if (obj.deadline && *obj.deadline <= now) obj.deadline.reset();
     // Steps 2-4: a non-COMPLETE object is dropped; an expired lease drops the
@@ -58,6 +76,7 @@ Outcome Model::restore(const Op& op, Time now) {
     Object& stored = insert_object(id, std::move(obj));
     set_deadline(id, stored, deadline);  // step 5: index rebuilt from survivors
   }
+  restore_discarded(image);
   return Outcome{};
 }
 

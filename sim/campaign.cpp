@@ -19,7 +19,10 @@ RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory fact
   Lockstep lockstep(config, *target, checks);
   Workload generator(workload, config);
   for (uint64_t i = 0; i < options.steps && !result.failure; ++i) {
-    const Op op = generator.next(choices, lockstep.model(), lockstep.now());
+    Op op = generator.next(choices, lockstep.model(), lockstep.now());
+    for (int tries = 0; tries < 64 && !target->supports(op); ++tries)
+      op = generator.next(choices, lockstep.model(), lockstep.now());
+    if (!target->supports(op)) op = Op{.kind = OpKind::Advance, .advance_ms = 1};
     result.failure = lockstep.step(op, std::nullopt, &result.trace);
   }
   result.comparisons = lockstep.comparisons();

@@ -20,6 +20,10 @@ class Target {
   virtual std::string_view name() const = 0;
   virtual Capabilities capabilities() const = 0;
   virtual Outcome apply(const Op& op, Time now) = 0;
+  // False for an op this target cannot perform (it would answer UNSUPPORTED);
+  // campaigns draw another op instead, so only what both sides can do is
+  // compared. Replayed traces are never altered: there, UNSUPPORTED shows.
+  virtual bool supports(const Op&) const { return true; }
   virtual View view(Time now) const = 0;
 };
 

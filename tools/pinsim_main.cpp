@@ -141,6 +141,10 @@ int cmd_run(const std::vector<std::string>& args) {
   if (vm.count("profile")) {
     options.profile = parse_profile(vm["profile"].as<std::string>());
     if (!options.profile) throw UsageError("--profile: unknown profile '" + vm["profile"].as<std::string>() + "' (rfc, mooncake-main)");
+  } else if (auto p = default_profile(vm["target"].as<std::string>())) {
+    options.profile = p;
+    std::fprintf(stderr, "pinsim: target %s is checked against profile %s\n", vm["target"].as<std::string>().c_str(),
+                 std::string(to_string(*p)).c_str());
   }
   const TargetOptions target_options = target_options_of(vm);
   const Checks checks = checks_of(vm);
@@ -149,13 +153,18 @@ int cmd_run(const std::vector<std::string>& args) {
   const bool tty = isatty(STDERR_FILENO);
   const auto start = std::chrono::steady_clock::now();
   auto last_progress = start;
-  uint64_t seeds = 0, steps = 0, comparisons = 0, failures = 0;
+  uint64_t seeds = 0, steps = 0, comparisons = 0, failures = 0, refused = 0;
   RuleHits hits;
   std::optional<uint64_t> first_failure;
   for (uint64_t seed = first;; ++seed) {
     if (seed % shard_n == shard_k) {
       RunResult r = run_seed(seed, options, factory, target_options, checks);
-      if (!r.error.empty()) throw UsageError("--target " + vm["target"].as<std::string>() + ": " + r.error);
+      if (!r.error.empty() && !options.swarm) throw UsageError("--target " + vm["target"].as<std::string>() + ": " + r.error);
+      if (!r.error.empty()) {  // a swarm draw the target cannot express: counted, not run
+        ++refused;
+        if (seed == last) break;
+        continue;
+      }
       ++seeds;
       steps += r.trace.steps.size();
       comparisons += r.comparisons;
@@ -190,6 +199,7 @@ int cmd_run(const std::vector<std::string>& args) {
               static_cast<unsigned long long>(seeds), static_cast<unsigned long long>(steps), checks.properties.size(),
               static_cast<unsigned long long>(comparisons), static_cast<unsigned long long>(failures), secs,
               secs > 0 ? steps / secs : 0.0);
+  if (refused) std::printf("%llu swarm configurations refused by the target (not run)\n", static_cast<unsigned long long>(refused));
   if (vm["coverage"].as<bool>()) print_coverage(hits, stdout);
   return failures ? 1 : 0;
 }

@@ -33,6 +33,14 @@ TargetFactory find_target(const std::string& name) {
   return nullptr;
 }
 
+std::optional<Profile> default_profile(const std::string& name) {
+#ifdef PINSIM_HAVE_MOONCAKE
+  if (name == "mooncake") return parse_profile(mooncake_target_profile());
+#endif
+  (void)name;
+  return std::nullopt;
+}
+
 std::vector<std::string> target_names() {
   std::vector<std::string> names;
   for (const Entry& e : kTargets) names.push_back(e.name);

@@ -69,6 +69,7 @@ class EmbeddedMaster final : public Target {
   struct SnapshotImage {
     std::vector<ObjectRecord> objects;
     ReplicaId next_replica_id;
+    std::vector<Discarded> discarded;  // MetadataSerializer writes discarded_replicas_
   };
   using ShardLock = std::unique_lock<std::shared_mutex>;
   struct AllShards {  // every shard's write lock, in index order

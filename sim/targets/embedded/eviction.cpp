@@ -109,6 +109,12 @@ Outcome EmbeddedMaster::evict(const Op& op, Time now) {
   int64_t evicted = 0;
   std::vector<Time> leftover;
   const int64_t k = std::min<int64_t>(ceil_pct(base, target), static_cast<int64_t>(no_pin.size()));
+  // collect_candidates' frontier re-scan (target < 10/44): every lease-expired
+  // object goes through IsSoftPinActive, evictable or not.
+  if (k > 0 && target * 44 < 1000) {
+    for (ObjectId id : all_ids_locked())
+      if (now >= find_locked(id)->lease) normalise_if_expired(id, now);
+  }
   if (k > 0) {
     const Time cutoff = no_pin[k - 1].lease;
     int64_t done = 0;

@@ -26,6 +26,7 @@ Outcome EmbeddedMaster::snapshot() {  // snapshot_mutex_ held exclusively
   {
     std::lock_guard lock(alloc_mutex_);
     image.next_replica_id = next_replica_id_;
+    image.discarded = discarded_;
   }
   snapshots_.push_back(std::move(image));
   return Outcome{};
@@ -58,6 +59,9 @@ void EmbeddedMaster::decode(const SnapshotImage& image, Time now) {
   {
     std::lock_guard lock(alloc_mutex_);
     next_replica_id_ = image.next_replica_id;
+    discarded_ = image.discarded;  // their memory is held again until released
+    for (const Discarded& d : discarded_)
+      for (const Replica& r : d.replicas) segment_used_[r.segment] += d.size;
   }
   for (const ObjectRecord& rec : image.objects) {
     std::optional<Time> deadline = rec.deadline;

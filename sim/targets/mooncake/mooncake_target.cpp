@@ -343,6 +343,7 @@ class MooncakeTarget final : public Target {
 
   std::string_view name() const override { return "mooncake"; }
 
+  bool supports(const Op& op) const override { return mooncake_target_supports(op); }
   Capabilities capabilities() const override {
     Capabilities caps = kCapObjects | kCapDeadline | kCapLease | kCapGauge;
 #if PINSIM_MC_HAS_SOFT_PIN_ACTION
