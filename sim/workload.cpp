@@ -46,7 +46,12 @@ Op Workload::start(Choices& c, OpKind kind) {
   op.memory_replicas = static_cast<uint32_t>(c.pick(3));
   op.nof_replicas = static_cast<uint32_t>(c.pick(2));
   if (op.memory_replicas + op.nof_replicas == 0) op.memory_replicas = 1;
-  op.group = w_.groups == 0 || c.chance(50) ? 0 : 1 + static_cast<GroupId>(c.pick(w_.groups));
+  // Odd keys belong to a group fixed by the key, so groups gather members
+  // over a run; now and then a write names another group (INVALID_PARAMS on
+  // an existing key, or an ungrouped replacement after preemption).
+  if (w_.groups == 0) op.group = 0;
+  else if (c.chance(5)) op.group = static_cast<GroupId>(c.pick(w_.groups + 1));
+  else op.group = op.object.key % 2 ? 1 + (op.object.key / 2) % w_.groups : 0;
   const uint64_t a = c.pick(3);
   op.soft_pin.action = static_cast<uint8_t>(a);
   if (a == static_cast<uint64_t>(SoftPinAction::Enable) && c.chance(70)) op.soft_pin.ttl_ms = pick_of(c, w_.soft_pin_ttls);
@@ -67,8 +72,11 @@ Op Workload::advance(Choices& c, const Model& model, Time now) {
   // Aim at an upcoming deadline or lease end exactly, one before, or one after.
   std::vector<Time> marks;
   for (const auto& [id, obj] : model.objects()) {
-    if (obj.deadline && *obj.deadline > now && *obj.deadline != kTimeMax) marks.push_back(*obj.deadline);
-    if (obj.lease > now) marks.push_back(obj.lease);
+    // Generated time stays below kTimeMax / 2: at the saturation point itself
+    // every new deadline equals now and is expired at birth, which no real
+    // master reaches (docs/interpretations.md).
+    if (obj.deadline && *obj.deadline > now && *obj.deadline < kTimeMax / 2) marks.push_back(*obj.deadline);
+    if (obj.lease > now && obj.lease < kTimeMax / 2) marks.push_back(obj.lease);
   }
   if (!marks.empty() && c.chance(40)) {
     const Time mark = marks[c.pick(marks.size())];
