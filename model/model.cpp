@@ -83,12 +83,6 @@ uint64_t Model::release_discarded(Time now) {
   return released;
 }
 
-Object& Model::insert_object(ObjectId id, Object obj) {
-  auto it = objects_.emplace(id, std::move(obj)).first;
-  index_.emplace(id, it);
-  return it->second;
-}
-
 void Model::erase_object(std::map<ObjectId, Object>::iterator it) {
   Object& obj = it->second;
   set_deadline(it->first, obj, std::nullopt);  // the destructor owns the -1
@@ -105,7 +99,6 @@ void Model::erase_object(std::map<ObjectId, Object>::iterator it) {
       }
     }
   }
-  index_.erase(it->first);
   objects_.erase(it);
 }
 

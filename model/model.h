@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "object.h"
+#include "object_table.h"
 #include "op.h"
 #include "outcome.h"
 #include "rules.h"
@@ -37,10 +38,14 @@ class Model {
   // One object's view (nullopt when absent); cheap, for incremental checks.
   std::optional<ObjectView> object_view(ObjectId id) const;
 
+  // A canonical encoding of the whole state, times relative to `now`, for
+  // the bounded explorer's visited set (canonical.cpp).
+  std::string canonical_state(Time now) const;
+
   const Config& config() const { return config_; }
   int64_t gauge() const { return gauge_; }
   const RuleHits& hits() const { return hits_; }
-  const std::map<ObjectId, Object>& objects() const { return objects_; }
+  const std::map<ObjectId, Object>& objects() const { return objects_.map(); }
 
  private:
   explicit Model(const Config& config);
@@ -108,25 +113,13 @@ class Model {
   // held memory (eviction counts them against its second-pass quota).
   uint64_t release_discarded(Time now);
 
-  using ObjectMap = std::map<ObjectId, Object>;
-  // Ordered for Views and scans; index_ gives O(1) lookups by id. Both change
-  // only in insert_object and erase_object.
-  ObjectMap::iterator find_object(ObjectId id) {
-    auto it = index_.find(id);
-    return it == index_.end() ? objects_.end() : it->second;
-  }
-  ObjectMap::const_iterator find_object(ObjectId id) const {
-    auto it = index_.find(id);
-    return it == index_.end() ? objects_.cend() : ObjectMap::const_iterator(it->second);
-  }
-  Object& insert_object(ObjectId id, Object obj);
-  struct IdHash {
-    size_t operator()(ObjectId id) const { return (uint64_t{id.tenant} << 32 | id.key) * 0x9e3779b97f4a7c15ull >> 16; }
-  };
+  using ObjectMap = ObjectTable::Map;
+  ObjectMap::iterator find_object(ObjectId id) { return objects_.find(id); }
+  ObjectMap::const_iterator find_object(ObjectId id) const { return objects_.find(id); }
+  Object& insert_object(ObjectId id, Object obj) { return objects_.insert(id, std::move(obj)); }
 
   Config config_;
-  ObjectMap objects_;
-  std::unordered_map<ObjectId, ObjectMap::iterator, IdHash> index_;
+  ObjectTable objects_;
   std::vector<uint64_t> segment_used_;
   std::map<TenantId, uint64_t> tenant_used_;
   int64_t gauge_ = 0;

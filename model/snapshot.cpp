@@ -12,7 +12,7 @@
 namespace pinsim {
 
 Outcome Model::snapshot() {
-  SnapshotImage image{objects_, next_replica_id_, discarded_};
+  SnapshotImage image{objects_.map(), next_replica_id_, discarded_};
   if (!rules_for(config_.profile).snapshot_keeps_soft_pin) {
     for (auto& [id, obj] : image.objects) obj.deadline.reset();  // slots written as false/0
   }

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "prng.h"
@@ -16,7 +17,17 @@ class Choices {
   virtual ~Choices() = default;
   // A value in [0, n); n >= 1.
   virtual uint64_t pick(uint64_t n) = 0;
-  bool chance(uint32_t percent) { return pick(100) < percent; }
+  // A biased coin. The exhaustive source takes both sides once.
+  virtual bool chance(uint32_t percent) { return pick(100) < percent; }
+  // An index drawn with the given weights; zero weights are never drawn.
+  virtual size_t pick_weighted(std::span<const uint32_t> weights) {
+    uint64_t total = 0;
+    for (uint32_t w : weights) total += w;
+    uint64_t r = pick(total);
+    size_t i = 0;
+    while (r >= weights[i]) r -= weights[i++];
+    return i;
+  }
 };
 
 class RandomChoices final : public Choices {
@@ -39,6 +50,17 @@ class OdometerChoices final : public Choices {
     d.bound = n;
     if (d.value >= n) d.value = n ? n - 1 : 0;
     return d.value;
+  }
+  bool chance(uint32_t percent) override {
+    if (percent == 0) return false;
+    if (percent >= 100) return true;
+    return pick(2) == 1;
+  }
+  size_t pick_weighted(std::span<const uint32_t> weights) override {
+    std::vector<size_t> live;
+    for (size_t i = 0; i < weights.size(); ++i)
+      if (weights[i] > 0) live.push_back(i);
+    return live[pick(live.size())];
   }
   // Prepares the next run; false when every sequence has been produced.
   bool next() {

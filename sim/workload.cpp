@@ -60,7 +60,7 @@ Op Workload::start(Choices& c, OpKind kind) {
       case 0: op.soft_pin = {static_cast<uint8_t>(SoftPinAction::Preserve), 1000}; break;
       case 1: op.soft_pin = {static_cast<uint8_t>(SoftPinAction::Disable), 1000}; break;
       case 2: op.soft_pin = {static_cast<uint8_t>(SoftPinAction::Enable), master_.max_kv_soft_pin_ttl_ms == UINT64_MAX ? UINT64_MAX : master_.max_kv_soft_pin_ttl_ms + 1}; break;
-      default: op.soft_pin = {static_cast<uint8_t>(3 + c.pick(253)), std::nullopt}; break;
+      default: op.soft_pin = {static_cast<uint8_t>(c.chance(50) ? 3 : 255), std::nullopt}; break;
     }
   }
   return op;
@@ -90,11 +90,7 @@ Op Workload::advance(Choices& c, const Model& model, Time now) {
 }
 
 Op Workload::next(Choices& c, const Model& model, Time now) {
-  const uint64_t total = std::accumulate(w_.weights.begin(), w_.weights.end(), uint64_t{0});
-  uint64_t r = c.pick(total);
-  int kind = 0;
-  while (r >= w_.weights[kind]) r -= w_.weights[kind++];
-  const OpKind k = static_cast<OpKind>(kind);
+  const OpKind k = static_cast<OpKind>(c.pick_weighted(w_.weights));
   switch (k) {
     case OpKind::PutStart:
     case OpKind::UpsertStart:
@@ -128,7 +124,8 @@ Op Workload::next(Choices& c, const Model& model, Time now) {
     case OpKind::Evict: {
       static const uint32_t kPct[] = {5, 25, 50, 100};
       op.evict_target_pct = kPct[c.pick(4)];
-      op.evict_lowerbound_pct = static_cast<uint32_t>(c.pick(op.evict_target_pct + 1));
+      const uint32_t bounds[] = {0, op.evict_target_pct / 2, op.evict_target_pct};
+      op.evict_lowerbound_pct = bounds[c.pick(3)];
       break;
     }
     case OpKind::Restore: op.fail_first_candidate = c.chance(30); break;

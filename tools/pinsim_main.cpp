@@ -12,6 +12,7 @@
 
 #include "campaign.h"
 #include "coverage.h"
+#include "explorer.h"
 #include "json_codec.h"
 #ifdef PINSIM_HAVE_EMBEDDED
 #include "mutants.h"
@@ -38,6 +39,8 @@ Commands:
              pinsim run --seed 7 --trace seed7.json      (record one seed)
   replay   replay a trace (a scenario, a recorded seed, a CI finding)
              pinsim replay scenarios/rfc/rule7-preserve.json --target model
+  explore  every op sequence up to a depth over a small universe, breadth first
+             pinsim explore --depth 4 --keys 2 --actors 2 --tenants 1 --groups 1
   mutants  the mutation score: the campaign against each seeded fault of the
            embedded target, seeds and time to kill, shrunk counterexample length
              pinsim mutants --seeds 2000
@@ -241,6 +244,51 @@ int cmd_replay(const std::vector<std::string>& args) {
   return 0;
 }
 
+int cmd_explore(const std::vector<std::string>& args) {
+  po::options_description desc("pinsim explore");
+  desc.add_options()
+      ("depth", po::value<uint32_t>()->default_value(4), "maximum number of ops")
+      ("keys", po::value<uint32_t>()->default_value(2), "keys in the universe")
+      ("actors", po::value<uint32_t>()->default_value(2), "actors (clients)")
+      ("tenants", po::value<uint32_t>()->default_value(1), "tenants")
+      ("groups", po::value<uint32_t>()->default_value(1), "groups")
+      ("profile", po::value<std::string>()->default_value("rfc"), "rfc or mooncake-main")
+      ("target", po::value<std::string>(), "also run each transition in lockstep against this target")
+      ("fault", po::value<std::vector<std::string>>()->composing(), "seeded fault of the target (repeatable)")
+      ("memory-mb", po::value<uint64_t>()->default_value(1024), "stop cleanly when the visited set would exceed this")
+      ("out", po::value<std::string>()->default_value("pinsim-explore-failure.json"), "where to write a counterexample");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(desc).run(), vm);
+  po::notify(vm);
+  ExploreOptions o;
+  o.max_depth = vm["depth"].as<uint32_t>();
+  o.workload.keys = vm["keys"].as<uint32_t>();
+  o.workload.actors = vm["actors"].as<uint32_t>();
+  o.workload.tenants = vm["tenants"].as<uint32_t>();
+  o.workload.groups = vm["groups"].as<uint32_t>();
+  if (!o.workload.keys || !o.workload.actors || !o.workload.tenants) throw UsageError("explore: keys, actors and tenants must be at least 1");
+  o.workload.sizes = {32};
+  o.workload.soft_pin_ttls = {500};
+  o.workload.retention_ttls = {500, 5000};
+  auto profile = parse_profile(vm["profile"].as<std::string>());
+  if (!profile) throw UsageError("--profile: unknown profile '" + vm["profile"].as<std::string>() + "'");
+  o.config.profile = *profile;
+  o.max_memory_bytes = vm["memory-mb"].as<uint64_t>() << 20;
+  if (vm.count("target")) o.target = target_or_throw(vm["target"].as<std::string>());
+  o.target_options = target_options_of(vm);
+  o.checks = Checks{all_properties(), true};
+  const auto start = std::chrono::steady_clock::now();
+  const ExploreResult r = explore(o);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("explored depth %u%s: %llu distinct states, %llu transitions, %.2f s, %.0f states/s\n", r.depth,
+              r.capped ? " (stopped by the memory cap)" : "", static_cast<unsigned long long>(r.states),
+              static_cast<unsigned long long>(r.transitions), secs, secs > 0 ? r.states / secs : 0.0);
+  if (!r.counterexample) return 0;
+  write_file(vm["out"].as<std::string>(), write_trace(r.counterexample->trace));
+  print_failure(*r.counterexample->failure, vm["out"].as<std::string>());
+  return 1;
+}
+
 int cmd_mutants(const std::vector<std::string>& args) {
   po::options_description desc("pinsim mutants");
   desc.add_options()
@@ -301,6 +349,7 @@ int main(int argc, char** argv) {
     if (command == "replay") return cmd_replay(args);
     if (command == "shrink") return cmd_shrink(args);
     if (command == "mutants") return cmd_mutants(args);
+    if (command == "explore") return cmd_explore(args);
     throw UsageError("unknown command '" + command + "' (try pinsim --help)");
   } catch (const UsageError& e) {
     std::cerr << "pinsim: " << e.what() << "\n";

@@ -125,12 +125,16 @@ class MasterServiceSnapshotTestBase {
       s.task_cleanup_running_ = false;
     }
     s.job_dispatch_running_ = false;
+#if PINSIM_MC_HAS_DYN_REPL_ADMISSION
     {
       std::lock_guard<std::mutex> lock(s.dynamic_replication_admission_mutex_);
       s.dynamic_replication_admission_running_ = false;
     }
+#endif
     s.task_cleanup_cv_.notify_all();
+#if PINSIM_MC_HAS_DYN_REPL_ADMISSION
     s.dynamic_replication_admission_cv_.notify_all();
+#endif
     if (s.eviction_thread_.joinable()) s.eviction_thread_.join();
     if (s.client_monitor_thread_.joinable()) s.client_monitor_thread_.join();
     while (s.task_cleanup_thread_.joinable()) {
@@ -138,11 +142,15 @@ class MasterServiceSnapshotTestBase {
       s.task_cleanup_thread_.join();
     }
     if (s.job_dispatch_thread_.joinable()) s.job_dispatch_thread_.join();
+#if PINSIM_MC_HAS_DYN_REPL_ADMISSION
     while (s.dynamic_replication_admission_thread_.joinable()) {
       s.dynamic_replication_admission_cv_.notify_all();
       s.dynamic_replication_admission_thread_.join();
     }
+#endif
+#if PINSIM_MC_HAS_REPLICA_CLEANUP_WORKER
     s.replica_cleanup_worker_.Stop();
+#endif
     g_cut_sleeps.fetch_sub(1, std::memory_order_acq_rel);
   }
 
@@ -212,8 +220,12 @@ class MasterServiceSnapshotTestBase {
 
   static tl::expected<ha::MasterSnapshotPayloads, SerializationError> Encode(MasterService& s) {
     ha::MasterSnapshotCodec codec;
+#if PINSIM_MC_HAS_LOCAL_SSD_VIEW
     ha::MasterSnapshotStateView view(s, s.segment_manager_, s.local_ssd_manager_, s.nof_segment_manager_,
                                      s.task_manager_);
+#else  // pre-#2909 tree: the view has no local-SSD manager
+    ha::MasterSnapshotStateView view(s, s.segment_manager_, s.nof_segment_manager_, s.task_manager_);
+#endif
     return codec.Encode(view);
   }
 

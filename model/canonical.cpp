@@ -1,0 +1,85 @@
+// A canonical encoding of the whole model state for the bounded explorer's
+// visited set: two states with the same encoding behave the same from here
+// on. Times are written relative to `now` (the rules only compare times with
+// each other and with now, and add TTLs to now); replica ids are written as
+// their rank, since only their identity matters. Keys and actors are not
+// renamed (no symmetry reduction yet).
+#include <algorithm>
+
+#include "model.h"
+
+namespace pinsim {
+
+namespace {
+
+void put(std::string& out, int64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
+
+}  // namespace
+
+std::string Model::canonical_state(Time now) const {
+  std::string out;
+  auto rel = [&](Time t) { put(out, t == kTimeMax ? INT64_MIN : t - now); };
+  std::vector<ReplicaId> ids;  // every live id, ranked
+  auto collect = [&](const std::map<ObjectId, Object>& objs) {
+    for (const auto& [id, o] : objs)
+      for (const Replica& r : o.replicas) ids.push_back(r.id);
+  };
+  collect(objects_.map());
+  for (const SnapshotImage& s : snapshots_) collect(s.objects);
+  std::sort(ids.begin(), ids.end());
+  auto rank = [&](ReplicaId id) {
+    return static_cast<int64_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
+  };
+  auto objects = [&](const std::map<ObjectId, Object>& objs) {
+    put(out, static_cast<int64_t>(objs.size()));
+    for (const auto& [id, o] : objs) {
+      put(out, id.tenant);
+      put(out, id.key);
+      put(out, o.client);
+      put(out, static_cast<int64_t>(o.size));
+      put(out, static_cast<int64_t>(o.replicas.size()));
+      for (const Replica& r : o.replicas) {
+        put(out, rank(r.id));
+        put(out, static_cast<int64_t>(r.kind) * 4 + static_cast<int64_t>(r.status));
+        put(out, r.segment);
+      }
+      o.deadline ? rel(*o.deadline) : put(out, INT64_MAX);
+      put(out, o.pending ? static_cast<int64_t>(o.pending->action) : -1);
+      if (o.pending) {
+        put(out, static_cast<int64_t>(o.pending->ttl_ms));
+        put(out, static_cast<int64_t>(o.pending->eligible.size()));
+        for (ReplicaId e : o.pending->eligible) put(out, rank(e));
+      }
+      rel(o.lease);
+      rel(o.put_start_time);
+      put(out, o.group);
+      put(out, o.processing);
+    }
+  };
+  objects(objects_.map());
+  put(out, gauge_);
+  for (uint64_t u : segment_used_) put(out, static_cast<int64_t>(u));
+  for (const auto& [t, u] : tenant_used_) if (u) { put(out, t); put(out, static_cast<int64_t>(u)); }
+  put(out, -2);
+  for (const auto& g : groups_needing_refresh_) { put(out, g.first); put(out, g.second); }
+  put(out, -3);
+  for (const auto& [g, d] : retention_) { put(out, g.first); put(out, g.second); rel(d); }
+  put(out, static_cast<int64_t>(retained_group_count_));
+  for (const Discarded& d : discarded_) {
+    rel(d.release_at);
+    put(out, static_cast<int64_t>(d.size));
+    for (const Replica& r : d.replicas) { put(out, static_cast<int64_t>(r.kind)); put(out, r.segment); }
+  }
+  put(out, -4);
+  for (const SnapshotImage& s : snapshots_) {
+    objects(s.objects);
+    for (const Discarded& d : s.discarded) {
+      rel(d.release_at);
+      put(out, static_cast<int64_t>(d.size * 1000 + d.replicas.size()));
+    }
+    put(out, -5);
+  }
+  return out;
+}
+
+}  // namespace pinsim

@@ -1,0 +1,37 @@
+// The bounded exhaustive explorer (`pinsim explore`): breadth-first over
+// every op sequence the workload can generate in a small universe, with the
+// same generator as campaigns driven by the odometer, so the two can never
+// disagree on what an op means. Each distinct model state (canonical
+// encoding) is expanded once; every transition is checked with P1-P12 on the
+// model, and, when a target is given, in lockstep against it. Breadth-first
+// order makes the first counterexample a shortest one.
+#pragma once
+#include <cstdint>
+#include <optional>
+
+#include "campaign.h"
+#include "workload.h"
+
+namespace pinsim {
+
+struct ExploreOptions {
+  Config config;
+  WorkloadConfig workload;
+  uint32_t max_depth = 4;
+  uint64_t max_memory_bytes = 1ull << 30;  // visited set and frontier
+  TargetFactory target = nullptr;           // nullptr: the model alone
+  TargetOptions target_options;
+  Checks checks;
+};
+
+struct ExploreResult {
+  uint64_t states = 0;       // distinct states expanded or queued
+  uint64_t transitions = 0;  // ops applied
+  uint32_t depth = 0;        // deepest level completed
+  bool capped = false;       // stopped by the memory cap
+  std::optional<RunResult> counterexample;  // a shortest failing trace
+};
+
+ExploreResult explore(const ExploreOptions& options);
+
+}  // namespace pinsim
