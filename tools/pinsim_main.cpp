@@ -214,7 +214,9 @@ int cmd_replay(const std::vector<std::string>& args) {
       ("target", po::value<std::string>()->default_value("model"), "target to check against the model")
       ("fault", po::value<std::vector<std::string>>()->composing(), "switch on a seeded fault of the target (repeatable)")
       ("record", po::value<std::string>(), "write the replayed trace here")
-      ("require-rule", po::bool_switch(), "fail unless the model applied the trace's own rule");
+      ("require-rule", po::bool_switch(), "fail unless the model applied the trace's own rule")
+      ("property", po::value<std::vector<std::string>>()->composing(), "check only these properties (default all)")
+      ("no-compare", po::bool_switch(), "check properties on the target alone, without comparing it with the model");
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
@@ -224,7 +226,7 @@ int cmd_replay(const std::vector<std::string>& args) {
   const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
   const std::string path = vm["trace"].as<std::string>();
   const Trace trace = load_trace(path);
-  RunResult r = replay(trace, factory, target_options_of(vm), Checks{all_properties(), true});
+  RunResult r = replay(trace, factory, target_options_of(vm), checks_of(vm));
   if (!r.error.empty()) throw UsageError(path + ": $.config: " + r.error);
   if (vm.count("record")) write_file(vm["record"].as<std::string>(), write_trace(r.trace));
   if (r.failure) {
@@ -312,7 +314,9 @@ int cmd_shrink(const std::vector<std::string>& args) {
       ("trace", po::value<std::string>(), "failing trace file")
       ("target", po::value<std::string>()->default_value("model"), "target the trace fails against")
       ("fault", po::value<std::vector<std::string>>()->composing(), "seeded fault of the target (repeatable)")
-      ("out", po::value<std::string>()->default_value("pinsim-shrunk.json"), "where to write the minimal trace");
+      ("out", po::value<std::string>()->default_value("pinsim-shrunk.json"), "where to write the minimal trace")
+      ("property", po::value<std::vector<std::string>>()->composing(), "keep failing on these properties only (default all)")
+      ("no-compare", po::bool_switch(), "check properties on the target alone, without comparing it with the model");
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
@@ -324,7 +328,7 @@ int cmd_shrink(const std::vector<std::string>& args) {
   const Trace trace = load_trace(path);
   if (auto reason = validate(trace.config)) throw UsageError(path + ": $.config: " + *reason);
   const auto start = std::chrono::steady_clock::now();
-  const auto r = shrink(trace, factory, target_options_of(vm), Checks{all_properties(), true});
+  const auto r = shrink(trace, factory, target_options_of(vm), checks_of(vm));
   if (!r) throw UsageError(path + ": the trace does not fail against " + vm["target"].as<std::string>() + ", nothing to shrink");
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   write_file(vm["out"].as<std::string>(), write_trace(r->trace));
