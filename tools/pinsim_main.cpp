@@ -112,11 +112,30 @@ Checks checks_of(const po::variables_map& vm) {
   return c;
 }
 
-int cmd_run(const std::vector<std::string>& args) {
-  po::options_description desc("pinsim run");
+// Options shared by run, replay and shrink: which target, its faults, and
+// what is checked. Declared once here so the commands cannot drift apart.
+void add_target_and_check_options(po::options_description& desc) {
   desc.add_options()
       ("target", po::value<std::string>()->default_value("model"), "target to check against the model")
       ("fault", po::value<std::vector<std::string>>()->composing(), "switch on a seeded fault of the target (repeatable)")
+      ("property", po::value<std::vector<std::string>>()->composing(), "check only these properties (P1..P12; default all)")
+      ("no-compare", po::bool_switch(), "check properties on the target alone, without comparing it with the model");
+}
+
+// Parses `args`; the first positional argument, if `positional` names one, fills it.
+po::variables_map parse(const std::vector<std::string>& args, const po::options_description& desc,
+                        const char* positional = nullptr) {
+  po::positional_options_description pos;
+  if (positional) pos.add(positional, 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+  po::notify(vm);
+  return vm;
+}
+
+int cmd_run(const std::vector<std::string>& args) {
+  po::options_description desc("pinsim run");
+  desc.add_options()
       ("seed", po::value<uint64_t>(), "run one seed")
       ("seeds", po::value<std::string>(), "run seeds A..B (inclusive)")
       ("steps", po::value<uint64_t>()->default_value(200), "steps per seed")
@@ -125,12 +144,9 @@ int cmd_run(const std::vector<std::string>& args) {
       ("shard", po::value<std::string>(), "K/N: run only seeds with seed % N == K")
       ("out", po::value<std::string>()->default_value("pinsim-failure.json"), "where to write the first failing trace")
       ("trace", po::value<std::string>(), "write the trace of the (single) seed run here")
-      ("property", po::value<std::vector<std::string>>()->composing(), "check only these properties (P1..P12; default all)")
-      ("no-compare", po::bool_switch(), "check properties on the target alone, without comparing it with the model")
       ("coverage", po::bool_switch(), "print the rule-coverage report after the summary");
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(desc).run(), vm);
-  po::notify(vm);
+  add_target_and_check_options(desc);
+  const po::variables_map vm = parse(args, desc);
   const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
   uint64_t first = 1, last = 1000;
   if (vm.count("seed") && vm.count("seeds")) throw UsageError("--seed and --seeds: give one of them");
@@ -211,17 +227,10 @@ int cmd_replay(const std::vector<std::string>& args) {
   po::options_description desc("pinsim replay");
   desc.add_options()
       ("trace", po::value<std::string>(), "trace file")
-      ("target", po::value<std::string>()->default_value("model"), "target to check against the model")
-      ("fault", po::value<std::vector<std::string>>()->composing(), "switch on a seeded fault of the target (repeatable)")
       ("record", po::value<std::string>(), "write the replayed trace here")
-      ("require-rule", po::bool_switch(), "fail unless the model applied the trace's own rule")
-      ("property", po::value<std::vector<std::string>>()->composing(), "check only these properties (default all)")
-      ("no-compare", po::bool_switch(), "check properties on the target alone, without comparing it with the model");
-  po::positional_options_description pos;
-  pos.add("trace", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
-  po::notify(vm);
+      ("require-rule", po::bool_switch(), "fail unless the model applied the trace's own rule");
+  add_target_and_check_options(desc);
+  const po::variables_map vm = parse(args, desc, "trace");
   if (!vm.count("trace")) throw UsageError("replay: missing trace file");
   const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
   const std::string path = vm["trace"].as<std::string>();
@@ -259,9 +268,7 @@ int cmd_explore(const std::vector<std::string>& args) {
       ("fault", po::value<std::vector<std::string>>()->composing(), "seeded fault of the target (repeatable)")
       ("memory-mb", po::value<uint64_t>()->default_value(1024), "stop cleanly when the visited set would exceed this")
       ("out", po::value<std::string>()->default_value("pinsim-explore-failure.json"), "where to write a counterexample");
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(desc).run(), vm);
-  po::notify(vm);
+  const po::variables_map vm = parse(args, desc);
   ExploreOptions o;
   o.max_depth = vm["depth"].as<uint32_t>();
   o.workload.keys = vm["keys"].as<uint32_t>();
@@ -297,9 +304,7 @@ int cmd_mutants(const std::vector<std::string>& args) {
       ("seeds", po::value<uint64_t>()->default_value(2000), "seed budget per fault")
       ("steps", po::value<uint64_t>()->default_value(200), "steps per seed")
       ("fault", po::value<std::vector<std::string>>()->composing(), "only these faults");
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(desc).run(), vm);
-  po::notify(vm);
+  const po::variables_map vm = parse(args, desc);
 #ifdef PINSIM_HAVE_EMBEDDED
   return run_mutants(vm["seeds"].as<uint64_t>(), vm["steps"].as<uint64_t>(),
                      vm.count("fault") ? vm["fault"].as<std::vector<std::string>>() : std::vector<std::string>{});
@@ -312,16 +317,9 @@ int cmd_shrink(const std::vector<std::string>& args) {
   po::options_description desc("pinsim shrink");
   desc.add_options()
       ("trace", po::value<std::string>(), "failing trace file")
-      ("target", po::value<std::string>()->default_value("model"), "target the trace fails against")
-      ("fault", po::value<std::vector<std::string>>()->composing(), "seeded fault of the target (repeatable)")
-      ("out", po::value<std::string>()->default_value("pinsim-shrunk.json"), "where to write the minimal trace")
-      ("property", po::value<std::vector<std::string>>()->composing(), "keep failing on these properties only (default all)")
-      ("no-compare", po::bool_switch(), "check properties on the target alone, without comparing it with the model");
-  po::positional_options_description pos;
-  pos.add("trace", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
-  po::notify(vm);
+      ("out", po::value<std::string>()->default_value("pinsim-shrunk.json"), "where to write the minimal trace");
+  add_target_and_check_options(desc);
+  const po::variables_map vm = parse(args, desc, "trace");
   if (!vm.count("trace")) throw UsageError("shrink: missing trace file");
   const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
   const std::string path = vm["trace"].as<std::string>();
