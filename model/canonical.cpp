@@ -2,8 +2,12 @@
 // visited set: two states with the same encoding behave the same from here
 // on. Times are written relative to `now` (the rules only compare times with
 // each other and with now, and add TTLs to now); replica ids are written as
-// their rank, since only their identity matters. Keys and actors are not
-// renamed (no symmetry reduction yet).
+// their rank, since only their identity matters. Actors are renamed in order
+// of first appearance (symmetry reduction): the rules and the workload only
+// compare client ids for equality, so states that differ by a permutation of
+// actors behave alike. Keys and tenants are not renamed: a key's group
+// follows from its id, eviction scans keys in order, and tenant 0 alone may
+// have a quota.
 #include <algorithm>
 
 #include "model.h"
@@ -18,6 +22,13 @@ void put(std::string& out, int64_t v) { out.append(reinterpret_cast<const char*>
 
 std::string Model::canonical_state(Time now) const {
   std::string out;
+  canonical_state(now, &out);
+  return out;
+}
+
+void Model::canonical_state(Time now, std::string* buffer) const {
+  std::string& out = *buffer;
+  out.clear();
   auto rel = [&](Time t) { put(out, t == kTimeMax ? INT64_MIN : t - now); };
   std::vector<ReplicaId> ids;  // every live id, ranked
   auto collect = [&](const std::map<ObjectId, Object>& objs) {
@@ -30,12 +41,18 @@ std::string Model::canonical_state(Time now) const {
   auto rank = [&](ReplicaId id) {
     return static_cast<int64_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
   };
+  std::vector<ClientId> clients;  // actors in order of first appearance
+  auto client_rank = [&](ClientId c) {
+    auto it = std::find(clients.begin(), clients.end(), c);
+    if (it == clients.end()) it = clients.insert(it, c);
+    return static_cast<int64_t>(it - clients.begin());
+  };
   auto objects = [&](const std::map<ObjectId, Object>& objs) {
     put(out, static_cast<int64_t>(objs.size()));
     for (const auto& [id, o] : objs) {
       put(out, id.tenant);
       put(out, id.key);
-      put(out, o.client);
+      put(out, client_rank(o.client));
       put(out, static_cast<int64_t>(o.size));
       put(out, static_cast<int64_t>(o.replicas.size()));
       for (const Replica& r : o.replicas) {
@@ -79,7 +96,6 @@ std::string Model::canonical_state(Time now) const {
     }
     put(out, -5);
   }
-  return out;
 }
 
 }  // namespace pinsim

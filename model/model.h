@@ -41,6 +41,7 @@ class Model {
   // A canonical encoding of the whole state, times relative to `now`, for
   // the bounded explorer's visited set (canonical.cpp).
   std::string canonical_state(Time now) const;
+  void canonical_state(Time now, std::string* out) const;  // reuses out's buffer
 
   const Config& config() const { return config_; }
   int64_t gauge() const { return gauge_; }

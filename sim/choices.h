@@ -57,10 +57,12 @@ class OdometerChoices final : public Choices {
     return pick(2) == 1;
   }
   size_t pick_weighted(std::span<const uint32_t> weights) override {
-    std::vector<size_t> live;
-    for (size_t i = 0; i < weights.size(); ++i)
-      if (weights[i] > 0) live.push_back(i);
-    return live[pick(live.size())];
+    uint64_t live = 0;  // each non-zero weight is one branch
+    for (uint32_t w : weights) live += w > 0;
+    uint64_t k = pick(live);
+    size_t i = 0;
+    for (;; ++i)
+      if (weights[i] > 0 && k-- == 0) return i;
   }
   // Prepares the next run; false when every sequence has been produced.
   bool next() {

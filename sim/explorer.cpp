@@ -1,10 +1,15 @@
-// Breadth-first exploration; see explorer.h.
+// Breadth-first exploration; see explorer.h. The distinct states form a
+// tree (each state remembers its parent and the op that reached it first),
+// so a state costs a tree node and a 128-bit digest in the visited set; a
+// state's model is rebuilt by replaying its path (at most max_depth ops)
+// when it is expanded.
 #include "explorer.h"
 
-#include <set>
+#include <algorithm>
 #include <unordered_set>
 #include <variant>
 
+#include "digest.h"
 #include "model_target.h"
 
 namespace pinsim {
@@ -12,21 +17,37 @@ namespace pinsim {
 namespace {
 
 struct Node {
-  Model model;
-  Time now;
-  std::vector<Op> path;
+  uint32_t parent;
+  Op op;  // the op that first reached this state
 };
 
-// Every distinct op the generator can produce in this state.
-std::vector<Op> all_ops(const Workload& generator, const Model& model, Time now) {
-  std::vector<Op> ops;
-  OdometerChoices odometer;
-  do {
-    Workload g = generator;
-    Op op = g.next(odometer, model, now);
-    if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(std::move(op));
-  } while (odometer.next());
-  return ops;
+// A digest of every field of an op, for de-duplicating the odometer's runs.
+Digest op_digest(const Op& op) {
+  uint64_t w[24];
+  size_t n = 0;
+  for (uint64_t v : {uint64_t{static_cast<uint8_t>(op.kind)}, uint64_t{op.client}, uint64_t{op.object.tenant},
+                     uint64_t{op.object.key}, op.size, uint64_t{op.memory_replicas}, uint64_t{op.nof_replicas},
+                     uint64_t{op.soft_pin.action}, op.soft_pin.ttl_ms.value_or(0), uint64_t{op.soft_pin.ttl_ms.has_value()},
+                     uint64_t{op.group}, uint64_t{static_cast<uint8_t>(op.selector)}, uint64_t{op.force}, op.ttl_ms,
+                     uint64_t{op.evict_target_pct}, uint64_t{op.evict_lowerbound_pct},
+                     uint64_t{op.fail_first_candidate}, op.advance_ms, uint64_t{op.groups.size()}})
+    w[n++] = v;
+  Digest d = digest_of({reinterpret_cast<const char*>(w), n * sizeof(uint64_t)});
+  if (!op.groups.empty())  // fold the group list in
+    d.b ^= digest_of({reinterpret_cast<const char*>(op.groups.data()), op.groups.size() * sizeof(GroupId)}).a;
+  return d;
+}
+
+Time time_after(Time now, const Op& op) {
+  if (op.kind != OpKind::Advance) return now;
+  return op.advance_ms > static_cast<uint64_t>(kTimeMax - now) ? kTimeMax : now + static_cast<Time>(op.advance_ms);
+}
+
+std::vector<Op> path_of(const std::vector<Node>& tree, uint32_t n) {
+  std::vector<Op> path;
+  for (; n != 0; n = tree[n].parent) path.push_back(tree[n].op);
+  std::reverse(path.begin(), path.end());
+  return path;
 }
 
 Trace trace_of(const ExploreOptions& o, const std::vector<Op>& path) {
@@ -39,59 +60,81 @@ Trace trace_of(const ExploreOptions& o, const std::vector<Op>& path) {
 
 }  // namespace
 
+std::vector<Op> all_ops(const Workload& generator, const Model& model, Time now) {
+  std::vector<Op> ops;
+  std::unordered_set<Digest, DigestHash> seen;
+  seen.reserve(1024);
+  OdometerChoices odometer;
+  do {
+    Op op = generator.next(odometer, model, now);
+    if (seen.insert(op_digest(op)).second) ops.push_back(std::move(op));
+  } while (odometer.next());
+  return ops;
+}
+
 ExploreResult explore(const ExploreOptions& o) {
   ExploreResult result;
   auto created = Model::create(o.config);
   if (std::holds_alternative<std::string>(created)) return result;
+  const Model root = std::get<Model>(std::move(created));
   const Workload generator(o.workload, o.config);
-  std::unordered_set<std::string> visited;
+  const bool model_checks = !o.target && !o.checks.properties.empty();
+  std::vector<Node> tree{{0, Op{}}};
+  std::unordered_set<Digest, DigestHash> visited{digest_of(root.canonical_state(0))};
   uint64_t memory = 0;
-  std::vector<Node> frontier{{std::get<Model>(std::move(created)), 0, {}}};
-  visited.insert(frontier[0].model.canonical_state(0));
+  std::string encoding;  // reused: the canonical state of each child
   result.states = 1;
-  for (uint32_t depth = 1; depth <= o.max_depth && !frontier.empty(); ++depth) {
-    std::vector<Node> next;
-    for (const Node& node : frontier) {
-      const View before = node.model.view(node.now);
-      for (const Op& op : all_ops(generator, node.model, node.now)) {
+  size_t level_begin = 0, level_end = 1;
+  for (uint32_t depth = 1; depth <= o.max_depth && level_begin < level_end; ++depth) {
+    for (size_t n = level_begin; n < level_end; ++n) {
+      if (o.should_stop && o.should_stop()) {
+        result.stopped = true;
+        return result;
+      }
+      const std::vector<Op> path = path_of(tree, static_cast<uint32_t>(n));
+      Model model = root;
+      Time now = 0;
+      for (const Op& op : path) model.apply(op, now = time_after(now, op));
+      const View before = model_checks ? model.view(now) : View{};
+      for (const Op& op : all_ops(generator, model, now)) {
         ++result.transitions;
-        std::vector<Op> path = node.path;
-        path.push_back(op);
-        Node child{node.model, node.now, std::move(path)};
-        if (op.kind == OpKind::Advance)
-          child.now = op.advance_ms > static_cast<uint64_t>(kTimeMax - child.now) ? kTimeMax
-                                                                                 : child.now + static_cast<Time>(op.advance_ms);
-        const Outcome outcome = child.model.apply(op, child.now);
+        Model child = model;
+        const Time t = time_after(now, op);
+        const Outcome outcome = child.apply(op, t);
         bool failed = false;
-        if (o.target) {
-          // In lockstep with the target, replayed from the start (targets
-          // cannot be copied); the replay also checks the properties.
-          failed = replay(trace_of(o, child.path), o.target, o.target_options, o.checks).failure.has_value();
-        } else {
-          const View after = child.model.view(child.now);
-          const StepContext ctx{o.config, op, child.now, outcome, before, after};
-          for (const StepCheck* p : o.checks.properties) failed |= p->check(ctx).has_value();
+        if (o.target || model_checks) {
+          std::vector<Op> child_path = path;
+          child_path.push_back(op);
+          if (o.target) {
+            // In lockstep with the target, replayed from the start (targets
+            // cannot be copied); the replay also checks the properties.
+            failed = replay(trace_of(o, child_path), o.target, o.target_options, o.checks).failure.has_value();
+          } else {
+            const View after = child.view(t);
+            const StepContext ctx{o.config, op, t, outcome, before, after};
+            for (const StepCheck* p : o.checks.properties) failed |= p->check(ctx).has_value();
+          }
+          if (failed) {  // record the shortest counterexample as a replayable run
+            result.counterexample = replay(trace_of(o, child_path), o.target ? o.target : &make_model_target,
+                                           o.target_options, o.checks);
+            return result;
+          }
         }
-        if (failed) {  // record the shortest counterexample as a replayable run
-          result.counterexample = replay(trace_of(o, child.path), o.target ? o.target : &make_model_target,
-                                         o.target_options, o.checks);
-          return result;
-        }
-        std::string key = child.model.canonical_state(child.now);
-        if (visited.contains(key)) continue;
-        memory += key.size() + 64 + child.path.size() * sizeof(Op);
+        child.canonical_state(t, &encoding);
+        if (!visited.insert(digest_of(encoding)).second) continue;
+        memory += sizeof(Node) + 48 + op.groups.size() * sizeof(GroupId);
         if (memory > o.max_memory_bytes) {
           result.capped = true;
-          result.depth = depth - 1;
           return result;
         }
-        visited.insert(std::move(key));
+        tree.push_back({static_cast<uint32_t>(n), op});
         ++result.states;
-        next.push_back(std::move(child));
       }
+      ++result.expanded;
     }
     result.depth = depth;
-    frontier = std::move(next);
+    level_begin = level_end;
+    level_end = tree.size();
   }
   return result;
 }

@@ -2,11 +2,13 @@
 // every op sequence the workload can generate in a small universe, with the
 // same generator as campaigns driven by the odometer, so the two can never
 // disagree on what an op means. Each distinct model state (canonical
-// encoding) is expanded once; every transition is checked with P1-P12 on the
-// model, and, when a target is given, in lockstep against it. Breadth-first
-// order makes the first counterexample a shortest one.
+// encoding, actors renamed, times relative to now) is expanded once; every
+// transition is checked with P1-P12 on the model, and, when a target is
+// given, in lockstep against it. Breadth-first order makes the first
+// counterexample a shortest one.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include "campaign.h"
@@ -18,20 +20,30 @@ struct ExploreOptions {
   Config config;
   WorkloadConfig workload;
   uint32_t max_depth = 4;
-  uint64_t max_memory_bytes = 1ull << 30;  // visited set and frontier
+  uint64_t max_memory_bytes = 1ull << 30;  // visited set and state tree
   TargetFactory target = nullptr;           // nullptr: the model alone
   TargetOptions target_options;
   Checks checks;
+  // Asked before each state is expanded; true stops cleanly (a time limit:
+  // the caller owns the clock, the explorer reads none).
+  std::function<bool()> should_stop;
 };
 
 struct ExploreResult {
-  uint64_t states = 0;       // distinct states expanded or queued
+  uint64_t states = 0;       // distinct states reached (expanded or queued)
+  uint64_t expanded = 0;     // states whose every successor was tried
   uint64_t transitions = 0;  // ops applied
   uint32_t depth = 0;        // deepest level completed
   bool capped = false;       // stopped by the memory cap
+  bool stopped = false;      // stopped by should_stop
   std::optional<RunResult> counterexample;  // a shortest failing trace
 };
 
 ExploreResult explore(const ExploreOptions& options);
+
+// Every distinct op the workload can generate in this state, in the order the
+// odometer first produces them (exposed for tests and for the tool's
+// --list-ops).
+std::vector<Op> all_ops(const Workload& generator, const Model& model, Time now);
 
 }  // namespace pinsim

@@ -37,20 +37,20 @@ void draw_swarm(Choices& c, WorkloadConfig* w, Config* m) {
   if (c.chance(30)) w->soft_pin_ttls.push_back(UINT64_MAX);
 }
 
-Op Workload::start(Choices& c, OpKind kind) {
+Op Workload::start(Choices& c, OpKind kind) const {
   Op op;
   op.kind = kind;
   op.client = 1 + static_cast<ClientId>(c.pick(w_.actors));
   op.object = {static_cast<TenantId>(c.pick(w_.tenants)), static_cast<KeyId>(c.pick(w_.keys))};
   op.size = pick_of(c, w_.sizes);
-  op.memory_replicas = static_cast<uint32_t>(c.pick(3));
-  op.nof_replicas = static_cast<uint32_t>(c.pick(2));
+  op.memory_replicas = static_cast<uint32_t>(c.pick(w_.max_memory_replicas + 1));
+  op.nof_replicas = static_cast<uint32_t>(c.pick(w_.max_nof_replicas + 1));
   if (op.memory_replicas + op.nof_replicas == 0) op.memory_replicas = 1;
   // Odd keys belong to a group fixed by the key, so groups gather members
   // over a run; now and then a write names another group (INVALID_PARAMS on
   // an existing key, or an ungrouped replacement after preemption).
   if (w_.groups == 0) op.group = 0;
-  else if (c.chance(5)) op.group = static_cast<GroupId>(c.pick(w_.groups + 1));
+  else if (c.chance(w_.regroup_pct)) op.group = static_cast<GroupId>(c.pick(w_.groups + 1));
   else op.group = op.object.key % 2 ? 1 + (op.object.key / 2) % w_.groups : 0;
   const uint64_t a = c.pick(3);
   op.soft_pin.action = static_cast<uint8_t>(a);
@@ -66,7 +66,7 @@ Op Workload::start(Choices& c, OpKind kind) {
   return op;
 }
 
-Op Workload::advance(Choices& c, const Model& model, Time now) {
+Op Workload::advance(Choices& c, const Model& model, Time now) const {
   Op op;
   op.kind = OpKind::Advance;
   // Aim at an upcoming deadline or lease end exactly, one before, or one after.
@@ -78,18 +78,17 @@ Op Workload::advance(Choices& c, const Model& model, Time now) {
     if (obj.deadline && *obj.deadline > now && *obj.deadline < kTimeMax / 2) marks.push_back(*obj.deadline);
     if (obj.lease > now && obj.lease < kTimeMax / 2) marks.push_back(obj.lease);
   }
-  if (!marks.empty() && c.chance(40)) {
+  if (!marks.empty() && c.chance(w_.aim_pct)) {
     const Time mark = marks[c.pick(marks.size())];
     const Time delta = mark - now + static_cast<Time>(c.pick(3)) - 1;
     op.advance_ms = static_cast<uint64_t>(std::max<Time>(delta, 0));
     return op;
   }
-  static const uint64_t kSteps[] = {1, 10, 250, 1'000, 5'000, 30'000, 600'001};
-  op.advance_ms = kSteps[c.pick(std::size(kSteps))];
+  op.advance_ms = pick_of(c, w_.advance_steps);
   return op;
 }
 
-Op Workload::next(Choices& c, const Model& model, Time now) {
+Op Workload::next(Choices& c, const Model& model, Time now) const {
   const OpKind k = static_cast<OpKind>(c.pick_weighted(w_.weights));
   switch (k) {
     case OpKind::PutStart:
@@ -114,16 +113,15 @@ Op Workload::next(Choices& c, const Model& model, Time now) {
     }
     case OpKind::Remove: op.force = c.chance(30); break;
     case OpKind::RetainGroups: {
-      const uint64_t n = c.pick(4);
+      const uint64_t n = c.pick(w_.max_retain_groups + 1);
       for (uint64_t i = 0; i < n; ++i)
-        op.groups.push_back(c.chance(5) || w_.groups == 0 ? 0 : 1 + static_cast<GroupId>(c.pick(w_.groups)));
-      op.ttl_ms = c.chance(5) ? (c.chance(50) ? 0 : master_.max_group_retention_ttl_ms + (master_.max_group_retention_ttl_ms != UINT64_MAX))
+        op.groups.push_back(c.chance(w_.invalid_retain_pct) || w_.groups == 0 ? 0 : 1 + static_cast<GroupId>(c.pick(w_.groups)));
+      op.ttl_ms = c.chance(w_.invalid_retain_pct) ? (c.chance(50) ? 0 : master_.max_group_retention_ttl_ms + (master_.max_group_retention_ttl_ms != UINT64_MAX))
                               : pick_of(c, w_.retention_ttls);
       break;
     }
     case OpKind::Evict: {
-      static const uint32_t kPct[] = {5, 25, 50, 100};
-      op.evict_target_pct = kPct[c.pick(4)];
+      op.evict_target_pct = pick_of(c, w_.evict_target_pcts);
       const uint32_t bounds[] = {0, op.evict_target_pct / 2, op.evict_target_pct};
       op.evict_lowerbound_pct = bounds[c.pick(3)];
       break;

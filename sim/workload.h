@@ -29,6 +29,16 @@ struct WorkloadConfig {
   std::vector<uint64_t> soft_pin_ttls{0, 500, 5'000, 60'000};
   std::vector<uint64_t> retention_ttls{500, 5'000, 60'000};
   uint32_t invalid_request_pct = 4;  // requests that break a request rule
+  // Parameter domains. The defaults are the campaigns'; the explorer narrows
+  // them (flags of `pinsim explore`) to keep its fan-out small.
+  uint32_t max_memory_replicas = 2;  // *_start asks for 0..max memory replicas
+  uint32_t max_nof_replicas = 1;     // and 0..max NoF replicas (at least one in all)
+  uint32_t regroup_pct = 5;          // a write naming another group than its key's
+  uint32_t max_retain_groups = 3;    // RetainGroups names 0..max groups
+  uint32_t invalid_retain_pct = 5;   // group 0 or a TTL out of range in RetainGroups
+  uint32_t aim_pct = 40;             // advances aimed at an upcoming deadline or lease end
+  std::vector<uint64_t> advance_steps{1, 10, 250, 1'000, 5'000, 30'000, 600'001};
+  std::vector<uint32_t> evict_target_pcts{5, 25, 50, 100};
 };
 
 // Draws a swarm configuration: op mix, universe size and master config.
@@ -39,11 +49,11 @@ class Workload {
   Workload(WorkloadConfig config, const Config& master) : w_(std::move(config)), master_(master) {}
   // The next op. `model` is read (never changed) to aim End/Revoke at the
   // writer of a key and advances at upcoming deadlines.
-  Op next(Choices& choices, const Model& model, Time now);
+  Op next(Choices& choices, const Model& model, Time now) const;
 
  private:
-  Op start(Choices& c, OpKind kind);
-  Op advance(Choices& c, const Model& model, Time now);
+  Op start(Choices& c, OpKind kind) const;
+  Op advance(Choices& c, const Model& model, Time now) const;
   WorkloadConfig w_;
   Config master_;
 };

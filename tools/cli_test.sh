@@ -21,6 +21,12 @@ check 2 "expected K/N" run --shard 3
 check 2 "unknown profile" run --profile x
 check 2 "cannot open file" replay "$T/missing.json"
 check 2 "unknown command" frobnicate
+check 0 - explore --depth 2 --keys 1 --actors 1
+check 2 "expected numbers separated by commas" explore --steps 1,x
+check 2 "unknown op 'bogus'" explore --ops put_start,bogus
+check 2 "a target must be 1..100 percent" explore --evict 0
+check 1 - explore --target embedded --fault F4 --depth 2 --keys 1 --actors 1 --out "$T/ex.json"
+check 1 - replay "$T/ex.json" --target embedded --fault F4
 printf '{' >"$T/bad.json"; check 2 "bad.json: invalid JSON" replay "$T/bad.json"
 echo '{"format":"pinsim-trace","version":1,"config":{},"steps":[{"t":0,"op":"zap"}]}' >"$T/op.json"
 check 2 "steps\[0\].op: unknown op 'zap'" replay "$T/op.json"

@@ -255,6 +255,23 @@ int cmd_replay(const std::vector<std::string>& args) {
   return 0;
 }
 
+// A comma-separated list of numbers for an explore flag ("1,500,600001").
+std::vector<uint64_t> parse_list(const std::string& flag, const std::string& text) {
+  static const std::regex list(R"(\d{1,19}(,\d{1,19})*)");
+  if (!std::regex_match(text, list)) throw UsageError("--" + flag + ": expected numbers separated by commas, got '" + text + "'");
+  std::vector<uint64_t> out;
+  for (size_t i = 0; i < text.size();) {
+    const size_t comma = std::min(text.find(',', i), text.size());
+    try {
+      out.push_back(std::stoull(text.substr(i, comma - i)));
+    } catch (const std::out_of_range&) {
+      throw UsageError("--" + flag + ": number out of range in '" + text + "'");
+    }
+    i = comma + 1;
+  }
+  return out;
+}
+
 int cmd_explore(const std::vector<std::string>& args) {
   po::options_description desc("pinsim explore");
   desc.add_options()
@@ -263,22 +280,60 @@ int cmd_explore(const std::vector<std::string>& args) {
       ("actors", po::value<uint32_t>()->default_value(2), "actors (clients)")
       ("tenants", po::value<uint32_t>()->default_value(1), "tenants")
       ("groups", po::value<uint32_t>()->default_value(1), "groups")
+      ("replicas", po::value<uint32_t>()->default_value(1), "writes ask for 0..N memory replicas")
+      ("nof", po::value<uint32_t>()->default_value(1), "writes ask for 0..N NoF replicas (0: memory only)")
+      ("ttls", po::value<std::string>()->default_value("500"), "soft-pin TTLs an Enable may name (ms, comma list)")
+      ("retention-ttls", po::value<std::string>()->default_value("500,5000"), "RetainGroups TTLs (ms, comma list)")
+      ("steps", po::value<std::string>()->default_value("1,1000,600001"), "time steps of advance (ms, comma list); advances aimed at deadlines come on top")
+      ("evict", po::value<std::string>()->default_value("100"), "eviction targets (percent, comma list)")
+      ("retain-max", po::value<uint32_t>()->default_value(1), "RetainGroups names 0..N groups")
+      ("invalid", po::bool_switch(), "also generate requests that break a request rule")
+      ("ops", po::value<std::string>(), "only these op kinds (comma list of names, e.g. put_start,put_end,get,advance)")
       ("profile", po::value<std::string>()->default_value("rfc"), "rfc or mooncake-main")
       ("target", po::value<std::string>(), "also run each transition in lockstep against this target")
       ("fault", po::value<std::vector<std::string>>()->composing(), "seeded fault of the target (repeatable)")
       ("memory-mb", po::value<uint64_t>()->default_value(1024), "stop cleanly when the visited set would exceed this")
+      ("seconds", po::value<double>(), "stop cleanly after this much time, reporting the depth completed")
       ("out", po::value<std::string>()->default_value("pinsim-explore-failure.json"), "where to write a counterexample");
   const po::variables_map vm = parse(args, desc);
   ExploreOptions o;
+  WorkloadConfig& w = o.workload;
   o.max_depth = vm["depth"].as<uint32_t>();
-  o.workload.keys = vm["keys"].as<uint32_t>();
-  o.workload.actors = vm["actors"].as<uint32_t>();
-  o.workload.tenants = vm["tenants"].as<uint32_t>();
-  o.workload.groups = vm["groups"].as<uint32_t>();
-  if (!o.workload.keys || !o.workload.actors || !o.workload.tenants) throw UsageError("explore: keys, actors and tenants must be at least 1");
-  o.workload.sizes = {32};
-  o.workload.soft_pin_ttls = {500};
-  o.workload.retention_ttls = {500, 5000};
+  w.keys = vm["keys"].as<uint32_t>();
+  w.actors = vm["actors"].as<uint32_t>();
+  w.tenants = vm["tenants"].as<uint32_t>();
+  w.groups = vm["groups"].as<uint32_t>();
+  if (!w.keys || !w.actors || !w.tenants) throw UsageError("explore: keys, actors and tenants must be at least 1");
+  w.max_memory_replicas = vm["replicas"].as<uint32_t>();
+  w.max_nof_replicas = vm["nof"].as<uint32_t>();
+  w.max_retain_groups = vm["retain-max"].as<uint32_t>();
+  if (w.max_memory_replicas > 8 || w.max_nof_replicas > 8 || w.max_retain_groups > 8)
+    throw UsageError("explore: --replicas, --nof and --retain-max must be at most 8");
+  w.sizes = {32};
+  w.soft_pin_ttls = parse_list("ttls", vm["ttls"].as<std::string>());
+  w.retention_ttls = parse_list("retention-ttls", vm["retention-ttls"].as<std::string>());
+  w.advance_steps = parse_list("steps", vm["steps"].as<std::string>());
+  w.evict_target_pcts.clear();
+  for (uint64_t pct : parse_list("evict", vm["evict"].as<std::string>())) {
+    if (pct == 0 || pct > 100) throw UsageError("--evict: a target must be 1..100 percent, got " + std::to_string(pct));
+    w.evict_target_pcts.push_back(static_cast<uint32_t>(pct));
+  }
+  const bool invalid = vm["invalid"].as<bool>();
+  w.invalid_request_pct = invalid ? 4 : 0;
+  w.invalid_retain_pct = invalid ? 5 : 0;
+  w.regroup_pct = invalid ? 5 : 0;
+  if (vm.count("ops")) {
+    w.weights.fill(0);
+    const std::string list = vm["ops"].as<std::string>();
+    for (size_t i = 0; i <= list.size();) {
+      const size_t comma = std::min(list.find(',', i), list.size());
+      const std::string name = list.substr(i, comma - i);
+      const auto kind = parse_op_kind(name);
+      if (!kind) throw UsageError("--ops: unknown op '" + name + "'");
+      w.weights[static_cast<int>(*kind)] = 1;
+      i = comma + 1;
+    }
+  }
   auto profile = parse_profile(vm["profile"].as<std::string>());
   if (!profile) throw UsageError("--profile: unknown profile '" + vm["profile"].as<std::string>() + "'");
   o.config.profile = *profile;
@@ -287,10 +342,15 @@ int cmd_explore(const std::vector<std::string>& args) {
   o.target_options = target_options_of(vm);
   o.checks = Checks{all_properties(), true};
   const auto start = std::chrono::steady_clock::now();
+  if (vm.count("seconds")) {
+    const auto limit = std::chrono::duration<double>(vm["seconds"].as<double>());
+    o.should_stop = [start, limit] { return std::chrono::steady_clock::now() - start > limit; };
+  }
   const ExploreResult r = explore(o);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("explored depth %u%s: %llu distinct states, %llu transitions, %.2f s, %.0f states/s\n", r.depth,
-              r.capped ? " (stopped by the memory cap)" : "", static_cast<unsigned long long>(r.states),
+  std::printf("explored depth %u%s: %llu distinct states (%llu expanded), %llu transitions, %.2f s, %.0f states/s\n",
+              r.depth, r.capped ? " (stopped by the memory cap)" : r.stopped ? " (stopped by the time limit)" : "",
+              static_cast<unsigned long long>(r.states), static_cast<unsigned long long>(r.expanded),
               static_cast<unsigned long long>(r.transitions), secs, secs > 0 ? r.states / secs : 0.0);
   if (!r.counterexample) return 0;
   write_file(vm["out"].as<std::string>(), write_trace(r.counterexample->trace));

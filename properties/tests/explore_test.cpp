@@ -4,6 +4,8 @@
 // so the counterexamples are shortest ones.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "explorer.h"
 #include "property.h"
 #ifdef PINSIM_HAVE_EMBEDDED
@@ -36,6 +38,47 @@ TEST(Explore, MemoryCapStopsCleanly) {
   const ExploreResult r = explore(o);
   EXPECT_TRUE(r.capped);
   EXPECT_LT(r.depth, 3u);
+}
+
+TEST(Explore, StopsWhenAsked) {
+  ExploreOptions o = small_universe(3);
+  int asked = 0;
+  o.should_stop = [&asked] { return ++asked > 5; };
+  const ExploreResult r = explore(o);
+  EXPECT_TRUE(r.stopped);
+  EXPECT_EQ(r.expanded, 5u);
+}
+
+// The explorer's ops come from the campaign generator: each op it expands is
+// one the workload can draw, and no op is listed twice.
+TEST(Explore, AllOpsAreDistinctAndCoverEveryKind) {
+  ExploreOptions o = small_universe(1);
+  auto model = std::get<Model>(Model::create(o.config));
+  const std::vector<Op> ops = all_ops(Workload(o.workload, o.config), model, 0);
+  std::set<int> kinds;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    kinds.insert(static_cast<int>(ops[i].kind));
+    for (size_t j = 0; j < i; ++j) EXPECT_FALSE(ops[i] == ops[j]) << i << " " << j;
+  }
+  EXPECT_EQ(kinds.size(), static_cast<size_t>(kOpKindCount));
+}
+
+// Symmetry reduction: states that differ only by a renaming of actors have
+// the same canonical encoding; states that differ by a key do not.
+TEST(Explore, ActorsAreSymmetricKeysAreNot) {
+  auto state_after = [](ClientId client, KeyId key) {
+    auto m = std::get<Model>(Model::create(Config{}));
+    Op put;
+    put.kind = OpKind::PutStart;
+    put.client = client;
+    put.object = {0, key};
+    put.size = 32;
+    put.memory_replicas = 1;
+    m.apply(put, 0);
+    return m.canonical_state(0);
+  };
+  EXPECT_EQ(state_after(1, 0), state_after(2, 0));
+  EXPECT_NE(state_after(1, 0), state_after(1, 1));
 }
 
 #ifdef PINSIM_HAVE_EMBEDDED
