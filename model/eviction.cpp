@@ -7,7 +7,8 @@
 // expands to its group, which is skipped while any member holds a read lease
 // (this is how PR 2835 retention protects). Where Mooncake's order is
 // unspecified (nth_element ties, shard scan from a random start) the model
-// scans in key order.
+// scans in key order, unless a runner asked it to follow a target's choice
+// (Model::scan_first_in_next_eviction).
 #include "model.h"
 
 namespace pinsim {
@@ -104,6 +105,8 @@ Outcome Model::evict(const Op& op, Time now) {
     return Outcome::of(ErrorCode::INVALID_PARAMS);
   const uint32_t target = op.evict_target_pct;
   const uint32_t lowerbound = std::min(op.evict_lowerbound_pct, target);
+  const std::vector<ObjectId> scan_first = std::move(scan_first_);
+  scan_first_.clear();
   discard_expired_processing(now);
 
   // Census: base counts every object with an evictable memory replica; the
@@ -170,8 +173,11 @@ Outcome Model::evict(const Op& op, Time now) {
   std::sort(leftover.begin(), leftover.end());
   const bool pass_2a = n <= static_cast<int64_t>(leftover.size());
   const Time cutoff = pass_2a ? leftover[n - 1] : soft[n - leftover.size() - 1];
-  std::vector<ObjectId> scan;
-  for (const auto& [id, obj] : objects_) scan.push_back(id);
+  // The scan order: key order, after any objects a runner asked for first
+  // (scan_first_in_next_eviction; Mooncake starts at a random shard).
+  std::vector<ObjectId> scan = scan_first;
+  for (const auto& [id, obj] : objects_)
+    if (std::find(scan_first.begin(), scan_first.end(), id) == scan_first.end()) scan.push_back(id);
   for (ObjectId id : scan) {
     if (n <= 0) break;
     auto it = find_object(id);

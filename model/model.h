@@ -34,6 +34,14 @@ class Model {
   // nothing changed.
   Outcome apply(const Op& op, Time now);
 
+  // Mooncake's second eviction pass scans shards from a random start, so
+  // which of several admissible objects it takes is not specified; the
+  // model scans in key order. A runner following a target whose order is
+  // unspecified (Target::eviction_order_unspecified) asks the model to scan
+  // `first` before the others on the next evict: the result is still one
+  // the rules allow, and the model then agrees with the target's choice.
+  void scan_first_in_next_eviction(std::vector<ObjectId> first) { scan_first_ = std::move(first); }
+
   View view(Time now) const;
   // One object's view (nullopt when absent); cheap, for incremental checks.
   std::optional<ObjectView> object_view(ObjectId id) const;
@@ -134,6 +142,7 @@ class Model {
   uint64_t retained_group_count_ = 0;   // PR 2835 admission counter
   std::vector<Discarded> discarded_;
   std::vector<SnapshotImage> snapshots_;
+  std::vector<ObjectId> scan_first_;  // the next eviction's second pass visits these first
   Time last_now_ = 0;
   RuleHits hits_;
 };

@@ -2,6 +2,7 @@
 #include "runner.h"
 
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <variant>
 
 #include "json_codec.h"
@@ -77,11 +78,37 @@ Difference describe_difference(const View& e, const View& a) {
   return {};
 }
 
+// The target evicted other objects than the model's key-order scan: replay
+// the eviction on the model with the objects the target took scanned first.
+// If that gives the target's View, the target's choice was admissible and the
+// model adopts it; otherwise the comparison below reports the difference.
+void Lockstep::follow_eviction_choice(const Op& op, Model before, Outcome* om, View* vm, const View& vt) {
+  const Capabilities caps = target_.capabilities();
+  if (masked(*vm, caps) == masked(vt, caps)) return;
+  std::vector<ObjectId> taken;  // objects that lost memory replicas on the target
+  for (const ObjectView& o : model_view_.objects) {
+    auto it = std::find_if(vt.objects.begin(), vt.objects.end(), [&](const ObjectView& x) { return x.id == o.id; });
+    if (it == vt.objects.end() || it->complete_memory < o.complete_memory) taken.push_back(o.id);
+  }
+  before.scan_first_in_next_eviction(std::move(taken));
+  const Outcome alt = before.apply(op, now_);
+  View alt_view = before.view(now_);
+  if (alt != *om || masked(alt_view, caps) != masked(vt, caps)) return;
+  model_ = std::move(before);
+  *om = alt;
+  *vm = std::move(alt_view);
+}
+
 std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>& expect, Trace* record) {
   const size_t index = index_++;
   if (op.kind == OpKind::Advance)
     now_ = op.advance_ms > static_cast<uint64_t>(kTimeMax - now_) ? kTimeMax : now_ + static_cast<Time>(op.advance_ms);
-  const Outcome om = model_.apply(op, now_);
+  // An eviction whose scan order the target leaves open: keep the model as
+  // it was, so that it can follow the target's choice below.
+  std::optional<Model> before_evict;
+  if (op.kind == OpKind::Evict && target_.eviction_order_unspecified() && checks_.compare_with_model)
+    before_evict = model_;
+  Outcome om = model_.apply(op, now_);
   const Outcome ot = target_.apply(op, now_);
   if (record) record->steps.push_back({now_, op, om});
   ++comparisons_;
@@ -93,6 +120,7 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
                    encode_outcome(om).dump(), encode_outcome(ot).dump(), std::string(to_string(ot.code))};
   View vm = model_.view(now_);
   View vt = target_.view(now_);
+  if (before_evict) follow_eviction_choice(op, std::move(*before_evict), &om, &vm, vt);
   if (!checks_.properties.empty()) {
     auto failure = check_properties(op, ot, target_view_, vt, target_.capabilities(), "target");
     if (!failure) failure = check_properties(op, om, model_view_, vm, kCapAll, "model");

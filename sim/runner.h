@@ -48,6 +48,7 @@ class Lockstep {
   uint64_t comparisons() const { return comparisons_; }
 
  private:
+  void follow_eviction_choice(const Op& op, Model before, Outcome* om, View* vm, const View& vt);
   std::optional<Failure> check_properties(const Op& op, const Outcome& outcome, const View& before,
                                           const View& after, Capabilities caps, const char* side);
   Model model_;

@@ -172,7 +172,10 @@ class Shrinker {
         with([](Op& o) { o.soft_pin = {}; });
         if (op.soft_pin.ttl_ms)
           for (uint64_t ttl : smaller(*op.soft_pin.ttl_ms)) with([ttl](Op& o) { o.soft_pin.ttl_ms = ttl; });
-        for (uint64_t size : smaller(op.size)) with([size](Op& o) { o.size = std::max<uint64_t>(size, 1); });
+        // Sizes are kept: they come from the workload's set (32, 64), which
+        // every target allocates exactly. A shrunk size such as 61 or 33 is
+        // rounded up by Mooncake's offset allocator, which would turn a
+        // divergence into an allocator artefact (docs/interpretations.md).
         break;
       case OpKind::UpsertEnd:
         with([](Op& o) { o.kind = OpKind::PutEnd; });

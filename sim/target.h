@@ -24,6 +24,11 @@ class Target {
   // campaigns draw another op instead, so only what both sides can do is
   // compared. Replayed traces are never altered: there, UNSUPPORTED shows.
   virtual bool supports(const Op&) const { return true; }
+  // True when the target's second eviction pass visits objects in an order
+  // the rules leave open (Mooncake scans shards from a random start): the
+  // runner then accepts any victim set the model can produce with some scan
+  // order, and the model follows the target's choice.
+  virtual bool eviction_order_unspecified() const { return false; }
   virtual View view(Time now) const = 0;
 };
 

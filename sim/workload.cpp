@@ -22,7 +22,13 @@ void draw_swarm(Choices& c, WorkloadConfig* w, Config* m) {
   w->tenants = 1 + static_cast<uint32_t>(c.pick(3));
   w->keys = 1 + static_cast<uint32_t>(c.pick(8));
   w->groups = static_cast<uint32_t>(c.pick(4));
-  const uint64_t capacity = c.chance(30) ? 128 : 1u << 20;  // tiny segments: allocation failures
+  // Tiny segments (allocation failures) hold 64 bytes: with sizes 32 and 64
+  // every free byte of a tiny segment is one extent, so a real allocator
+  // cannot refuse for fragmentation what the model's byte count admits. At
+  // 128 bytes, 32 + 64 + 32 with both 32s freed leaves 64 bytes in two
+  // extents, and Mooncake's offset allocator refuses a 64-byte write
+  // (docs/interpretations.md, "Allocation").
+  const uint64_t capacity = c.chance(30) ? 64 : 1u << 20;
   m->segments.clear();
   const uint64_t memory_segments = 1 + c.pick(3);
   for (uint64_t i = 0; i < memory_segments; ++i) m->segments.push_back({ReplicaKind::Memory, capacity});

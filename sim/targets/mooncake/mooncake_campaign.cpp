@@ -4,13 +4,18 @@
 // retain_groups on main) is redrawn instead of applied, and a configuration
 // the adapter refuses is skipped and counted instead of ending the campaign.
 //
-//   mooncake_campaign FIRST LAST STEPS [--swarm] [--out DIR] [--quiet] [--without OP]...
+//   mooncake_campaign FIRST LAST STEPS [--swarm] [--out DIR] [--quiet] [--without OP]... [--overhead]
 //
-// --without OP sets the weight of an op kind to 0 (e.g. to look past a known
-// divergence in snapshot/restore).
+// Every step is compared with the model and checked with P1-P12 on both
+// sides. --without OP sets the weight of an op kind to 0 (e.g. to look past a
+// known divergence). --overhead measures the harness's cost: after each seed
+// the same ops are applied to a fresh MasterService alone (no model, no
+// Views, no properties), and the two times (construction excluded) are
+// summed and compared.
 //
 // Writes the trace of each failing seed to DIR/seed-<n>.json (replayable
 // with `pinsim replay --target mooncake`). Exit status 1 when a seed failed.
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -19,6 +24,7 @@
 #include <vector>
 
 #include "mooncake_target.h"
+#include "property.h"
 #include "runner.h"
 #include "trace.h"
 #include "workload.h"
@@ -31,12 +37,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   const uint64_t first = std::stoull(argv[1]), last = std::stoull(argv[2]), steps = std::stoull(argv[3]);
-  bool swarm = false, quiet = false;
+  bool swarm = false, quiet = false, overhead = false;
   std::string out;
   std::vector<OpKind> without;
   for (int i = 4; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--swarm")) swarm = true;
     else if (!std::strcmp(argv[i], "--quiet")) quiet = true;
+    else if (!std::strcmp(argv[i], "--overhead")) overhead = true;
     else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
     else if (!std::strcmp(argv[i], "--without") && i + 1 < argc) {
       auto kind = parse_op_kind(argv[++i]);
@@ -45,11 +52,17 @@ int main(int argc, char** argv) {
         return 2;
       }
       without.push_back(*kind);
+    } else {
+      std::fprintf(stderr, "mooncake_campaign: unknown argument '%s'\n", argv[i]);
+      return 2;
     }
   }
   const Profile profile = *parse_profile(mooncake_target_profile());
   std::printf("%s\n", std::string(mooncake_target_description()).c_str());
   uint64_t seeds = 0, refused = 0, failures = 0, applied = 0, redrawn = 0;
+  using Clock = std::chrono::steady_clock;
+  Clock::duration checked_time{}, bare_time{};
+  std::array<Clock::duration, kOpKindCount> checked_by_kind{}, bare_by_kind{};
   const auto start = std::chrono::steady_clock::now();
   for (uint64_t seed = first; seed <= last; ++seed) {
     RandomChoices choices(seed);
@@ -71,10 +84,11 @@ int main(int argc, char** argv) {
       continue;
     }
     ++seeds;
-    Lockstep lockstep(config, *target);
+    Lockstep lockstep(config, *target, Checks{all_properties(), true});
     Workload generator(workload, config);
     std::optional<Failure> failure;
     for (uint64_t i = 0; i < steps && !failure; ++i) {
+      const auto step_start = Clock::now();
       Op op = generator.next(choices, lockstep.model(), lockstep.now());
       int tries = 0;
       while (!mooncake_target_supports(op) && tries++ < 1000) {
@@ -84,6 +98,20 @@ int main(int argc, char** argv) {
       if (!mooncake_target_supports(op)) break;
       ++applied;
       failure = lockstep.step(op, std::nullopt, &trace);
+      const auto spent = Clock::now() - step_start;  // drawing the op, both sides, Views, P1-P12
+      checked_time += spent;
+      checked_by_kind[static_cast<int>(op.kind)] += spent;
+    }
+    if (overhead) {  // the same ops against a fresh MasterService alone
+      target.reset();
+      auto bare = make_mooncake_target(config, {}, &error);
+      for (const TraceStep& s : trace.steps) {
+        const auto op_start = Clock::now();
+        bare->apply(s.op, s.t);
+        const auto spent = Clock::now() - op_start;
+        bare_time += spent;
+        bare_by_kind[static_cast<int>(s.op.kind)] += spent;
+      }
     }
     if (failure) {
       ++failures;
@@ -105,5 +133,18 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(seeds), static_cast<unsigned long long>(refused),
               static_cast<unsigned long long>(failures), static_cast<unsigned long long>(applied),
               static_cast<unsigned long long>(redrawn), secs, secs > 0 ? applied / secs : 0.0);
+  if (overhead) {
+    const double checked = std::chrono::duration<double>(checked_time).count();
+    const double bare = std::chrono::duration<double>(bare_time).count();
+    std::printf("overhead: %.3f s with the model, Views and P1-P12, %.3f s MasterService alone (construction "
+                "excluded): the harness adds %.2fx MasterService's own time\n",
+                checked, bare, bare > 0 ? (checked - bare) / bare : 0.0);
+    for (int k = 0; k < kOpKindCount; ++k) {
+      const double c = std::chrono::duration<double>(checked_by_kind[k]).count();
+      const double b = std::chrono::duration<double>(bare_by_kind[k]).count();
+      if (c > 0) std::printf("  %-14s %9.3f s checked %9.3f s alone  +%.2fx\n",
+                             std::string(to_string(static_cast<OpKind>(k))).c_str(), c, b, b > 0 ? (c - b) / b : 0.0);
+    }
+  }
   return failures ? 1 : 0;
 }

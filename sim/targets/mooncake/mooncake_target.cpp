@@ -356,6 +356,9 @@ class MooncakeTarget final : public Target {
   std::string_view name() const override { return "mooncake"; }
 
   bool supports(const Op& op) const override { return mooncake_target_supports(op); }
+  // BatchEvict's second pass scans shards from randomIndex(kNumShards): which
+  // of several admissible objects it takes is Mooncake's choice.
+  bool eviction_order_unspecified() const override { return true; }
   Capabilities capabilities() const override {
     Capabilities caps = kCapObjects | kCapDeadline | kCapLease | kCapGauge;
 #if PINSIM_MC_HAS_SOFT_PIN_ACTION

@@ -1,0 +1,115 @@
+// The runner's tolerance for an unspecified eviction scan order (Mooncake's
+// second pass starts at a random shard): a target's choice among admissible
+// victims is accepted and followed by the model; a victim set the rules do
+// not allow is still reported; and a target that does not declare the order
+// open gets no tolerance at all.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <variant>
+
+#include "runner.h"
+
+namespace pinsim {
+
+namespace {
+
+// A model that scans in reverse key order on every eviction (a different,
+// admissible choice), and may itself be configured more permissively than
+// the run's model (an inadmissible choice).
+class ReverseScanTarget final : public Target {
+ public:
+  ReverseScanTarget(const Config& config, bool order_open)
+      : model_(std::get<Model>(Model::create(config))), order_open_(order_open) {}
+  std::string_view name() const override { return "reverse-scan"; }
+  Capabilities capabilities() const override { return kCapAll; }
+  bool eviction_order_unspecified() const override { return order_open_; }
+  Outcome apply(const Op& op, Time now) override {
+    if (op.kind == OpKind::Evict) {
+      std::vector<ObjectId> reverse;
+      for (const auto& [id, obj] : model_.objects()) reverse.insert(reverse.begin(), id);
+      model_.scan_first_in_next_eviction(reverse);
+    }
+    return model_.apply(op, now);
+  }
+  View view(Time now) const override { return model_.view(now); }
+
+ private:
+  Model model_;
+  bool order_open_;
+};
+
+Op put_start(KeyId key, std::optional<uint64_t> ttl) {
+  Op op;
+  op.kind = OpKind::PutStart;
+  op.client = 1;
+  op.object = {0, key};
+  op.size = 32;
+  op.memory_replicas = 1;
+  op.soft_pin = {static_cast<uint8_t>(SoftPinAction::Enable), ttl};
+  return op;
+}
+
+Op put_end(KeyId key) {
+  Op op;
+  op.kind = OpKind::PutEnd;
+  op.client = 1;
+  op.object = {0, key};
+  return op;
+}
+
+// After two soft-pinned objects with equal (expired) leases, the second pass
+// must take one of them (found against Mooncake main, swarm seeds 257, 540,
+// 965).
+Op evict(uint32_t target, uint32_t lowerbound) {
+  Op op;
+  op.kind = OpKind::Evict;
+  op.evict_target_pct = target;
+  op.evict_lowerbound_pct = lowerbound;
+  return op;
+}
+
+std::optional<Failure> run(Lockstep& lockstep) {
+  for (const Op& op : {put_start(2, std::nullopt), put_end(2), put_start(0, 1), put_end(0), evict(100, 15)})
+    if (auto f = lockstep.step(op, std::nullopt, nullptr)) return f;
+  return std::nullopt;
+}
+
+bool has_key(const Model& m, KeyId k) { return m.objects().contains({0, k}); }
+
+}  // namespace
+
+TEST(EvictionOrder, AnAdmissibleChoiceIsFollowed) {
+  Config config;
+  ReverseScanTarget target(config, true);
+  Lockstep lockstep(config, target);
+  EXPECT_FALSE(run(lockstep));
+  // Key order would have evicted k0; the target took k2 and the model followed.
+  EXPECT_TRUE(has_key(lockstep.model(), 0));
+  EXPECT_FALSE(has_key(lockstep.model(), 2));
+}
+
+TEST(EvictionOrder, NoToleranceUnlessTheTargetDeclaresIt) {
+  Config config;
+  ReverseScanTarget target(config, false);
+  Lockstep lockstep(config, target);
+  const auto f = run(lockstep);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->what, "view");
+  EXPECT_EQ(f->step, 4u);
+}
+
+TEST(EvictionOrder, AnInadmissibleVictimIsStillReported) {
+  Config config;
+  config.allow_evict_soft_pinned_objects = false;  // no pinned object may go
+  Config permissive = config;
+  permissive.allow_evict_soft_pinned_objects = true;
+  ReverseScanTarget target(permissive, true);
+  Lockstep lockstep(config, target);
+  const auto f = run(lockstep);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->what, "view");
+  EXPECT_EQ(f->step, 4u);
+}
+
+}  // namespace pinsim
