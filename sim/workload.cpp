@@ -58,7 +58,8 @@ Op Workload::start(Choices& c, OpKind kind) const {
   if (w_.groups == 0) op.group = 0;
   else if (c.chance(w_.regroup_pct)) op.group = static_cast<GroupId>(c.pick(w_.groups + 1));
   else op.group = op.object.key % 2 ? 1 + (op.object.key / 2) % w_.groups : 0;
-  const uint64_t a = c.pick(3);
+  uint64_t a = c.pick(3);
+  if (a == static_cast<uint64_t>(SoftPinAction::Enable) && !w_.soft_pin_enable) a = 0;
   op.soft_pin.action = static_cast<uint8_t>(a);
   if (a == static_cast<uint64_t>(SoftPinAction::Enable) && c.chance(70)) op.soft_pin.ttl_ms = pick_of(c, w_.soft_pin_ttls);
   if (c.chance(w_.invalid_request_pct)) {

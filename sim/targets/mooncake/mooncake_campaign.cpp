@@ -5,7 +5,12 @@
 // the adapter refuses is skipped and counted instead of ending the campaign.
 //
 //   mooncake_campaign FIRST LAST STEPS [--swarm] [--out DIR] [--quiet] [--without OP]... [--overhead]
+//                     [--retention]
 //
+// --retention is the group-retention campaign for trees with PR 2835: writes
+// never Enable a soft pin (those trees predate PR 2909, whose pin semantics
+// the P1 finding already covers), at least two groups, RetainGroups ten
+// times more often, no invalid requests.
 // Every step is compared with the model and checked with P1-P12 on both
 // sides. --without OP sets the weight of an op kind to 0 (e.g. to look past a
 // known divergence). --overhead measures the harness's cost: after each seed
@@ -15,6 +20,7 @@
 //
 // Writes the trace of each failing seed to DIR/seed-<n>.json (replayable
 // with `pinsim replay --target mooncake`). Exit status 1 when a seed failed.
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -37,13 +43,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   const uint64_t first = std::stoull(argv[1]), last = std::stoull(argv[2]), steps = std::stoull(argv[3]);
-  bool swarm = false, quiet = false, overhead = false;
+  bool swarm = false, quiet = false, overhead = false, retention = false;
   std::string out;
   std::vector<OpKind> without;
   for (int i = 4; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--swarm")) swarm = true;
     else if (!std::strcmp(argv[i], "--quiet")) quiet = true;
     else if (!std::strcmp(argv[i], "--overhead")) overhead = true;
+    else if (!std::strcmp(argv[i], "--retention")) retention = true;
     else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
     else if (!std::strcmp(argv[i], "--without") && i + 1 < argc) {
       auto kind = parse_op_kind(argv[++i]);
@@ -69,6 +76,12 @@ int main(int argc, char** argv) {
     WorkloadConfig workload;
     Config config;
     if (swarm) draw_swarm(choices, &workload, &config);
+    if (retention) {
+      workload.soft_pin_enable = false;
+      workload.invalid_request_pct = 0;
+      workload.groups = std::max<uint32_t>(workload.groups, 2);
+      workload.weights[static_cast<int>(OpKind::RetainGroups)] = 10 * (1 + workload.weights[static_cast<int>(OpKind::RetainGroups)]);
+    }
     for (OpKind k : without) workload.weights[static_cast<int>(k)] = 0;
     config.profile = profile;
     Trace trace;

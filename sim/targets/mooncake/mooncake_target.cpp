@@ -32,14 +32,19 @@
 #include <mutex>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include <glog/logging.h>
 
+#if PINSIM_MC_HAS_SNAPSHOT_CODEC
 #include "ha/snapshot/master_snapshot_codec.h"
+#endif
 #include "master_metric_manager.h"
 #include "master_service.h"
+#if PINSIM_MC_HAS_RANDOM_ENGINE
 #include "random.h"
+#endif
 
 // ---------------------------------------------------------------------------
 // 1. Virtual clock and shortened sleeps (process-wide; one target at a time).
@@ -179,7 +184,7 @@ class MasterServiceSnapshotTestBase {
     for (size_t i = 0; i < MasterService::kNumShards; ++i) {
       MasterService::MetadataShardAccessorRO shard(&s, i);
       for (const auto& [tenant, state] : shard->tenants) {
-        if (!(tenant == TenantId::Default())) continue;
+        if (!IsDefaultTenant(tenant)) continue;
         for (const auto& [key, md] : state.metadata) {
           Object o;
           o.key = key;
@@ -209,6 +214,37 @@ class MasterServiceSnapshotTestBase {
     return out;
   }
 
+#if PINSIM_MC_HAS_TENANT_ID_CLASS
+  static bool IsDefaultTenant(const TenantId& t) { return t == TenantId::Default(); }
+#else  // the PR 2835 tree: tenant ids are strings, "default" without multi-tenancy
+  static bool IsDefaultTenant(const std::string& t) { return t == "default"; }
+#endif
+
+  static void Evict(MasterService& s, double target, double lowerbound) {
+#if PINSIM_MC_HAS_EVICT_FOR_TESTING
+    s.RunBatchEvictForTesting(target, lowerbound);
+#else
+    s.BatchEvict(target, lowerbound);
+#endif
+  }
+
+#if PINSIM_MC_HAS_RETAIN_GROUPS
+  // The default tenant's retention entries (group name, deadline), expired
+  // ones included, and the admission counter (one for all tenants).
+  static std::vector<std::pair<std::string, Clock::time_point>> Retention(const MasterService& s) {
+    std::vector<std::pair<std::string, Clock::time_point>> out;
+    for (size_t i = 0; i < MasterService::kNumShards; ++i) {
+      MasterService::MetadataShardAccessorRO shard(&s, i);
+      for (const auto& [tenant, state] : shard->tenants) {
+        if (!IsDefaultTenant(tenant)) continue;
+        for (const auto& [group, deadline] : state.group_retention_deadlines) out.push_back({group, deadline});
+      }
+    }
+    return out;
+  }
+  static uint64_t RetainedGroupCount(const MasterService& s) { return s.retained_group_count_.load(); }
+#endif
+
   static void Cleanup(MasterService& s, Clock::time_point now) {
 #if PINSIM_MC_HAS_CLEANUP
     s.CleanupExpiredSoftPins(now);
@@ -218,6 +254,7 @@ class MasterServiceSnapshotTestBase {
 #endif
   }
 
+#if PINSIM_MC_HAS_SNAPSHOT_CODEC
   static tl::expected<ha::MasterSnapshotPayloads, SerializationError> Encode(MasterService& s) {
     ha::MasterSnapshotCodec codec;
 #if PINSIM_MC_HAS_LOCAL_SSD_VIEW
@@ -239,6 +276,7 @@ class MasterServiceSnapshotTestBase {
   static tl::expected<void, SerializationError> Apply(MasterService& s, Clock::time_point now) {
     return s.ApplySnapshotState(now);
   }
+#endif
 
   // Used bytes of each named memory segment (for deterministic placement).
   static std::vector<std::pair<size_t, size_t>> Usage(MasterService& s, const std::vector<std::string>& names) {
@@ -337,6 +375,10 @@ class MooncakeTarget final : public Target {
     mc_config.allow_evict_soft_pinned_objects = config_.allow_evict_soft_pinned_objects;
     mc_config.put_start_discard_timeout_sec = config_.put_start_discard_timeout_ms / 1000;
     mc_config.put_start_release_timeout_sec = config_.put_start_release_timeout_ms / 1000;
+#if PINSIM_MC_HAS_RETAIN_GROUPS
+    mc_config.max_retained_groups = config_.max_retained_groups;
+    mc_config.max_group_retention_ttl_ms = config_.max_group_retention_ttl_ms;
+#endif
     set_now(0);
     g_virtual_clock.store(true, std::memory_order_release);
     try {
@@ -346,7 +388,9 @@ class MooncakeTarget final : public Target {
       return false;
     }
     Access::Quiesce(*service_);
+#if PINSIM_MC_HAS_GAUGE
     baseline_ = mc::MasterMetricManager::instance().get_soft_pin_key_count();
+#endif
     for (size_t i = 0; i < config_.segments.size(); ++i)
       if (config_.segments[i].kind == ReplicaKind::Memory) memory_segments_.push_back(i);
     if (!mount_segments(error)) return false;
@@ -360,11 +404,17 @@ class MooncakeTarget final : public Target {
   // of several admissible objects it takes is Mooncake's choice.
   bool eviction_order_unspecified() const override { return true; }
   Capabilities capabilities() const override {
-    Capabilities caps = kCapObjects | kCapDeadline | kCapLease | kCapGauge;
+    Capabilities caps = kCapObjects | kCapDeadline | kCapLease;
+#if PINSIM_MC_HAS_GAUGE
+    caps |= kCapGauge;
+#endif
 #if PINSIM_MC_HAS_SOFT_PIN_ACTION
     caps |= kCapPending;
 #endif
-    return caps;  // no retention table: main has no PR 2835
+#if PINSIM_MC_HAS_RETAIN_GROUPS
+    caps |= kCapRetention;
+#endif
+    return caps;
   }
 
   Outcome apply(const Op& op, Time now) override {
@@ -372,7 +422,11 @@ class MooncakeTarget final : public Target {
       return Outcome::of(ErrorCode::UNSUPPORTED);
     set_now(now);
     last_now_ = now;
+#if PINSIM_MC_HAS_TENANT_ID_CLASS
     const mc::TenantId& tenant = mc::TenantId::Default();
+#else
+    const std::string tenant = "default";
+#endif
     const std::string key = key_name(op.object.key);
     switch (op.kind) {
       case OpKind::PutStart:
@@ -410,12 +464,15 @@ class MooncakeTarget final : public Target {
         // BatchEvict's second pass scans shards from randomIndex(kNumShards),
         // drawn from this thread's engine: seed it per pass so that the same
         // trace evicts the same objects every time.
+#if PINSIM_MC_HAS_RANDOM_ENGINE
         mc::threadLocalRandomEngine().seed(0x70696e73696dull + evictions_++);
-        service_->RunBatchEvictForTesting(op.evict_target_pct / 100.0, op.evict_lowerbound_pct / 100.0);
+#endif
+        Access::Evict(*service_, op.evict_target_pct / 100.0, op.evict_lowerbound_pct / 100.0);
         return Outcome{};
       case OpKind::Cleanup:
         Access::Cleanup(*service_, to_tp(now));
         return Outcome{};
+#if PINSIM_MC_HAS_SNAPSHOT_CODEC
       case OpKind::Snapshot: {
         auto r = Access::Encode(*service_);
         if (!r) {
@@ -427,10 +484,15 @@ class MooncakeTarget final : public Target {
       }
       case OpKind::Restore:
         return restore(op, now);
+#else
+      case OpKind::Snapshot:
+      case OpKind::Restore:
+        return Outcome::of(ErrorCode::UNSUPPORTED);
+#endif
       case OpKind::Advance:
         return Outcome{};
       case OpKind::RetainGroups:
-        return Outcome::of(ErrorCode::UNSUPPORTED);
+        return retain_groups(op);
     }
     return Outcome::of(ErrorCode::UNSUPPORTED);
   }
@@ -465,7 +527,20 @@ class MooncakeTarget final : public Target {
     }
     std::sort(v.objects.begin(), v.objects.end(),
               [](const ObjectView& a, const ObjectView& b) { return a.id < b.id; });
+#if PINSIM_MC_HAS_GAUGE
     v.gauge = mc::MasterMetricManager::instance().get_soft_pin_key_count() - baseline_;
+#endif
+#if PINSIM_MC_HAS_RETAIN_GROUPS
+    for (const auto& [name, deadline] : Access::Retention(*service_)) {
+      ++v.retention_entries;
+      const Time d = from_tp(deadline);
+      if (d > now) v.retention.push_back({0, parse_id(name, 'g').value_or(0), d});
+    }
+    std::sort(v.retention.begin(), v.retention.end(), [](const RetentionView& a, const RetentionView& b) {
+      return std::tie(a.tenant, a.group) < std::tie(b.tenant, b.group);
+    });
+    v.retained_group_count = Access::RetainedGroupCount(*service_);
+#endif
     return v;
   }
 
@@ -509,6 +584,25 @@ class MooncakeTarget final : public Target {
 
   static std::string segment_name(size_t index) { return "seg" + std::to_string(index); }
 
+  // PR 2835 RetainGroups: group 0 is the empty group id (INVALID_PARAMS per
+  // element); true is admitted, false is "cap reached".
+  Outcome retain_groups(const Op& op) {
+#if PINSIM_MC_HAS_RETAIN_GROUPS
+    std::vector<std::string> names;
+    for (GroupId g : op.groups) names.push_back(g == 0 ? std::string() : group_name(g));
+    Outcome out;
+    for (const auto& r : service_->RetainGroups(names, op.ttl_ms, "default")) {
+      if (r) out.retained.push_back(*r ? RetainResult::Accepted : RetainResult::Full);
+      else if (r.error() == mc::ErrorCode::INVALID_PARAMS) out.retained.push_back(RetainResult::InvalidParams);
+      else return Outcome::of(map_error(r.error()));
+    }
+    return out;
+#else
+    (void)op;
+    return Outcome::of(ErrorCode::UNSUPPORTED);
+#endif
+  }
+
   bool mount_segments(std::string* error) {
     for (size_t i : memory_segments_) {
       mc::Segment seg;
@@ -528,6 +622,7 @@ class MooncakeTarget final : public Target {
     return true;
   }
 
+#if PINSIM_MC_HAS_SNAPSHOT_CODEC
   // Candidates newest first; a failing first candidate is decoded and then
   // dropped (RestoreState resets between candidates). With no usable
   // candidate the master starts empty and the clients mount their segments
@@ -560,11 +655,14 @@ class MooncakeTarget final : public Target {
     }
     return Outcome{};
   }
+#endif
 
   Config config_;
   std::unique_ptr<mc::MasterService> service_;
   std::vector<size_t> memory_segments_;
+#if PINSIM_MC_HAS_SNAPSHOT_CODEC
   std::vector<mc::ha::MasterSnapshotPayloads> snapshots_;
+#endif
   int64_t baseline_ = 0;
   Time last_now_ = 0;
   uint64_t evictions_ = 0;
@@ -595,6 +693,12 @@ std::string_view mooncake_target_description() {
 #if !PINSIM_MC_HAS_CLEANUP
          ", cleanup (no deadline index)"
 #endif
+#if !PINSIM_MC_HAS_SNAPSHOT_CODEC
+         ", snapshot and restore (no snapshot codec)"
+#endif
+#if !PINSIM_MC_HAS_GAUGE
+         ", the soft-pin gauge (no such metric)"
+#endif
       ;
 }
 
@@ -602,13 +706,14 @@ bool mooncake_target_supports(const Op& op) {
   switch (op.kind) {
     case OpKind::Advance:
     case OpKind::Evict:
+      return true;
     case OpKind::Snapshot:
     case OpKind::Restore:
-      return true;
+      return PINSIM_MC_HAS_SNAPSHOT_CODEC != 0;
     case OpKind::Cleanup:
       return PINSIM_MC_HAS_CLEANUP != 0;
     case OpKind::RetainGroups:
-      return false;  // TODO(2835): map RetainGroups when the tree has it
+      return PINSIM_MC_HAS_RETAIN_GROUPS != 0 && op.object.tenant == 0;
     case OpKind::PutStart:
     case OpKind::UpsertStart:
       if (op.nof_replicas > 0 && !PINSIM_MC_HAS_NOF) return false;
