@@ -122,7 +122,12 @@ class Shrinker {
     Trace cur = input;
     signature_ = signature(*first, cur);
     cur.steps.resize(first->step + 1);
-    for (size_t i = 0; i + 1 < cur.steps.size(); ++i) cur.steps[i].expect.reset();
+    // Expectations are dropped, except the failing one when the failure is a
+    // broken expectation: a property or comparison failure at the last step
+    // must not be blocked by that step's recorded outcome, which removing
+    // earlier steps may change (an exist that was false becomes true).
+    for (size_t i = 0; i < cur.steps.size(); ++i)
+      if (i + 1 < cur.steps.size() || first->what != "expect") cur.steps[i].expect.reset();
     for (int round = 0; round < 8; ++round) {
       bool changed = remove_steps(cur);
       changed |= merge_advances(cur);
