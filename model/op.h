@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "virtual_time.h"
+
 namespace pinsim {
 
 using TenantId = uint32_t;
@@ -78,6 +80,12 @@ struct Op {
   uint64_t advance_ms = 0;            // advance
   bool operator==(const Op&) const = default;
 };
+
+// The virtual time at which `op` applies, from `now`: an advance moves the
+// clock (saturating at kTimeMax), every other op keeps it.
+constexpr Time time_after(Time now, const Op& op) {
+  return op.kind == OpKind::Advance ? saturating_deadline(now, op.advance_ms) : now;
+}
 
 std::string_view to_string(OpKind kind);
 std::optional<OpKind> parse_op_kind(std::string_view name);

@@ -38,11 +38,6 @@ Digest op_digest(const Op& op) {
   return d;
 }
 
-Time time_after(Time now, const Op& op) {
-  if (op.kind != OpKind::Advance) return now;
-  return op.advance_ms > static_cast<uint64_t>(kTimeMax - now) ? kTimeMax : now + static_cast<Time>(op.advance_ms);
-}
-
 std::vector<Op> path_of(const std::vector<Node>& tree, uint32_t n) {
   std::vector<Op> path;
   for (; n != 0; n = tree[n].parent) path.push_back(tree[n].op);
@@ -101,24 +96,25 @@ ExploreResult explore(const ExploreOptions& o) {
         Model child = model;
         const Time t = time_after(now, op);
         const Outcome outcome = child.apply(op, t);
-        bool failed = false;
-        if (o.target || model_checks) {
+        auto child_trace = [&] {
           std::vector<Op> child_path = path;
           child_path.push_back(op);
-          if (o.target) {
-            // In lockstep with the target, replayed from the start (targets
-            // cannot be copied); the replay also checks the properties.
-            failed = replay(trace_of(o, child_path), o.target, o.target_options, o.checks).failure.has_value();
-          } else {
-            const View after = child.view(t);
-            const StepContext ctx{o.config, op, t, outcome, before, after};
-            for (const StepCheck* p : o.checks.properties) failed |= p->check(ctx).has_value();
-          }
-          if (failed) {  // record the shortest counterexample as a replayable run
-            result.counterexample = replay(trace_of(o, child_path), o.target ? o.target : &make_model_target,
-                                           o.target_options, o.checks);
-            return result;
-          }
+          return trace_of(o, child_path);
+        };
+        bool failed = false;
+        if (o.target) {
+          // In lockstep with the target, replayed from the start (targets
+          // cannot be copied); the replay also checks the properties.
+          failed = replay(child_trace(), o.target, o.target_options, o.checks).failure.has_value();
+        } else if (model_checks) {
+          const View after = child.view(t);
+          const StepContext ctx{o.config, op, t, outcome, before, after};
+          for (const StepCheck* p : o.checks.properties) failed |= p->check(ctx).has_value();
+        }
+        if (failed) {  // record the shortest counterexample as a replayable run
+          result.counterexample =
+              replay(child_trace(), o.target ? o.target : &make_model_target, o.target_options, o.checks);
+          return result;
         }
         child.canonical_state(t, &encoding);
         if (!visited.insert(digest_of(encoding)).second) continue;

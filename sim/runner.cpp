@@ -101,8 +101,7 @@ void Lockstep::follow_eviction_choice(const Op& op, Model before, Outcome* om, V
 
 std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>& expect, Trace* record) {
   const size_t index = index_++;
-  if (op.kind == OpKind::Advance)
-    now_ = op.advance_ms > static_cast<uint64_t>(kTimeMax - now_) ? kTimeMax : now_ + static_cast<Time>(op.advance_ms);
+  now_ = time_after(now_, op);
   // An eviction whose scan order the target leaves open: keep the model as
   // it was, so that it can follow the target's choice below.
   std::optional<Model> before_evict;

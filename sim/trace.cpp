@@ -100,9 +100,7 @@ Trace read_trace(const std::string& text, const std::string& source) {
       if (!s.contains("t") || !s["t"].is_number_integer()) throw DecodeError(path + ".t: missing or not an integer");
       step.t = s["t"].get<Time>();
       if (step.t < 0) throw DecodeError(path + ".t: negative time");
-      if (step.op.kind == OpKind::Advance)
-        clock = step.op.advance_ms > static_cast<uint64_t>(kTimeMax - clock) ? kTimeMax
-                                                                             : clock + static_cast<Time>(step.op.advance_ms);
+      clock = time_after(clock, step.op);
       if (step.t < clock) throw DecodeError(path + ".t: time goes backwards (" + std::to_string(step.t) + " < " + std::to_string(clock) + ")");
       if (step.t != clock)
         throw DecodeError(path + ".t: " + std::to_string(step.t) + " does not match the clock " +

@@ -42,11 +42,6 @@ struct SimState {
   std::vector<Op> ops;
 };
 
-Time after(const Op& op, Time now) {
-  if (op.kind != OpKind::Advance) return now;
-  return op.advance_ms > static_cast<uint64_t>(kTimeMax - now) ? kTimeMax : now + static_cast<Time>(op.advance_ms);
-}
-
 // Writes the failing sequence; RapidCheck's last failing run is its minimal one.
 void record_failure(const SimState& s, const Op& op, const std::string& path) {
   Trace t;
@@ -54,10 +49,10 @@ void record_failure(const SimState& s, const Op& op, const std::string& path) {
   t.config = s.model.config();
   Time now = 0;
   for (const Op& o : s.ops) {
-    now = after(o, now);
+    now = time_after(now, o);
     t.steps.push_back({now, o, std::nullopt});
   }
-  t.steps.push_back({after(op, s.now), op, std::nullopt});
+  t.steps.push_back({time_after(s.now, op), op, std::nullopt});
   std::ofstream(path) << write_trace(t);
 }
 
@@ -70,13 +65,13 @@ struct Step : rc::state::Command<SimState, Target> {
     trace_path = (std::filesystem::temp_directory_path() / "pinsim-rapidcheck-failure.json").string();
   }
   void apply(SimState& s) const override {
-    s.now = after(op, s.now);
+    s.now = time_after(s.now, op);
     s.model.apply(op, s.now);
     s.ops.push_back(op);
   }
   void run(const SimState& s, Target& target) const override {
     pinsim::Model model = s.model;
-    const Time now = after(op, s.now);
+    const Time now = time_after(s.now, op);
     const View before = target.view(s.now);
     const Outcome om = model.apply(op, now);
     const Outcome ot = target.apply(op, now);
