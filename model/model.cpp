@@ -109,7 +109,7 @@ void Model::erase_object(std::map<ObjectId, Object>::iterator it) {
 // is: fewer memory replicas than requested is success while at least one fits.
 // A write that asks for NoF replicas needs every replica placed, except the
 // 1 memory + 1 NoF (FLEXIBLE_DUAL_REPLICA) shape, where either side suffices.
-bool Model::allocate(const Op& op, std::vector<Replica>* out) {
+std::optional<std::vector<Replica>> Model::plan_placement(const Op& op) const {
   std::vector<Replica> placed;
   auto place = [&](ReplicaKind kind, uint32_t count) {
     for (uint32_t n = 0; n < count; ++n) {
@@ -138,13 +138,8 @@ bool Model::allocate(const Op& op, std::vector<Replica>* out) {
   const bool ok = op.nof_replicas == 0 ? memory_placed > 0
                   : flexible_dual      ? !placed.empty()
                                        : placed.size() == op.memory_replicas + op.nof_replicas;
-  if (!ok) return false;
-  for (Replica& r : placed) {
-    r.id = next_replica_id_++;
-    segment_used_[r.segment] += op.size;
-  }
-  *out = std::move(placed);
-  return true;
+  if (!ok) return std::nullopt;
+  return placed;
 }
 
 std::optional<ObjectView> Model::object_view(ObjectId id) const {
@@ -180,6 +175,8 @@ View Model::view(Time now) const {
     if (deadline > now) v.retention.push_back({g.first, g.second, deadline});
   v.retained_group_count = retained_group_count_;
   v.retention_entries = retention_.size();
+  for (const auto& [tenant, bytes] : tenant_used_)
+    if (bytes != 0) v.usage.push_back({tenant, bytes});
   return v;
 }
 

@@ -81,8 +81,15 @@ class Model {
   Outcome end(const Op& op, Time now);
   Outcome revoke(const Op& op, Time now);
   std::optional<ErrorCode> validate_start(const Op& op, Resolved* out);
-  ErrorCode create_object(const Op& op, GroupId group, const Resolved& req,
-                          std::optional<Time> carried, Time now);
+  // Admission of a new object: quota, then placement, judged before the
+  // request changes anything (failure atomicity). `released` is the charge
+  // the replaced object gives back when the write goes ahead.
+  std::optional<ErrorCode> admit(const Op& op, uint64_t released, std::vector<Replica>* placed);
+  void create_object(const Op& op, GroupId group, const Resolved& req, std::vector<Replica> placed,
+                     std::optional<Time> carried, Time now);
+  std::optional<ErrorCode> admit_replacement(const Op& op, const Object& obj, std::vector<Replica>* placed);
+  void preempt(ObjectId id, Object& obj, Time now);
+  void upsert_in_place(const Op& op, Object& obj, const Resolved& req, Time now);
   void commit_pending(ObjectId id, Object& obj, Time now);
   // read_path.cpp
   Outcome get(const Op& op, Time now);
@@ -110,7 +117,7 @@ class Model {
   // so the gauge follows the transitions of SEMANTICS appendix B exactly.
   void set_deadline(ObjectId id, Object& obj, std::optional<Time> d);
   void erase_object(std::map<ObjectId, Object>::iterator it);
-  bool allocate(const Op& op, std::vector<Replica>* out);
+  std::optional<std::vector<Replica>> plan_placement(const Op& op) const;
   void release_replica(const Replica& r, uint64_t size);
   // Frees replicas [from, end) of `obj` at once (revoke, eviction).
   void free_replicas(ObjectId id, Object& obj, std::vector<Replica>::iterator from);

@@ -37,6 +37,7 @@ namespace pinsim {
   X(UpsertInPlace, "upsert.in-place", "SEMANTICS 1.4 Case B", "same-size Upsert reuses replicas; committed untouched until End")    \
   X(UpsertReplace, "upsert.size-change", "SEMANTICS 1.4 Case C", "size-changing Upsert carries an unexpired deadline")                \
   X(UpsertAfterPreempt, "upsert.preempt-replace", "SEMANTICS 1.4 Case A", "preempted write with no COMPLETE replica is replaced, unexpired deadline carried") \
+  X(StartFailureAtomic, "start.failure-atomic", "RFC 3028 Revoke, preemption, and processing cleanup", "a refused Start that would replace an object leaves it, its deadline and its write as they were") \
   X(PutReplacesStale, "put.replace-stale", "SEMANTICS 1.1", "PutStart over stale PROCESSING replicas recreates without carry")        \
   X(Cleanup, "expiry.cleanup", "RFC 3028 Expiration cleanup", "one cycle resets every stored deadline <= now")                        \
   X(LazyExpiry, "expiry.lazy", "RFC 3028 Read and eviction paths", "eviction normalises an expired pin it meets")                     \

@@ -40,12 +40,20 @@ struct RetentionView {
   bool operator==(const RetentionView&) const = default;
 };
 
+// Bytes charged to a tenant (only tenants with a non-zero charge appear).
+struct UsageView {
+  TenantId tenant = 0;
+  uint64_t bytes = 0;
+  bool operator==(const UsageView&) const = default;
+};
+
 struct View {
   std::vector<ObjectView> objects;       // sorted by id
   int64_t gauge = 0;                     // soft-pin gauge (stored deadlines)
   std::vector<RetentionView> retention;  // live entries (deadline > now), sorted
   uint64_t retained_group_count = 0;     // the admission counter as kept
   uint64_t retention_entries = 0;        // entries stored, expired included
+  std::vector<UsageView> usage;          // tenant charges, sorted by tenant
   bool operator==(const View&) const = default;
 };
 
@@ -57,7 +65,8 @@ enum Capability : uint32_t {
   kCapLease = 1u << 3,      // read lease value
   kCapGauge = 1u << 4,      // soft-pin gauge
   kCapRetention = 1u << 5,  // group retention table and counter
-  kCapAll = (1u << 6) - 1,
+  kCapUsage = 1u << 6,      // bytes charged per tenant
+  kCapAll = (1u << 7) - 1,
 };
 using Capabilities = uint32_t;
 

@@ -1,8 +1,8 @@
 // The write path: Put/Upsert Start, End and Revoke. This is where soft-pin
 // intent is recorded (Pending), committed on the first readable transition,
 // carried across replacement, and cleared on revoke or preemption.
-// SEMANTICS.md sections 1.0-1.4; RFC 3028 "Write API", "Object state model",
-// "Revoke, preemption, and processing cleanup".
+// RFC 3028 "Write API", "Object state model", "Revoke, preemption, and
+// processing cleanup"; docs/rules.md lists each rule and its function.
 #include "model.h"
 
 namespace pinsim {
@@ -38,28 +38,44 @@ std::optional<ErrorCode> Model::validate_start(const Op& op, Resolved* out) {
   return std::nullopt;
 }
 
-// AllocateAndInsertMetadata: quota, placement, Pending(action, ttl, E = the
-// new replica ids), a carried deadline (+1 in the constructor), group
-// registration and PR 2835 inheritance.
-ErrorCode Model::create_object(const Op& op, GroupId group, const Resolved& req,
-                               std::optional<Time> carried, Time now) {
-  const ObjectId id = op.object;
+// Admission of a new object: the tenant quota, then placement. Nothing
+// changes here, so a refused Start leaves every object as it was (RFC 3028
+// Revoke: "An Upsert that has not yet become readable does not immediately
+// consume or replace the previous committed deadline"; failure atomicity).
+std::optional<ErrorCode> Model::admit(const Op& op, uint64_t released, std::vector<Replica>* placed) {
+  const TenantId tenant = op.object.tenant;
   const uint64_t requested = op.size * (op.memory_replicas + op.nof_replicas);
-  if (auto q = config_.tenant_quota_bytes.find(id.tenant); q != config_.tenant_quota_bytes.end()) {
-    if (tenant_used_[id.tenant] + requested > q->second) {
+  if (auto q = config_.tenant_quota_bytes.find(tenant); q != config_.tenant_quota_bytes.end()) {
+    const auto used = tenant_used_.find(tenant);
+    const uint64_t kept = (used == tenant_used_.end() ? 0 : used->second) - released;
+    if (kept + requested > q->second) {
       hits_.hit(Rule::Quota);
       return ErrorCode::TENANT_QUOTA_EXCEEDED;
     }
   }
-  std::vector<Replica> replicas;
-  if (!allocate(op, &replicas)) {
+  auto plan = plan_placement(op);
+  if (!plan) {
     hits_.hit(Rule::NoHandle);
     return ErrorCode::NO_AVAILABLE_HANDLE;
+  }
+  *placed = std::move(*plan);
+  return std::nullopt;
+}
+
+// Inserts the admitted object: Pending(action, ttl, E = the new replica ids),
+// a carried deadline (+1 in the constructor), group registration and PR 2835
+// inheritance.
+void Model::create_object(const Op& op, GroupId group, const Resolved& req, std::vector<Replica> placed,
+                          std::optional<Time> carried, Time now) {
+  const ObjectId id = op.object;
+  for (Replica& r : placed) {
+    r.id = next_replica_id_++;
+    segment_used_[r.segment] += op.size;
   }
   Object obj;
   obj.client = op.client;
   obj.size = op.size;
-  obj.replicas = std::move(replicas);
+  obj.replicas = std::move(placed);
   tenant_used_[id.tenant] += obj.charged_bytes();
   obj.put_start_time = now;
   obj.group = group;
@@ -75,25 +91,37 @@ ErrorCode Model::create_object(const Op& op, GroupId group, const Resolved& req,
     groups_needing_refresh_.insert(g);
     inherit_retention(id, stored, now);  // PR 2835 rule 3
   }
-  return ErrorCode::OK;
+}
+
+// A Start that would replace `obj` is admitted first; when it is refused the
+// old object, its committed deadline and its in-flight write stay.
+std::optional<ErrorCode> Model::admit_replacement(const Op& op, const Object& obj, std::vector<Replica>* placed) {
+  auto err = admit(op, obj.charged_bytes(), placed);
+  if (err) hits_.hit(Rule::StartFailureAtomic);
+  return err;
 }
 
 Outcome Model::put_start(const Op& op, Time now) {
   Resolved req{};
   if (auto err = validate_start(op, &req)) return Outcome::of(*err);
+  std::vector<Replica> placed;
   if (auto it = find_object(op.object); it != objects_.end()) {
     const Object& obj = it->second;
     const Time discard_at = saturating_deadline(obj.put_start_time, config_.put_start_discard_timeout_ms);
     if (obj.any_complete() || now <= discard_at) return Outcome::of(ErrorCode::OBJECT_ALREADY_EXISTS);
-    // SEMANTICS 1.1: only stale PROCESSING replicas: erase and recreate; the
-    // committed deadline is not carried (unlike Upsert Case A). The old
-    // replicas' memory is held until put_start_time + release timeout.
+    if (auto err = admit_replacement(op, obj, &placed)) return Outcome::of(*err);
+    // Only stale PROCESSING replicas: erase and recreate; the committed
+    // deadline is not carried (unlike Upsert Case A). The old replicas'
+    // memory is held until put_start_time + release timeout.
     hits_.hit(Rule::PutReplacesStale);
     discard_replicas(it->first, it->second, it->second.replicas.begin(),
                      saturating_deadline(obj.put_start_time, config_.put_start_release_timeout_ms));
     erase_object(it);
+  } else if (auto err = admit(op, 0, &placed)) {
+    return Outcome::of(*err);
   }
-  return Outcome::of(create_object(op, op.group, req, std::nullopt, now));
+  create_object(op, op.group, req, std::move(placed), std::nullopt, now);
+  return Outcome{};
 }
 
 // RFC 3028 rule 7 at Start: carry the committed deadline only if D > now.
@@ -105,63 +133,64 @@ static std::optional<Time> carry_unexpired(const Object& obj, Time now, RuleHits
   return std::nullopt;
 }
 
+// Preemption: drop the in-flight write and its Pending (RFC 3028 Revoke).
+void Model::preempt(ObjectId id, Object& obj, Time now) {
+  auto first_processing = std::stable_partition(obj.replicas.begin(), obj.replicas.end(),
+                                                [](const Replica& r) { return r.status == ReplicaStatus::Complete; });
+  discard_replicas(id, obj, first_processing, saturating_deadline(now, config_.put_start_release_timeout_ms));
+  if (obj.pending) hits_.hit(Rule::PendingPreempted);
+  obj.pending.reset();
+  obj.processing = false;
+}
+
+// Case B, in place: every COMPLETE replica becomes PROCESSING and eligible;
+// the committed deadline is untouched until End.
+void Model::upsert_in_place(const Op& op, Object& obj, const Resolved& req, Time now) {
+  hits_.hit(Rule::UpsertInPlace);
+  Pending p{req.action, req.ttl_ms, {}};
+  for (Replica& r : obj.replicas) {
+    r.status = ReplicaStatus::Processing;
+    p.eligible.push_back(r.id);
+  }
+  obj.pending = std::move(p);
+  obj.client = op.client;
+  obj.put_start_time = now;
+  obj.processing = true;
+}
+
 Outcome Model::upsert_start(const Op& op, Time now) {
   Resolved req{};
   if (auto err = validate_start(op, &req)) return Outcome::of(*err);
-  std::optional<Time> carried;
-  GroupId group = op.group;
+  std::vector<Replica> placed;
   auto it = find_object(op.object);
-  if (it != objects_.end()) {
-    Object& obj = it->second;
-    // SEMANTICS 1.4 step 1: group membership cannot change.
-    if (op.group != 0 && op.group != obj.group) return Outcome::of(ErrorCode::INVALID_PARAMS);
-    if (obj.processing) {
-      // Preemption: drop the in-flight write and its Pending (RFC 3028 Revoke).
-      auto first_processing = std::stable_partition(
-          obj.replicas.begin(), obj.replicas.end(),
-          [](const Replica& r) { return r.status == ReplicaStatus::Complete; });
-      discard_replicas(op.object, obj, first_processing,
-                       saturating_deadline(now, config_.put_start_release_timeout_ms));
-      if (obj.pending) hits_.hit(Rule::PendingPreempted);
-      obj.pending.reset();
-      obj.processing = false;
-      if (obj.replicas.empty()) {
-        // Case A after preemption: carry an unexpired deadline, group from
-        // the request (an incomplete grouped object can become ungrouped).
-        hits_.hit(Rule::UpsertAfterPreempt);
-        carried = carry_unexpired(obj, now, hits_);
-        erase_object(it);
-        it = objects_.end();
-      }
-    }
+  if (it == objects_.end()) {
+    if (auto err = admit(op, 0, &placed)) return Outcome::of(*err);
+    create_object(op, op.group, req, std::move(placed), std::nullopt, now);
+    return Outcome{};
   }
-  if (it != objects_.end()) {
-    Object& obj = it->second;
-    if (op.size == obj.size) {
-      // Case B, in place: every COMPLETE replica becomes PROCESSING and
-      // eligible; the committed deadline is untouched until End.
-      hits_.hit(Rule::UpsertInPlace);
-      Pending p{req.action, req.ttl_ms, {}};
-      for (Replica& r : obj.replicas) {
-        r.status = ReplicaStatus::Processing;
-        p.eligible.push_back(r.id);
-      }
-      obj.pending = std::move(p);
-      obj.client = op.client;
-      obj.put_start_time = now;
-      obj.processing = true;
-      return Outcome{};
-    }
-    // Case C, size change: carry an unexpired deadline into replacement
-    // metadata (old destructor -1, new constructor +1; SEMANTICS delta 9).
-    hits_.hit(Rule::UpsertReplace);
-    carried = carry_unexpired(obj, now, hits_);
-    group = obj.group;
-    discard_replicas(op.object, obj, obj.replicas.begin(),
-                     saturating_deadline(now, config_.put_start_release_timeout_ms));
-    erase_object(it);
+  Object& obj = it->second;
+  // Group membership cannot change.
+  if (op.group != 0 && op.group != obj.group) return Outcome::of(ErrorCode::INVALID_PARAMS);
+  // Case A: a preempted write with nothing COMPLETE is replaced (group from
+  // the request); Case B: same size, in place; Case C: size change, replaced
+  // (same group). Both replacements carry an unexpired deadline.
+  const bool case_a = obj.processing && !obj.any_complete();
+  const bool in_place = !case_a && op.size == obj.size;
+  if (!in_place)
+    if (auto err = admit_replacement(op, obj, &placed)) return Outcome::of(*err);
+  if (obj.processing) preempt(op.object, obj, now);
+  if (in_place) {
+    upsert_in_place(op, obj, req, now);
+    return Outcome{};
   }
-  return Outcome::of(create_object(op, group, req, carried, now));
+  hits_.hit(case_a ? Rule::UpsertAfterPreempt : Rule::UpsertReplace);
+  const std::optional<Time> carried = carry_unexpired(obj, now, hits_);
+  const GroupId group = case_a ? op.group : obj.group;
+  discard_replicas(op.object, obj, obj.replicas.begin(),
+                   saturating_deadline(now, config_.put_start_release_timeout_ms));
+  erase_object(it);
+  create_object(op, group, req, std::move(placed), carried, now);
+  return Outcome{};
 }
 
 // CommitPendingSoftPin (SEMANTICS 1.0, commit table in 1.2).

@@ -1,4 +1,4 @@
-// Shared helpers for the properties P1-P12 (DESIGN.md "Properties"): each
+// Shared helpers for the properties P1-P13: each
 // property is a StepCheck in its own file, saying which rule it protects.
 #pragma once
 #include <algorithm>
@@ -33,7 +33,7 @@ inline uint32_t complete(const ObjectView& o) { return o.complete_memory + o.com
     std::optional<std::string> check(const StepContext& s) const override;            \
   };
 
-// Every property, P1..P12, in order.
+// Every property, P1..P13, in order.
 const std::vector<const StepCheck*>& all_properties();
 const StepCheck* property_by_id(std::string_view id);
 

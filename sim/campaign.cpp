@@ -45,11 +45,16 @@ RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions&
   if (!target) return result;
   Lockstep lockstep(trace.config, *target, checks);
   for (const TraceStep& step : trace.steps) {
-    result.failure = lockstep.step(step.op, step.expect, &result.trace);
+    result.failure = lockstep.step(step.op, step.expect, &result.trace,
+                                   step.expect_state ? &*step.expect_state : nullptr);
+    // The written trace keeps the trace's own expectations.
+    if (step.expect) result.trace.steps.back().expect = step.expect;
+    result.trace.steps.back().expect_state = step.expect_state;
     if (result.failure) break;
   }
   result.comparisons = lockstep.comparisons();
   result.hits = lockstep.model().hits();
+  result.unchecked_expectations = lockstep.unchecked_expectations();
   return result;
 }
 

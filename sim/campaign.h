@@ -23,6 +23,7 @@ struct RunResult {
   uint64_t comparisons = 0;
   RuleHits hits;  // the rules the model applied during the run
   std::string error;  // the target refused the configuration
+  uint64_t unchecked_expectations = 0;  // expected fields the target cannot show
 };
 
 RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory factory,

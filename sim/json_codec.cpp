@@ -301,6 +301,112 @@ json encode_view(const View& v) {
   j["retention"] = ret;
   j["retained_group_count"] = v.retained_group_count;
   j["retention_entries"] = v.retention_entries;
+  json usage = json::array();
+  for (const UsageView& u : v.usage) usage.push_back({{"tenant", u.tenant}, {"bytes", u.bytes}});
+  j["usage"] = usage;
+  return j;
+}
+
+namespace {
+
+// A field that may be null: nullopt when absent, an inner nullopt for null.
+template <typename T, typename Read>
+std::optional<std::optional<T>> nullable(Fields& f, const char* key, Read read) {
+  std::optional<std::optional<T>> out;
+  if (!f.has(key)) return out;
+  out.emplace();
+  if (!f.raw(key).is_null()) out->emplace(read());
+  return out;
+}
+
+ObjectExpectation decode_object_expectation(const json& j, const std::string& path) {
+  Fields f(j, path);
+  ObjectExpectation e;
+  e.id.tenant = f.u32_or("tenant", 0);
+  if (!f.has("key")) Fields::fail(path, "missing field 'key'");
+  e.id.key = f.u32_or("key", 0);
+  if (f.has("present")) e.present = f.boolean_or("present", true);
+  e.deadline = nullable<Time>(f, "deadline", [&] {
+    const uint64_t d = f.u64("deadline");
+    if (d > static_cast<uint64_t>(kTimeMax)) Fields::fail(f.at("deadline"), "value too large");
+    return static_cast<Time>(d);
+  });
+  if (f.has("lease")) e.lease = static_cast<Time>(f.u64("lease"));
+  if (f.has("pending")) {
+    e.pending.emplace();
+    if (!f.raw("pending").is_null())
+      *e.pending = enum_field<SoftPinAction>(f, "pending", parse_soft_pin_action, "action");
+  }
+  if (f.has("complete_memory")) e.complete_memory = f.u32_or("complete_memory", 0);
+  if (f.has("complete_nof")) e.complete_nof = f.u32_or("complete_nof", 0);
+  if (f.has("processing")) e.processing = f.u32_or("processing", 0);
+  if (f.has("group")) e.group = f.u32_or("group", 0);
+  f.finish();
+  return e;
+}
+
+const json& array_field(Fields& f, const char* key) {
+  const json& a = f.raw(key);
+  if (!a.is_array()) Fields::fail(f.at(key), "expected an array");
+  return a;
+}
+
+}  // namespace
+
+StateExpectation decode_state_expectation(const json& j, const std::string& path) {
+  Fields f(j, path);
+  StateExpectation e;
+  if (f.has("gauge")) e.gauge = static_cast<int64_t>(f.u64("gauge"));
+  if (f.has("keys")) e.keys = f.u64("keys");
+  if (f.has("objects")) {
+    const json& a = array_field(f, "objects");
+    for (size_t i = 0; i < a.size(); ++i)
+      e.objects.push_back(decode_object_expectation(a[i], f.at("objects") + "[" + std::to_string(i) + "]"));
+  }
+  if (f.has("retention")) {
+    const json& a = array_field(f, "retention");
+    for (size_t i = 0; i < a.size(); ++i) {
+      Fields r(a[i], f.at("retention") + "[" + std::to_string(i) + "]");
+      RetentionExpectation x;
+      x.tenant = r.u32_or("tenant", 0);
+      x.group = r.u32_or("group", 0);
+      auto d = nullable<Time>(r, "deadline", [&] { return static_cast<Time>(r.u64("deadline")); });
+      if (!d) Fields::fail(r.at("deadline"), "missing: a number, or null for no live entry");
+      x.deadline = *d;
+      r.finish();
+      e.retention.push_back(x);
+    }
+  }
+  f.finish();
+  return e;
+}
+
+json encode_state_expectation(const StateExpectation& e) {
+  json j = json::object();
+  if (e.gauge) j["gauge"] = *e.gauge;
+  if (e.keys) j["keys"] = *e.keys;
+  if (!e.objects.empty()) {
+    json a = json::array();
+    for (const ObjectExpectation& o : e.objects) {
+      json x{{"tenant", o.id.tenant}, {"key", o.id.key}};
+      if (o.present) x["present"] = *o.present;
+      if (o.deadline) x["deadline"] = *o.deadline ? json(**o.deadline) : json(nullptr);
+      if (o.lease) x["lease"] = *o.lease;
+      if (o.pending) x["pending"] = *o.pending ? json(std::string(to_string(**o.pending))) : json(nullptr);
+      if (o.complete_memory) x["complete_memory"] = *o.complete_memory;
+      if (o.complete_nof) x["complete_nof"] = *o.complete_nof;
+      if (o.processing) x["processing"] = *o.processing;
+      if (o.group) x["group"] = *o.group;
+      a.push_back(std::move(x));
+    }
+    j["objects"] = std::move(a);
+  }
+  if (!e.retention.empty()) {
+    json a = json::array();
+    for (const RetentionExpectation& r : e.retention)
+      a.push_back({{"tenant", r.tenant}, {"group", r.group}, {"deadline", r.deadline ? json(*r.deadline) : json(nullptr)}});
+    j["retention"] = std::move(a);
+  }
   return j;
 }
 

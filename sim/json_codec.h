@@ -7,6 +7,7 @@
 #include <string>
 
 #include "config.h"
+#include "expectation.h"
 #include "op.h"
 #include "outcome.h"
 #include "view.h"
@@ -24,5 +25,7 @@ Outcome decode_outcome(const nlohmann::json& j, const std::string& path);
 nlohmann::json encode_config(const Config& c);
 Config decode_config(const nlohmann::json& j, const std::string& path);
 nlohmann::json encode_view(const View& v);
+nlohmann::json encode_state_expectation(const StateExpectation& e);
+StateExpectation decode_state_expectation(const nlohmann::json& j, const std::string& path);
 
 }  // namespace pinsim

@@ -51,6 +51,7 @@ View masked(View v, Capabilities caps) {
     v.retained_group_count = 0;
     v.retention_entries = 0;
   }
+  if (!(caps & kCapUsage)) v.usage.clear();
   return v;
 }
 
@@ -61,6 +62,7 @@ Difference describe_difference(const View& e, const View& a) {
                                         ", got " + std::to_string(a.retained_group_count)};
   if (e.retention != a.retention) return {"retention", "retention table differs"};
   if (e.retention_entries != a.retention_entries) return {"retention_entries", "retention_entries differs"};
+  if (e.usage != a.usage) return {"usage", "tenant usage differs"};
   const size_t n = std::max(e.objects.size(), a.objects.size());
   for (size_t i = 0; i < n; ++i) {
     if (i >= e.objects.size())
@@ -99,7 +101,25 @@ void Lockstep::follow_eviction_choice(const Op& op, Model before, Outcome* om, V
   *vm = std::move(alt_view);
 }
 
-std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>& expect, Trace* record) {
+std::optional<Failure> Lockstep::check_outcome_expectation(const Outcome& expect, const Outcome& got,
+                                                           std::string_view side) {
+  ++comparisons_;
+  if (expect == got) return std::nullopt;
+  return Failure{index_ - 1, "expect", "the " + std::string(side) + "'s outcome differs from the trace's expectation",
+                 encode_outcome(expect).dump(), encode_outcome(got).dump(), std::string(to_string(got.code))};
+}
+
+std::optional<Failure> Lockstep::check_state_expectation(const StateExpectation& e, const View& view,
+                                                         Capabilities caps, std::string_view side) {
+  ++comparisons_;
+  auto m = mismatch(e, view, caps, &unchecked_);
+  if (!m) return std::nullopt;
+  return Failure{index_ - 1, "expect", "the " + std::string(side) + "'s state differs from the trace's expectation: " + m->detail,
+                 encode_state_expectation(e).dump(), encode_view(view).dump(), "state." + m->field};
+}
+
+std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>& expect, Trace* record,
+                                      const StateExpectation* expect_state) {
   const size_t index = index_++;
   now_ = time_after(now_, op);
   // An eviction whose scan order the target leaves open: keep the model as
@@ -111,15 +131,20 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
   const Outcome ot = target_.apply(op, now_);
   if (record) record->steps.push_back({now_, op, om});
   ++comparisons_;
-  if (expect && *expect != om)
-    return Failure{index, "expect", "the model's outcome differs from the trace's expectation",
-                   encode_outcome(*expect).dump(), encode_outcome(om).dump(), std::string(to_string(om.code))};
+  if (expect) {
+    if (auto f = check_outcome_expectation(*expect, om, "model")) return f;
+    if (auto f = check_outcome_expectation(*expect, ot, target_.name())) return f;
+  }
   if (checks_.compare_with_model && om != ot)
     return Failure{index, "outcome", std::string(target_.name()) + " returned a different outcome",
                    encode_outcome(om).dump(), encode_outcome(ot).dump(), std::string(to_string(ot.code))};
   View vm = model_.view(now_);
   View vt = target_.view(now_);
   if (before_evict) follow_eviction_choice(op, std::move(*before_evict), &om, &vm, vt);
+  if (expect_state) {
+    if (auto f = check_state_expectation(*expect_state, vm, kCapAll, "model")) return f;
+    if (auto f = check_state_expectation(*expect_state, vt, target_.capabilities(), target_.name())) return f;
+  }
   if (!checks_.properties.empty()) {
     auto failure = check_properties(op, ot, target_view_, vt, target_.capabilities(), "target");
     if (!failure) failure = check_properties(op, om, model_view_, vm, kCapAll, "model");

@@ -42,13 +42,21 @@ class Lockstep {
   // The model is built from `config` (already validated by the caller).
   Lockstep(const Config& config, Target& target, Checks checks = {});
   // Applies one op (an advance moves the clock first) and records the step.
-  std::optional<Failure> step(const Op& op, const std::optional<Outcome>& expect, Trace* record);
+  // Expectations (outcome and state) are checked on the model's and on the
+  // target's result.
+  std::optional<Failure> step(const Op& op, const std::optional<Outcome>& expect, Trace* record,
+                              const StateExpectation* expect_state = nullptr);
+  // Expected state fields the target could not show (its capabilities).
+  uint64_t unchecked_expectations() const { return unchecked_; }
   Time now() const { return now_; }
   const Model& model() const { return model_; }
   uint64_t comparisons() const { return comparisons_; }
 
  private:
   void follow_eviction_choice(const Op& op, Model before, Outcome* om, View* vm, const View& vt);
+  std::optional<Failure> check_outcome_expectation(const Outcome& expect, const Outcome& got, std::string_view side);
+  std::optional<Failure> check_state_expectation(const StateExpectation& e, const View& view, Capabilities caps,
+                                                 std::string_view side);
   std::optional<Failure> check_properties(const Op& op, const Outcome& outcome, const View& before,
                                           const View& after, Capabilities caps, const char* side);
   Model model_;
@@ -60,6 +68,7 @@ class Lockstep {
   Time now_ = 0;
   size_t index_ = 0;
   uint64_t comparisons_ = 0;
+  uint64_t unchecked_ = 0;
 };
 
 // Keeps only what `caps` covers, so Views of two targets compare directly.

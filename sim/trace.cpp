@@ -26,6 +26,7 @@ std::string write_trace(const Trace& trace) {
     step["t"] = s.t;
     step["actor"] = s.op.client;
     if (s.expect) step["expect"] = encode_outcome(*s.expect);
+    if (s.expect_state) step["expect"]["state"] = encode_state_expectation(*s.expect_state);
     steps.push_back(std::move(step));
   }
   j["steps"] = std::move(steps);
@@ -110,7 +111,14 @@ Trace read_trace(const std::string& text, const std::string& source) {
           throw DecodeError(path + ".actor: expected a client id");
         step.op.client = s["actor"].get<ClientId>();
       }
-      if (s.contains("expect")) step.expect = decode_outcome(s["expect"], path + ".expect");
+      if (s.contains("expect")) {
+        json outcome = s["expect"];
+        if (outcome.is_object() && outcome.contains("state")) {
+          step.expect_state = decode_state_expectation(outcome["state"], path + ".expect.state");
+          outcome.erase("state");
+        }
+        step.expect = decode_outcome(outcome, path + ".expect");
+      }
       trace.steps.push_back(std::move(step));
     }
     return trace;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config.h"
+#include "expectation.h"
 #include "op.h"
 #include "outcome.h"
 #include "virtual_time.h"
@@ -21,6 +22,7 @@ struct TraceStep {
   Time t = 0;  // virtual time at which the op is applied (after an advance)
   Op op;       // op.client is the step's actor
   std::optional<Outcome> expect;
+  std::optional<StateExpectation> expect_state;  // "expect": {"state": ...}
 };
 
 struct Trace {

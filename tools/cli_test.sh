@@ -48,4 +48,13 @@ check 1 - shrink "$T/planted.json" --out "$T/min.json"
 grep -q "7 steps -> 3 steps" "$T/out" || { echo "FAIL: shrink did not reach 3 steps"; cat "$T/out"; fail=1; }
 check 1 - replay "$T/min.json"
 check 2 "does not fail" shrink "$T/s4.json"
+# Expectations on state are checked on the target too, even without the model
+# comparison: a faulty target breaks a scenario's expected deadline and gauge.
+S=$(dirname "$0")/../scenarios/upsert/failed-size-change-keeps-pin.json
+check 0 - replay "$S" --target embedded
+check 1 - replay "$S" --target embedded --fault F16 --no-compare
+grep -q "embedded's state differs from the trace's expectation: gauge expected 1, got 0" "$T/out" "$T/err" ||
+  { echo "FAIL: the broken state expectation is not named"; cat "$T/out" "$T/err"; fail=1; }
+echo '{"format":"pinsim-trace","version":1,"config":{},"steps":[{"t":0,"op":"cleanup","expect":{"code":"OK","state":{"gauge":0,"bogus":1}}}]}' >"$T/st.json"
+check 2 "steps\[0\].expect.state.bogus: unknown field" replay "$T/st.json"
 exit $fail

@@ -104,7 +104,7 @@ Checks checks_of(const po::variables_map& vm) {
     c.properties.clear();
     for (const std::string& id : vm["property"].as<std::vector<std::string>>()) {
       const StepCheck* p = property_by_id(id);
-      if (!p) throw UsageError("--property: unknown property '" + id + "' (P1..P12)");
+      if (!p) throw UsageError("--property: unknown property '" + id + "' (P1..P13)");
       c.properties.push_back(p);
     }
   }
@@ -118,7 +118,7 @@ void add_target_and_check_options(po::options_description& desc) {
   desc.add_options()
       ("target", po::value<std::string>()->default_value("model"), "target to check against the model")
       ("fault", po::value<std::vector<std::string>>()->composing(), "switch on a seeded fault of the target (repeatable)")
-      ("property", po::value<std::vector<std::string>>()->composing(), "check only these properties (P1..P12; default all)")
+      ("property", po::value<std::vector<std::string>>()->composing(), "check only these properties (P1..P13; default all)")
       ("no-compare", po::bool_switch(), "check properties on the target alone, without comparing it with the model");
 }
 
@@ -252,6 +252,9 @@ int cmd_replay(const std::vector<std::string>& args) {
   }
   std::printf("%s: %zu steps replayed against %s, all matched\n", path.c_str(), trace.steps.size(),
               vm["target"].as<std::string>().c_str());
+  if (r.unchecked_expectations)
+    std::printf("%s: %llu expected state fields were not compared on %s (it cannot show them)\n", path.c_str(),
+                static_cast<unsigned long long>(r.unchecked_expectations), vm["target"].as<std::string>().c_str());
   return 0;
 }
 

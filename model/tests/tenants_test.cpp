@@ -37,15 +37,25 @@ TEST_F(ModelTest, Tenants_QuotaExceededRefusesWrite) {
   EXPECT_EQ(put_start(2, enable(5000), 64, 1, 0, 0, 1, /*tenant=*/1), ErrorCode::OK);
 }
 
-TEST_F(ModelTest, Tenants_QuotaExceededOnSizeChangeLosesObject) {
+TEST_F(ModelTest, Tenants_QuotaExceededOnSizeChangeKeepsObject) {
   config.tenant_quota_bytes = {{1, 100}};
   reset();
   ASSERT_EQ(put(1, enable(5000), 64, 0, /*tenant=*/1), ErrorCode::OK);
   EXPECT_EQ(gauge(), 1);
-  // Case C erases the old object before allocating (mooncake-answers Q3).
+  // Failure atomicity: a refused Case C leaves the old object and its pin.
   EXPECT_EQ(upsert_start(1, preserve(), 128, 1, 0, 0, 1, /*tenant=*/1), ErrorCode::TENANT_QUOTA_EXCEEDED);
-  EXPECT_FALSE(exists_in_view(1, 1));
-  EXPECT_EQ(gauge(), 0);
+  EXPECT_TRUE(exists_in_view(1, 1));
+  EXPECT_EQ(gauge(), 1);
+  EXPECT_EQ(m().view(now).usage, (std::vector<UsageView>{{1, 64}}));
+}
+
+TEST_F(ModelTest, Tenants_QuotaCountsTheChargeAReplacementGivesBack) {
+  config.tenant_quota_bytes = {{1, 100}};
+  reset();
+  ASSERT_EQ(put(1, enable(5000), 64, 0, /*tenant=*/1), ErrorCode::OK);
+  // 64 -> 96 bytes fits once the old 64 are given back.
+  EXPECT_EQ(upsert_start(1, preserve(), 96, 1, 0, 0, 1, /*tenant=*/1), ErrorCode::OK);
+  EXPECT_EQ(m().view(now).usage, (std::vector<UsageView>{{1, 96}}));
 }
 
 }  // namespace pinsim::test

@@ -180,12 +180,20 @@ TEST_F(ModelTest, UpsertA_PreemptionDropsExpiredDeadline) {
   EXPECT_EQ(gauge(), 0);
 }
 
-TEST_F(ModelTest, UpsertA_AllocationFailureLosesObjectAndPin) {
+// RFC 3028 Revoke: "An Upsert that has not yet become readable does not
+// immediately consume or replace the previous committed deadline." A refused
+// Start never becomes readable: nothing changes, the write in flight included.
+TEST_F(ModelTest, UpsertA_AllocationFailureKeepsObjectAndPin) {
   ASSERT_EQ(put(1, enable(5000)), ErrorCode::OK);
-  ASSERT_EQ(upsert_start(1, preserve(), 64, 1, 0, 0, 1), ErrorCode::OK);  // Case B
+  const Time d = now + 5000;
+  ASSERT_EQ(upsert_start(1, preserve(), 64, 1, 0, 0, 1), ErrorCode::OK);  // Case B: all PROCESSING
   EXPECT_EQ(upsert_start(1, preserve(), kTooBig, 1, 0, 0, 2), ErrorCode::NO_AVAILABLE_HANDLE);
-  EXPECT_FALSE(exists_in_view(1));
-  EXPECT_EQ(gauge(), 0);
+  ASSERT_TRUE(exists_in_view(1));
+  EXPECT_EQ(deadline(1), d);
+  EXPECT_EQ(gauge(), 1);
+  EXPECT_EQ(obj(1)->processing, 1u);
+  EXPECT_EQ(obj(1)->pending, pending_view(SoftPinAction::Preserve, 0, 1));
+  EXPECT_EQ(m().hits()[Rule::StartFailureAtomic], 1u);
 }
 
 TEST_F(ModelTest, UpsertB_InPlaceLeavesDeadlineUntilEnd) {
@@ -248,13 +256,15 @@ TEST_F(ModelTest, UpsertC_EnableCarriesOldDeadlineUntilEnd) {
   EXPECT_EQ(gauge(), 1);
 }
 
-TEST_F(ModelTest, UpsertC_AllocationFailureLosesObjectAndPin) {
+TEST_F(ModelTest, UpsertC_AllocationFailureKeepsObjectAndPin) {
   ASSERT_EQ(put(1, enable(5000)), ErrorCode::OK);
+  const Time d = now + 5000;
   EXPECT_EQ(gauge(), 1);
   EXPECT_EQ(upsert_start(1, preserve(), kTooBig), ErrorCode::NO_AVAILABLE_HANDLE);
-  EXPECT_FALSE(exists_in_view(1));
-  EXPECT_EQ(gauge(), 0);
-  EXPECT_EQ(stored_deadlines(m().view(now)), 0);
+  ASSERT_TRUE(exists_in_view(1));
+  EXPECT_EQ(deadline(1), d);
+  EXPECT_EQ(obj(1)->complete_memory, 1u);
+  EXPECT_EQ(gauge(), 1);
 }
 
 // ---- B10, B11 ---------------------------------------------------------------

@@ -1,5 +1,5 @@
 // The bounded explorer on a small universe (1 key, 1 actor, 1 tenant, 1
-// group): the model satisfies P1-P12 in every state to depth 3, and two
+// group): the model satisfies P1-P13 in every state to depth 3, and two
 // seeded faults of the embedded target are found at depth 2, breadth first,
 // so the counterexamples are shortest ones.
 #include <gtest/gtest.h>

@@ -78,6 +78,11 @@ View EmbeddedMaster::view(Time now) const {
   });
   v.gauge = gauge_.value();
   v.retained_group_count = retained_group_count_.load();
+  {
+    std::lock_guard lock(alloc_mutex_);
+    for (const auto& [tenant, bytes] : tenant_used_)
+      if (bytes != 0) v.usage.push_back({tenant, bytes});
+  }
   return v;
 }
 
@@ -221,20 +226,32 @@ bool EmbeddedMaster::allocate_locked(const Op& op, std::vector<Replica>* out) {
   return true;
 }
 
-// AllocateAndInsertMetadata, with `shard` (the home for `group`) write-locked.
+ErrorCode EmbeddedMaster::reserve(const Op& op, uint64_t released, std::vector<Replica>* out) {
+  const TenantId tenant = op.object.tenant;
+  std::lock_guard lock(alloc_mutex_);
+  const uint64_t requested = op.size * (op.memory_replicas + op.nof_replicas);
+  if (auto q = config_.tenant_quota_bytes.find(tenant); q != config_.tenant_quota_bytes.end())
+    if (tenant_used_[tenant] - released + requested > q->second) return ErrorCode::TENANT_QUOTA_EXCEEDED;
+  if (!allocate_locked(op, out)) return ErrorCode::NO_AVAILABLE_HANDLE;
+  tenant_used_[tenant] += op.size * out->size();
+  return ErrorCode::OK;
+}
+
+void EmbeddedMaster::unreserve(ObjectId id, const std::vector<Replica>& replicas, uint64_t size) {
+  std::lock_guard lock(alloc_mutex_);
+  for (const Replica& r : replicas) segment_used_[r.segment] -= size;
+  tenant_used_[id.tenant] -= size * replicas.size();
+}
+
+// AllocateAndInsertMetadata's insert, with `shard` (the home for `group`)
+// write-locked and the replicas already reserved.
 ErrorCode EmbeddedMaster::create_object(const Op& op, size_t shard, GroupId group, const Resolved& req,
-                                        std::optional<Time> carried, Time now) {
+                                        std::vector<Replica> replicas, std::optional<Time> carried, Time now) {
   const ObjectId id = op.object;
   Shard& s = shards_[shard];
-  if (s.objects.count(id)) return ErrorCode::OBJECT_ALREADY_EXISTS;  // raced in on another path
-  std::vector<Replica> replicas;
-  {
-    std::lock_guard lock(alloc_mutex_);
-    const uint64_t requested = op.size * (op.memory_replicas + op.nof_replicas);
-    if (auto q = config_.tenant_quota_bytes.find(id.tenant); q != config_.tenant_quota_bytes.end())
-      if (tenant_used_[id.tenant] + requested > q->second) return ErrorCode::TENANT_QUOTA_EXCEEDED;
-    if (!allocate_locked(op, &replicas)) return ErrorCode::NO_AVAILABLE_HANDLE;
-    tenant_used_[id.tenant] += op.size * replicas.size();
+  if (s.objects.count(id)) {  // raced in on another path
+    unreserve(id, replicas, op.size);
+    return ErrorCode::OBJECT_ALREADY_EXISTS;
   }
   auto md = std::make_unique<ObjectMetadata>(gauge_, carried, faults_.f3_gauge_double_decrement);
   md->client = op.client;

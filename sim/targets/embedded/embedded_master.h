@@ -91,8 +91,12 @@ class EmbeddedMaster final : public Target {
   // Shared state changes.
   void apply_evaluation(ObjectId id, size_t shard, const SoftPinEvaluation& eval);
   void erase_object(size_t shard, ObjectId id);  // EraseMetadata
+  // Quota and placement for a new object, reserved before the old one goes;
+  // `released` is the charge the replaced object gives back.
+  ErrorCode reserve(const Op& op, uint64_t released, std::vector<Replica>* out);
+  void unreserve(ObjectId id, const std::vector<Replica>& replicas, uint64_t size);
   ErrorCode create_object(const Op& op, size_t shard, GroupId group, const Resolved& req,
-                          std::optional<Time> carried, Time now);
+                          std::vector<Replica> replicas, std::optional<Time> carried, Time now);
   bool allocate_locked(const Op& op, std::vector<Replica>* out);
   void free_replicas(ObjectId id, ObjectMetadata& md, std::vector<Replica>::iterator from);
   void discard_replicas(ObjectId id, ObjectMetadata& md, std::vector<Replica>::iterator from,
@@ -103,6 +107,9 @@ class EmbeddedMaster final : public Target {
   // write_path.cpp
   std::optional<ErrorCode> validate_start(const Op& op, Resolved* out) const;
   std::optional<Time> carry_unexpired(const ObjectMetadata& md, Time now) const;
+  ErrorCode reserve_for(const Op& op, const ObjectMetadata* replaced, std::vector<Replica>* out);
+  ErrorCode reserve_late(const Op& op, bool replaced, std::vector<Replica>* out);
+  void restart_in_place(const Op& op, ObjectMetadata& md, const Resolved& req, Time now);
   Outcome put_start(const Op& op, Time now);
   Outcome upsert_start(const Op& op, Time now);
   Outcome end(const Op& op, Time now);
@@ -143,7 +150,7 @@ class EmbeddedMaster final : public Target {
   std::array<Shard, kShardCount> shards_;
   mutable std::mutex route_mutex_;
   std::unordered_map<ObjectId, GroupId, ObjectIdHash> routes_;  // object_group_ids_
-  std::mutex alloc_mutex_;  // guards the four below
+  mutable std::mutex alloc_mutex_;  // guards the four below
   std::vector<uint64_t> segment_used_;
   std::map<TenantId, uint64_t> tenant_used_;
   std::vector<Discarded> discarded_;

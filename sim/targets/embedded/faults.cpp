@@ -7,7 +7,7 @@ namespace pinsim::embedded {
 
 namespace {
 
-constexpr std::array<FaultInfo, 15> kFaults{{
+constexpr std::array<FaultInfo, 16> kFaults{{
     {"F1", "reads renew the soft pin (the pre-#2909 behaviour)", &Faults::f1_reads_renew_soft_pin},
     {"F2", "cleanup clears a pin without the deadline-equality check (stale index entry)",
      &Faults::f2_cleanup_skips_deadline_check},
@@ -26,6 +26,8 @@ constexpr std::array<FaultInfo, 15> kFaults{{
     {"F14", "eviction treats a stored but expired pin as still active (no now < D test)", &Faults::f14_expired_pin_protects},
     {"F15", "RetainGroups copies the group deadline into members' soft pins (RFC Separation)",
      &Faults::f15_retention_writes_soft_pin},
+    {"F16", "a refused replacing Start has already erased the old object and its deadline (no failure atomicity)",
+     &Faults::f16_failed_start_drops_object},
 }};
 
 }  // namespace

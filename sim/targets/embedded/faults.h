@@ -1,5 +1,4 @@
-// The embedded target's catalogue of seeded faults (DESIGN.md "Seeded
-// faults"). Each fault is one named switch, off by default; the code it
+// The embedded target's catalogue of seeded faults. Each fault is one named switch, off by default; the code it
 // changes carries a comment naming it. The lockstep campaign must kill every
 // one of them (tests/fault_kill_test.cpp).
 #pragma once
@@ -23,9 +22,10 @@ struct Faults {
   bool f10_duplicate_end_refreshes = false;       // F10
   bool f11_restore_keeps_expired_deadline = false;  // F11
   bool f12_failed_restore_leaks_registrations = false;  // F12
-  bool f13_expiry_off_by_one = false;             // F13 (beyond DESIGN.md)
-  bool f14_expired_pin_protects = false;          // F14 (beyond DESIGN.md)
-  bool f15_retention_writes_soft_pin = false;     // F15 (beyond DESIGN.md)
+  bool f13_expiry_off_by_one = false;             // F13
+  bool f14_expired_pin_protects = false;          // F14
+  bool f15_retention_writes_soft_pin = false;     // F15
+  bool f16_failed_start_drops_object = false;     // F16
 };
 
 struct FaultInfo {

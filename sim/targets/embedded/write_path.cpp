@@ -1,5 +1,4 @@
-// The embedded master's write path: Put/Upsert Start, End and Revoke
-// (SEMANTICS.md 1.1-1.4). Starts hold the key's operation stripe, as
+// The embedded master's write path: Put/Upsert Start, End and Revoke. Starts hold the key's operation stripe, as
 // Mooncake's AcquireObjectOperationLock; an object that moves to another
 // shard (Case A with a new group) is erased under the old shard's lock and
 // created under the new one's.
@@ -36,6 +35,20 @@ std::optional<Time> EmbeddedMaster::carry_unexpired(const ObjectMetadata& md, Ti
   return *d > now ? d : std::nullopt;
 }
 
+// A Start that replaces existing metadata reserves the new object's space
+// first, so that a refusal leaves the old object, its deadline and its
+// in-flight write untouched. F16 takes Mooncake main's order instead: the
+// old metadata is erased, then the allocation may fail.
+ErrorCode EmbeddedMaster::reserve_for(const Op& op, const ObjectMetadata* replaced, std::vector<Replica>* out) {
+  if (replaced && faults_.f16_failed_start_drops_object) return ErrorCode::OK;  // reserved after the erase
+  return reserve(op, replaced ? replaced->size * replaced->replicas.size() : 0, out);
+}
+
+ErrorCode EmbeddedMaster::reserve_late(const Op& op, bool replaced, std::vector<Replica>* out) {
+  if (!replaced || !faults_.f16_failed_start_drops_object) return ErrorCode::OK;
+  return reserve(op, 0, out);
+}
+
 Outcome EmbeddedMaster::put_start(const Op& op, Time now) {
   Resolved req{};
   if (auto err = validate_start(op, &req)) return Outcome::of(*err);
@@ -43,20 +56,39 @@ Outcome EmbeddedMaster::put_start(const Op& op, Time now) {
   std::lock_guard op_lock(op_locks_[ObjectIdHash{}(id) % op_locks_.size()]);
   ShardLock lock;
   size_t shard = lock_home_shard(id, &lock);
-  if (ObjectMetadata* md = find_in(shard, id)) {
+  ObjectMetadata* md = find_in(shard, id);
+  if (md) {
     const Time discard_at = saturating_deadline(md->put_start_time, config_.put_start_discard_timeout_ms);
     if (md->any_complete() || now <= discard_at) return Outcome::of(ErrorCode::OBJECT_ALREADY_EXISTS);
-    // Only stale PROCESSING replicas: erase and recreate, carrying nothing.
+  }
+  std::vector<Replica> replicas;
+  if (ErrorCode err = reserve_for(op, md, &replicas); err != ErrorCode::OK) return Outcome::of(err);
+  if (md) {  // only stale PROCESSING replicas: erase and recreate, carrying nothing
     discard_replicas(id, *md, md->replicas.begin(),
                      saturating_deadline(md->put_start_time, config_.put_start_release_timeout_ms));
     erase_object(shard, id);
   }
+  if (ErrorCode err = reserve_late(op, md != nullptr, &replicas); err != ErrorCode::OK) return Outcome::of(err);
   if (const size_t target = home_shard(id, op.group); target != shard) {
     lock.unlock();  // never hold two shard locks out of order
     lock = ShardLock(shards_[target].mutex);
     shard = target;
   }
-  return Outcome::of(create_object(op, shard, op.group, req, std::nullopt, now));
+  return Outcome::of(create_object(op, shard, op.group, req, std::move(replicas), std::nullopt, now));
+}
+
+// Case B, in place: every replica becomes PROCESSING and eligible; the
+// committed deadline is untouched until End.
+void EmbeddedMaster::restart_in_place(const Op& op, ObjectMetadata& md, const Resolved& req, Time now) {
+  Pending p{req.action, req.ttl_ms, {}};
+  for (Replica& r : md.replicas) {
+    r.status = ReplicaStatus::Processing;
+    p.eligible.push_back(r.id);
+  }
+  md.pending = std::move(p);
+  md.client = op.client;
+  md.put_start_time = now;
+  md.processing = true;
 }
 
 Outcome EmbeddedMaster::upsert_start(const Op& op, Time now) {
@@ -66,11 +98,19 @@ Outcome EmbeddedMaster::upsert_start(const Op& op, Time now) {
   std::lock_guard op_lock(op_locks_[ObjectIdHash{}(id) % op_locks_.size()]);
   ShardLock lock;
   size_t shard = lock_home_shard(id, &lock);
+  ObjectMetadata* md = find_in(shard, id);
+  if (md && op.group != 0 && op.group != md->group) return Outcome::of(ErrorCode::INVALID_PARAMS);
+  // Which case applies is fixed before anything changes: A (in flight with
+  // nothing COMPLETE: replaced, group from the request), B (same size: in
+  // place) or C (size change: replaced, same group).
+  const bool replace_a = md && md->processing && !md->any_complete();
+  const bool in_place = md && !replace_a && op.size == md->size;
+  std::vector<Replica> replicas;
+  if (!in_place)
+    if (ErrorCode err = reserve_for(op, md, &replicas); err != ErrorCode::OK) return Outcome::of(err);
   std::optional<Time> carried;
   GroupId group = op.group;
-  ObjectMetadata* md = find_in(shard, id);
   if (md) {
-    if (op.group != 0 && op.group != md->group) return Outcome::of(ErrorCode::INVALID_PARAMS);
     if (md->processing) {
       // Preemption: the in-flight write's replicas are discarded and its
       // Pending cleared (ClearPendingSoftPinAction).
@@ -80,44 +120,28 @@ Outcome EmbeddedMaster::upsert_start(const Op& op, Time now) {
       discard_replicas(id, *md, first, saturating_deadline(now, config_.put_start_release_timeout_ms));
       md->pending.reset();
       md->processing = false;
-      if (md->replicas.empty()) {  // Case A after preemption
-        carried = carry_unexpired(*md, now);
-        erase_object(shard, id);
-        md = nullptr;
-      }
     }
-  }
-  if (md) {
-    if (op.size == md->size) {
-      // Case B, in place: every replica becomes PROCESSING and eligible; the
-      // committed deadline is untouched until End.
-      Pending p{req.action, req.ttl_ms, {}};
-      for (Replica& r : md->replicas) {
-        r.status = ReplicaStatus::Processing;
-        p.eligible.push_back(r.id);
-      }
-      md->pending = std::move(p);
-      md->client = op.client;
-      md->put_start_time = now;
-      md->processing = true;
+    if (in_place) {
+      restart_in_place(op, *md, req, now);
       return Outcome{};
     }
-    // Case C: the old metadata goes (destructor -1), the new one carries an
-    // unexpired deadline (constructor +1), same group.
+    // Replacement: the old metadata goes (destructor -1), the new one carries
+    // an unexpired deadline (constructor +1).
     carried = carry_unexpired(*md, now);
-    group = md->group;
+    if (!replace_a) group = md->group;
     discard_replicas(id, *md, md->replicas.begin(), saturating_deadline(now, config_.put_start_release_timeout_ms));
     erase_object(shard, id);
   }
+  if (ErrorCode err = reserve_late(op, md != nullptr, &replicas); err != ErrorCode::OK) return Outcome::of(err);
   if (const size_t target = home_shard(id, group); target != shard) {
     lock.unlock();  // never hold two shard locks out of order
     lock = ShardLock(shards_[target].mutex);
     shard = target;
   }
-  return Outcome::of(create_object(op, shard, group, req, carried, now));
+  return Outcome::of(create_object(op, shard, group, req, std::move(replicas), carried, now));
 }
 
-// PutEnd / UpsertEnd (SEMANTICS 1.2).
+// PutEnd / UpsertEnd.
 Outcome EmbeddedMaster::end(const Op& op, Time now) {
   const ObjectId id = op.object;
   ShardLock lock;
@@ -161,7 +185,7 @@ Outcome EmbeddedMaster::end(const Op& op, Time now) {
   return Outcome{};
 }
 
-// PutRevoke / UpsertRevoke (SEMANTICS 1.3).
+// PutRevoke / UpsertRevoke.
 Outcome EmbeddedMaster::revoke(const Op& op, Time) {
   const ObjectId id = op.object;
   ShardLock lock;

@@ -11,7 +11,7 @@
 // never Enable a soft pin (those trees predate PR 2909, whose pin semantics
 // the P1 finding already covers), at least two groups, RetainGroups ten
 // times more often, no invalid requests.
-// Every step is compared with the model and checked with P1-P12 on both
+// Every step is compared with the model and checked with P1-P13 on both
 // sides. --without OP sets the weight of an op kind to 0 (e.g. to look past a
 // known divergence). --overhead measures the harness's cost: after each seed
 // the same ops are applied to a fresh MasterService alone (no model, no
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
       if (!mooncake_target_supports(op)) break;
       ++applied;
       failure = lockstep.step(op, std::nullopt, &trace);
-      const auto spent = Clock::now() - step_start;  // drawing the op, both sides, Views, P1-P12
+      const auto spent = Clock::now() - step_start;  // drawing the op, both sides, Views, P1-P13
       checked_time += spent;
       checked_by_kind[static_cast<int>(op.kind)] += spent;
     }
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
   if (overhead) {
     const double checked = std::chrono::duration<double>(checked_time).count();
     const double bare = std::chrono::duration<double>(bare_time).count();
-    std::printf("overhead: %.3f s with the model, Views and P1-P12, %.3f s MasterService alone (construction "
+    std::printf("overhead: %.3f s with the model, Views and P1-P13, %.3f s MasterService alone (construction "
                 "excluded): the harness adds %.2fx MasterService's own time\n",
                 checked, bare, bare > 0 ? (checked - bare) / bare : 0.0);
     for (int k = 0; k < kOpKindCount; ++k) {

@@ -1,0 +1,102 @@
+// P13, failure atomicity: a request that returns an error leaves the
+// committed state as it was. RFC 3028 ("Revoke, preemption, and processing
+// cleanup": "An Upsert that has not yet become readable does not immediately
+// consume or replace the previous committed deadline") states it for Upsert;
+// for every other request it is what a caller expects of an error.
+//
+// Committed state: per object, its COMPLETE replicas, its committed deadline,
+// its read lease and its group; the live retention entries; the soft-pin
+// gauge; the bytes charged per tenant. An object with no COMPLETE replica, no
+// deadline and no lease (a write still in flight) holds none of it.
+//
+// Exceptions, each an effect the master may apply before it judges the
+// request:
+//   1. A stored deadline that is already expired (D <= now) may be dropped
+//      (lazy normalisation, RFC 3028 "Read and eviction paths"); the gauge
+//      then falls by one for each one dropped.
+//   2. Retention entries that have expired may be pruned (PR 2835 rule 7):
+//      only live entries are compared.
+//   3. A failed restore is a restart: when no snapshot candidate is usable
+//      the master starts empty (RFC 3028 "Snapshot and HA semantics"), so
+//      restore is not checked here (P9 covers it).
+// A target that does not show a part (lease, retention, usage) shows it
+// empty before and after, so that part compares equal.
+#include "property.h"
+
+namespace pinsim {
+
+PINSIM_PROPERTY(FailureAtomic, "P13", "failure atomicity: an error leaves committed state as it was",
+                kCapObjects | kCapDeadline | kCapGauge)
+
+namespace {
+
+struct CommittedObject {
+  ObjectId id;
+  uint32_t complete_memory, complete_nof;
+  std::optional<Time> live_deadline;
+  Time lease;
+  GroupId group;
+  bool operator==(const CommittedObject&) const = default;
+};
+
+std::vector<CommittedObject> committed(const View& v, Time now) {
+  std::vector<CommittedObject> out;
+  for (const ObjectView& o : v.objects) {
+    const std::optional<Time> live = o.deadline && *o.deadline > now ? o.deadline : std::nullopt;
+    if (complete(o) == 0 && !live && o.lease == 0) continue;
+    out.push_back({o.id, o.complete_memory, o.complete_nof, live, o.lease, o.group});
+  }
+  return out;
+}
+
+std::string describe(const std::optional<CommittedObject>& o) {
+  if (!o) return "absent";
+  return "complete " + std::to_string(o->complete_memory + o->complete_nof) + ", deadline " +
+         show(o->live_deadline) + ", lease " + std::to_string(o->lease) + ", group " + std::to_string(o->group);
+}
+
+// The first object whose committed part changed, as one line.
+std::optional<std::string> object_change(const View& before, const View& after, Time now) {
+  const auto b = committed(before, now);
+  const auto a = committed(after, now);
+  if (a == b) return std::nullopt;
+  auto find = [](const std::vector<CommittedObject>& v, ObjectId id) -> std::optional<CommittedObject> {
+    for (const CommittedObject& o : v)
+      if (o.id == id) return o;
+    return std::nullopt;
+  };
+  for (const auto* side : {&b, &a})
+    for (const CommittedObject& o : *side)
+      if (find(b, o.id) != find(a, o.id))
+        return name(o.id) + " was (" + describe(find(b, o.id)) + "), is (" + describe(find(a, o.id)) + ")";
+  return "committed objects changed";
+}
+
+// Stored deadlines already expired before the op and gone after it.
+int64_t lazily_dropped(const View& before, const View& after, Time now) {
+  int64_t n = 0;
+  for (const ObjectView& o : before.objects) {
+    if (!o.deadline || *o.deadline > now) continue;
+    const ObjectView* a = find_object(after, o.id);
+    n += !a || a->deadline != o.deadline;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::optional<std::string> FailureAtomic::check(const StepContext& s) const {
+  if (s.outcome.code == ErrorCode::OK || s.op.kind == OpKind::Restore) return std::nullopt;
+  const std::string what = std::string(to_string(s.op.kind)) + " failed with " + std::string(to_string(s.outcome.code));
+  if (auto change = object_change(s.before, s.after, s.now)) return what + " but changed committed state: " + *change;
+  const int64_t want_gauge = s.before.gauge - lazily_dropped(s.before, s.after, s.now);
+  if (s.after.gauge != want_gauge)
+    return what + " but moved the gauge from " + std::to_string(s.before.gauge) + " to " + std::to_string(s.after.gauge);
+  if (s.after.retention != s.before.retention) return what + " but changed the live retention entries";
+  if (s.after.usage != s.before.usage) return what + " but changed a tenant's charged bytes";
+  return std::nullopt;
+}
+
+const StepCheck* p13() { static FailureAtomic p; return &p; }
+
+}  // namespace pinsim

@@ -1,0 +1,80 @@
+// Matching a step's state expectation against a View; see expectation.h.
+#include "expectation.h"
+
+#include <algorithm>
+
+namespace pinsim {
+
+namespace {
+
+std::string key_name(ObjectId id) { return "t" + std::to_string(id.tenant) + "/k" + std::to_string(id.key); }
+std::string time_or_none(const std::optional<Time>& t) { return t ? std::to_string(*t) : "none"; }
+std::string action_or_none(const std::optional<SoftPinAction>& a) {
+  return a ? std::string(to_string(*a)) : "none";
+}
+
+const ObjectView* find(const View& v, ObjectId id) {
+  auto it = std::find_if(v.objects.begin(), v.objects.end(), [&](const ObjectView& o) { return o.id == id; });
+  return it == v.objects.end() ? nullptr : &*it;
+}
+
+// Compares one named field when the capability allows it.
+class Matcher {
+ public:
+  Matcher(Capabilities caps, uint64_t* unchecked) : caps_(caps), unchecked_(unchecked) {}
+  template <typename T, typename Show>
+  void field(const char* name, Capability need, const std::optional<T>& want, const T& got,
+             const std::string& who, Show show) {
+    if (first_ || !want) return;
+    if ((caps_ & need) != need) {
+      ++*unchecked_;
+      return;
+    }
+    if (*want != got) first_ = StateMismatch{name, who + name + " expected " + show(*want) + ", got " + show(got)};
+  }
+  std::optional<StateMismatch> first_;
+
+ private:
+  Capabilities caps_;
+  uint64_t* unchecked_;
+};
+
+auto as_number = [](auto v) { return std::to_string(v); };
+
+void match_object(Matcher& m, const ObjectExpectation& e, const View& view) {
+  const ObjectView* o = find(view, e.id);
+  const std::string who = key_name(e.id) + ": ";
+  const bool want_present = e.present.value_or(true);
+  m.field("present", kCapObjects, std::optional<bool>(want_present), o != nullptr, who,
+          [](bool p) { return std::string(p ? "present" : "absent"); });
+  if (!o) return;
+  std::optional<SoftPinAction> pending;
+  if (o->pending) pending = o->pending->action;
+  m.field("deadline", kCapDeadline, e.deadline, o->deadline, who, time_or_none);
+  m.field("lease", kCapLease, e.lease, o->lease, who, as_number);
+  m.field("pending", kCapPending, e.pending, pending, who, action_or_none);
+  m.field("complete_memory", kCapObjects, e.complete_memory, o->complete_memory, who, as_number);
+  m.field("complete_nof", kCapObjects, e.complete_nof, o->complete_nof, who, as_number);
+  m.field("processing", kCapObjects, e.processing, o->processing, who, as_number);
+  m.field("group", kCapObjects, e.group, o->group, who, as_number);
+}
+
+}  // namespace
+
+std::optional<StateMismatch> mismatch(const StateExpectation& e, const View& view, Capabilities caps,
+                                      uint64_t* unchecked) {
+  Matcher m(caps, unchecked);
+  m.field("gauge", kCapGauge, e.gauge, view.gauge, "", as_number);
+  m.field("keys", kCapObjects, e.keys, static_cast<uint64_t>(view.objects.size()), "", as_number);
+  for (const ObjectExpectation& o : e.objects) match_object(m, o, view);
+  for (const RetentionExpectation& r : e.retention) {
+    std::optional<Time> live;
+    for (const RetentionView& x : view.retention)
+      if (x.tenant == r.tenant && x.group == r.group) live = x.deadline;
+    const std::string who = "t" + std::to_string(r.tenant) + "/g" + std::to_string(r.group) + ": ";
+    m.field("retention", kCapRetention, std::optional<std::optional<Time>>(r.deadline), live, who, time_or_none);
+  }
+  return m.first_;
+}
+
+}  // namespace pinsim

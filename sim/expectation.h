@@ -1,0 +1,54 @@
+// Expectations on state: what a trace step may say about the View after it
+// (per key: presence, deadline, lease, pending action, replica counts, group;
+// the gauge; the key count; live retention entries). Matching is partial:
+// a field the step does not name is not compared. The runner checks each
+// expectation against the target's View and against the model's.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "op.h"
+#include "view.h"
+#include "virtual_time.h"
+
+namespace pinsim {
+
+struct ObjectExpectation {
+  ObjectId id{};
+  std::optional<bool> present;
+  std::optional<std::optional<Time>> deadline;  // inner nullopt: no stored deadline
+  std::optional<Time> lease;
+  std::optional<std::optional<SoftPinAction>> pending;  // inner nullopt: no Pending
+  std::optional<uint32_t> complete_memory, complete_nof, processing;
+  std::optional<GroupId> group;
+  bool operator==(const ObjectExpectation&) const = default;
+};
+
+struct RetentionExpectation {
+  TenantId tenant = 0;
+  GroupId group = 0;
+  std::optional<Time> deadline;  // nullopt: no live entry
+  bool operator==(const RetentionExpectation&) const = default;
+};
+
+struct StateExpectation {
+  std::vector<ObjectExpectation> objects;
+  std::optional<int64_t> gauge;
+  std::optional<uint64_t> keys;
+  std::vector<RetentionExpectation> retention;
+  bool operator==(const StateExpectation&) const = default;
+};
+
+struct StateMismatch {
+  std::string field;   // "deadline", "gauge", ...: stable, for the shrinker
+  std::string detail;  // one line: which object, expected and actual
+};
+
+// The first expectation `view` breaks, among the fields `caps` can show.
+// Fields outside `caps` are counted in `*unchecked` instead.
+std::optional<StateMismatch> mismatch(const StateExpectation& e, const View& view, Capabilities caps,
+                                      uint64_t* unchecked);
+
+}  // namespace pinsim
