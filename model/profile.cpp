@@ -8,26 +8,24 @@ namespace pinsim {
 
 namespace {
 
-constexpr std::array<ProfileDelta, 3> kProfileDeltas{{
-    {"snapshot soft pin (RFC Snapshot, SEMANTICS delta 1 and 3)",
-     "the committed deadline is serialised; restore keeps unexpired deadlines, "
-     "normalises expired ones and rebuilds the index from survivors",
-     "soft pin is runtime-only: snapshots write false/0 in the old slots, "
-     "every restored object is ordinary cache and the index is cleared",
-     "Mooncake documents soft pin as runtime-only after #2909",
+constexpr std::array<ProfileDelta, 2> kProfileDeltas{{
+    {"RFC 3028 Snapshot and HA semantics: the committed deadline is serialised",
+     "snapshots serialise the committed deadline; restore keeps unexpired deadlines, normalises expired "
+     "ones and rebuilds the index from the survivors",
+     "soft pin is runtime-only: snapshots write false/0 in the old slots, every restored object is "
+     "ordinary cache and the index is cleared",
+     "Mooncake main 3b5a594, mooncake-store/src/master_service.cpp, MetadataSerializer: \"Keep the legacy "
+     "snapshot slots for format compatibility, but soft pin is runtime-only state and is intentionally not "
+     "persisted.\" ApplySnapshotState: \"Soft pin is runtime-only and is never restored from a snapshot.\" "
+     "mooncake-store/include/metadata_store.h: \"Soft pin is also omitted because it is runtime-only "
+     "eviction-priority state; promoted objects resume as ordinary cache.\"",
      "MetadataSerializer::SerializeMetadata, DeserializeShard, ApplySnapshotState"},
-    {"restore survival (RFC restore steps 2-4, SEMANTICS delta 2)",
-     "an object is discarded only when its read lease and its soft deadline "
-     "have both expired",
+    {"RFC 3028 Snapshot and HA semantics, restore steps 2-4: discard only when lease and deadline expired",
+     "an object is discarded at restore only when its read lease and its soft deadline have both expired",
      "every object whose read lease expired is discarded, pinned or not",
-     "follows from delta 1: with no pin restored, only the lease remains",
-     "ApplySnapshotState; catalog_backed_snapshot_provider"},
-    {"commit test (RFC rule 1, SEMANTICS delta 4)",
-     "commit on the change from zero to one readable replica",
-     "commit on the change from zero to one COMPLETE replica",
-     "no observable difference in this model: it has no invalid handles, so "
-     "COMPLETE and readable coincide; kept here so the table is complete",
-     "PutEnd fn_is_completed vs IsReplicaReadable"},
+     "Mooncake main 3b5a594, ApplySnapshotState: \"Soft pin is runtime-only and is never restored from a "
+     "snapshot.\" With no pin restored, RFC restore step 2's lease-based survival rule is all that remains",
+     "ApplySnapshotState"},
 }};
 
 }  // namespace

@@ -1,7 +1,9 @@
-// Profiles: where the RFC text and Mooncake main part ways on purpose
-// (SEMANTICS.md section 2, deltas). Every difference is one row of
-// kProfileDeltas, with its reason and source, and one field of ProfileRules;
-// no other file in model/ branches on the profile by name.
+// Profiles: `rfc` is RFC 3028 and PR 2835 as written; `mooncake-main` differs
+// from it only where Mooncake states the difference as intended. Every
+// difference is one row of kProfileDeltas, with the citation that shows the
+// intent, and one field of ProfileRules; no other file in model/ branches on
+// the profile by name. Any other place where Mooncake differs from the rules
+// is a finding (scenarios/findings/), never a row here.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -22,11 +24,11 @@ struct ProfileRules {
 };
 
 struct ProfileDelta {
-  std::string_view rule;
-  std::string_view rfc;
-  std::string_view mooncake_main;
-  std::string_view reason;
-  std::string_view source;
+  std::string_view rule;           // the rule of RFC 3028 / PR 2835 that differs
+  std::string_view rfc;            // what the rule states
+  std::string_view mooncake_main;  // what Mooncake main does instead
+  std::string_view citation;       // where Mooncake states that difference as intended
+  std::string_view source;         // the code that implements it
 };
 
 ProfileRules rules_for(Profile profile);

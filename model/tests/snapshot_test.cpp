@@ -110,3 +110,21 @@ TEST_F(SnapshotTest, RestoreMain_FallbackLeaksNothing) {
 }
 
 }  // namespace pinsim::test
+
+namespace pinsim::test {
+
+// Profile mooncake-main may differ from the rules only where Mooncake states
+// the difference as intended: every row names its rule and carries a quote.
+TEST(ProfileTable, EveryDifferenceCitesMooncakesIntent) {
+  ASSERT_FALSE(profile_deltas().empty());
+  for (const ProfileDelta& d : profile_deltas()) {
+    SCOPED_TRACE(std::string(d.rule));
+    EXPECT_TRUE(d.rule.starts_with("RFC 3028") || d.rule.starts_with("PR 2835"));
+    EXPECT_NE(d.citation.find("Mooncake"), std::string_view::npos);
+    EXPECT_FALSE(d.rfc.empty());
+    EXPECT_FALSE(d.mooncake_main.empty());
+    EXPECT_FALSE(d.source.empty());
+  }
+}
+
+}  // namespace pinsim::test
