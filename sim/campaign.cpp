@@ -16,6 +16,7 @@ RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory fact
   result.trace.description = "seed " + std::to_string(seed) + (options.swarm ? " (swarm)" : "");
   auto target = factory(config, target_options, &result.error);
   if (!target) return result;
+  result.variant = std::string(target->variant());
   Lockstep lockstep(config, *target, checks);
   Workload generator(workload, config);
   for (uint64_t i = 0; i < options.steps && !result.failure; ++i) {
@@ -43,6 +44,7 @@ RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions&
   }
   auto target = factory(trace.config, target_options, &result.error);
   if (!target) return result;
+  result.variant = std::string(target->variant());
   Lockstep lockstep(trace.config, *target, checks);
   for (const TraceStep& step : trace.steps) {
     result.failure = lockstep.step(step.op, step.expect, &result.trace,

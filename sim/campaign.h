@@ -24,6 +24,7 @@ struct RunResult {
   RuleHits hits;  // the rules the model applied during the run
   std::string error;  // the target refused the configuration
   uint64_t unchecked_expectations = 0;  // expected fields the target cannot show
+  std::string variant;  // Target::variant() of the target run against
 };
 
 RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory factory,

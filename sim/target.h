@@ -29,6 +29,9 @@ class Target {
   // runner then accepts any victim set the model can produce with some scan
   // order, and the model follows the target's choice.
   virtual bool eviction_order_unspecified() const { return false; }
+  // Which build of the target this is, for matching known findings (a
+  // Mooncake target names its tree: main, pre-2909, pr-2835); "" if one.
+  virtual std::string_view variant() const { return ""; }
   virtual View view(Time now) const = 0;
 };
 

@@ -2,6 +2,7 @@
 // source, the JSON path and the reason.
 #include "trace.h"
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -19,6 +20,7 @@ std::string write_trace(const Trace& trace) {
   j["description"] = trace.description;
   if (!trace.rule.empty()) j["rule"] = trace.rule;
   if (trace.seed) j["seed"] = *trace.seed;
+  if (trace.finding) j["finding"] = {{"tree", trace.finding->tree}, {"signatures", trace.finding->signatures}};
   j["config"] = encode_config(trace.config);
   json steps = json::array();
   for (const TraceStep& s : trace.steps) {
@@ -48,6 +50,30 @@ std::string write_trace(const Trace& trace) {
   return out + "\n}\n";
 }
 
+namespace {
+
+FindingInfo decode_finding(const json& f) {
+  if (!f.is_object()) throw DecodeError("$.finding: expected an object");
+  for (auto it = f.begin(); it != f.end(); ++it)
+    if (it.key() != "tree" && it.key() != "signatures") throw DecodeError("$.finding." + it.key() + ": unknown field");
+  FindingInfo info;
+  if (!f.contains("tree") || !f["tree"].is_string() || f["tree"].get<std::string>().empty())
+    throw DecodeError("$.finding.tree: expected the tree's name (main, pre-2909, pr-2835)");
+  info.tree = f["tree"].get<std::string>();
+  if (!f.contains("signatures") || !f["signatures"].is_array() || f["signatures"].empty())
+    throw DecodeError("$.finding.signatures: expected a non-empty array of what/op/field strings");
+  for (size_t i = 0; i < f["signatures"].size(); ++i) {
+    const json& s = f["signatures"][i];
+    const std::string text = s.is_string() ? s.get<std::string>() : "";
+    if (std::count(text.begin(), text.end(), '/') != 2)
+      throw DecodeError("$.finding.signatures[" + std::to_string(i) + "]: expected \"what/op/field\"");
+    info.signatures.push_back(text);
+  }
+  return info;
+}
+
+}  // namespace
+
 Trace read_trace(const std::string& text, const std::string& source) {
   json j;
   try {
@@ -61,7 +87,7 @@ Trace read_trace(const std::string& text, const std::string& source) {
   try {
     if (!j.is_object()) throw DecodeError("$: expected a JSON object");
     for (auto it = j.begin(); it != j.end(); ++it) {
-      static const char* known[] = {"format", "version", "description", "rule", "seed", "config", "steps"};
+      static const char* known[] = {"format", "version", "description", "rule", "seed", "finding", "config", "steps"};
       if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known))
         throw DecodeError("$." + it.key() + ": unknown field");
     }
@@ -85,6 +111,7 @@ Trace read_trace(const std::string& text, const std::string& source) {
       if (!j["seed"].is_number_unsigned()) throw DecodeError("$.seed: expected a non-negative integer");
       trace.seed = j["seed"].get<uint64_t>();
     }
+    if (j.contains("finding")) trace.finding = decode_finding(j["finding"]);
     if (!j.contains("config")) throw DecodeError("$: missing field 'config'");
     trace.config = decode_config(j["config"], "$.config");
     if (!j.contains("steps") || !j["steps"].is_array()) throw DecodeError("$.steps: missing or not an array");

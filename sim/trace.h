@@ -25,10 +25,18 @@ struct TraceStep {
   std::optional<StateExpectation> expect_state;  // "expect": {"state": ...}
 };
 
+// A finding trace (scenarios/findings/): the target variant it was found on
+// and the signatures of its failure (known_findings.h).
+struct FindingInfo {
+  std::string tree;
+  std::vector<std::string> signatures;
+};
+
 struct Trace {
   std::string description;
   std::string rule;  // the rule a scenario proves (a name from rules.h), or ""
   std::optional<uint64_t> seed;
+  std::optional<FindingInfo> finding;
   Config config;
   std::vector<TraceStep> steps;
 };

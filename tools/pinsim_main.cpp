@@ -14,6 +14,8 @@
 #include "coverage.h"
 #include "explorer.h"
 #include "json_codec.h"
+#include "known_findings.h"
+#include <map>
 #ifdef PINSIM_HAVE_EMBEDDED
 #include "mutants.h"
 #endif
@@ -144,9 +146,13 @@ int cmd_run(const std::vector<std::string>& args) {
       ("shard", po::value<std::string>(), "K/N: run only seeds with seed % N == K")
       ("out", po::value<std::string>()->default_value("pinsim-failure.json"), "where to write the first failing trace")
       ("trace", po::value<std::string>(), "write the trace of the (single) seed run here")
-      ("coverage", po::bool_switch(), "print the rule-coverage report after the summary");
+      ("coverage", po::bool_switch(), "print the rule-coverage report after the summary")
+      ("known", po::value<std::string>(), "DIR of finding traces: failures matching one are reported as known, not red");
   add_target_and_check_options(desc);
   const po::variables_map vm = parse(args, desc);
+  std::vector<KnownFinding> known;
+  if (vm.count("known")) known = load_known_findings(vm["known"].as<std::string>());
+  std::map<std::string, uint64_t> known_hits;  // finding file -> seeds
   const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
   uint64_t first = 1, last = 1000;
   if (vm.count("seed") && vm.count("seeds")) throw UsageError("--seed and --seeds: give one of them");
@@ -189,7 +195,9 @@ int cmd_run(const std::vector<std::string>& args) {
       comparisons += r.comparisons;
       hits.merge(r.hits);
       if (vm.count("trace")) write_file(vm["trace"].as<std::string>(), write_trace(r.trace));
-      if (r.failure) {
+      const KnownFinding* k = r.failure ? match_known(known, failure_signature(*r.failure, r.trace), r.variant) : nullptr;
+      if (k) ++known_hits[k->file];
+      if (r.failure && !k) {
         ++failures;
         if (!first_failure) {
           first_failure = seed;
@@ -219,6 +227,8 @@ int cmd_run(const std::vector<std::string>& args) {
               static_cast<unsigned long long>(comparisons), static_cast<unsigned long long>(failures), secs,
               secs > 0 ? steps / secs : 0.0);
   if (refused) std::printf("%llu swarm configurations refused by the target (not run)\n", static_cast<unsigned long long>(refused));
+  for (const auto& [file, n] : known_hits)
+    std::printf("known finding %s: %llu seeds\n", file.c_str(), static_cast<unsigned long long>(n));
   if (vm["coverage"].as<bool>()) print_coverage(hits, stdout);
   return failures ? 1 : 0;
 }

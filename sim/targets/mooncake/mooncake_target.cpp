@@ -398,6 +398,7 @@ class MooncakeTarget final : public Target {
   }
 
   std::string_view name() const override { return "mooncake"; }
+  std::string_view variant() const override { return PINSIM_MC_TREE_ID; }
 
   bool supports(const Op& op) const override { return mooncake_target_supports(op); }
   // BatchEvict's second pass scans shards from randomIndex(kNumShards): which

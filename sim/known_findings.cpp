@@ -1,0 +1,66 @@
+// Loading and matching known findings; see known_findings.h.
+#include "known_findings.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "json_codec.h"
+
+namespace pinsim {
+
+std::string failure_signature(const Failure& failure, const Trace& trace) {
+  const std::string op = failure.step < trace.steps.size() ? std::string(to_string(trace.steps[failure.step].op.kind)) : "?";
+  return failure.what + "/" + op + "/" + failure.field;
+}
+
+std::vector<KnownFinding> load_known_findings(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw DecodeError(dir + ": not a directory of findings");
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+  if (ec) throw DecodeError(dir + ": cannot list: " + ec.message());
+  std::sort(files.begin(), files.end());
+  std::vector<KnownFinding> known;
+  for (const std::string& file : files) {
+    const Trace t = load_trace(file);
+    if (!t.finding) throw DecodeError(file + ": $.finding: missing (a finding names its tree and signatures)");
+    known.push_back({file, t.finding->tree, t.finding->signatures});
+  }
+  if (known.empty()) throw DecodeError(dir + ": no finding traces (*.json)");
+  return known;
+}
+
+namespace {
+
+std::vector<std::string> parts(const std::string& s) {
+  std::vector<std::string> out(1);
+  for (char c : s) {
+    if (c == '/') out.emplace_back();
+    else out.back().push_back(c);
+  }
+  return out;
+}
+
+// "what/op/field" against a pattern where a part may be "*".
+bool matches(const std::string& pattern, const std::string& signature) {
+  const auto p = parts(pattern), s = parts(signature);
+  if (p.size() != s.size()) return false;
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p[i] != "*" && p[i] != s[i]) return false;
+  return true;
+}
+
+}  // namespace
+
+const KnownFinding* match_known(const std::vector<KnownFinding>& known, const std::string& signature,
+                                const std::string& variant) {
+  for (const KnownFinding& k : known)
+    if (k.tree == variant)
+      for (const std::string& pattern : k.signatures)
+        if (matches(pattern, signature)) return &k;
+  return nullptr;
+}
+
+}  // namespace pinsim

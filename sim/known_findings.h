@@ -1,0 +1,35 @@
+// Known findings: divergences already shrunk, explained and saved under
+// scenarios/findings/. Each finding trace names the tree it was found on and
+// the signatures of its failure (what failed, at which op, on which field).
+// A campaign given `--known DIR` reports a failure that matches one as known
+// and goes on; only unknown failures turn it red. Features are never switched
+// off to avoid a finding: it is recognised instead.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "runner.h"
+#include "trace.h"
+
+namespace pinsim {
+
+// "what/op/field", e.g. "property/upsert_start/P13": stable under renaming
+// keys and actors, the same shape the shrinker keeps. In a finding's list a
+// part may be "*" (a counter difference can show at any op).
+std::string failure_signature(const Failure& failure, const Trace& trace);
+
+struct KnownFinding {
+  std::string file;                     // the trace, as given
+  std::string tree;                     // the target variant it applies to
+  std::vector<std::string> signatures;  // any of them matches
+};
+
+// Every *.json under `dir` (sorted by name); a trace without a `finding`
+// field is an error naming the file (DecodeError), so nothing is skipped.
+std::vector<KnownFinding> load_known_findings(const std::string& dir);
+
+// The finding a failure matches on a target of `variant`, or nullptr.
+const KnownFinding* match_known(const std::vector<KnownFinding>& known, const std::string& signature,
+                                const std::string& variant);
+
+}  // namespace pinsim

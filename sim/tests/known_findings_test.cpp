@@ -1,0 +1,46 @@
+// Known findings are recognised by signature on the tree they were found on,
+// and a findings directory with a trace that names no signature is refused.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "json_codec.h"
+#include "known_findings.h"
+
+namespace pinsim {
+
+TEST(KnownFindings, EveryFindingInTheRepositoryNamesItsTreeAndSignatures) {
+  const auto known = load_known_findings(PINSIM_FINDINGS_DIR);
+  EXPECT_GE(known.size(), 6u);
+  for (const KnownFinding& k : known) {
+    EXPECT_FALSE(k.tree.empty()) << k.file;
+    EXPECT_FALSE(k.signatures.empty()) << k.file;
+  }
+}
+
+TEST(KnownFindings, MatchesOnTreeAndSignatureWithWildcards) {
+  const std::vector<KnownFinding> known{{"a.json", "main", {"property/upsert_start/P13"}},
+                                        {"b.json", "pr-2835", {"view/*/retained_group_count"}}};
+  EXPECT_EQ(match_known(known, "property/upsert_start/P13", "main"), &known[0]);
+  EXPECT_EQ(match_known(known, "property/upsert_start/P13", "pr-2835"), nullptr);  // another tree
+  EXPECT_EQ(match_known(known, "property/put_start/P13", "main"), nullptr);
+  EXPECT_EQ(match_known(known, "view/advance/retained_group_count", "pr-2835"), &known[1]);
+  EXPECT_EQ(match_known(known, "view/advance/retention", "pr-2835"), nullptr);
+  EXPECT_EQ(match_known(known, "property/upsert_start/P13", ""), nullptr);  // the embedded target
+}
+
+TEST(KnownFindings, ATraceWithoutFindingIsRefused) {
+  const auto dir = std::filesystem::temp_directory_path() / "pinsim-known-test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "x.json") << R"({"format":"pinsim-trace","version":1,"config":{},"steps":[]})";
+  try {
+    load_known_findings(dir.string());
+    FAIL() << "accepted a finding without signatures";
+  } catch (const DecodeError& e) {
+    EXPECT_NE(std::string(e.what()).find("x.json: $.finding: missing"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace pinsim
