@@ -37,8 +37,8 @@ Outcome Model::apply(const Op& op, Time now) {
   return Outcome::of(ErrorCode::INVALID_PARAMS);  // unknown op value
 }
 
-// The gauge counts stored deadlines, Active or stale (SEMANTICS appendix B,
-// RFC 3028 Metrics): +1 Disabled->Active, -1 Active->Disabled, 0 otherwise.
+// The gauge counts stored deadlines, Active or stale (RFC 3028 Metrics):
+// +1 Disabled->Active, -1 Active->Disabled, 0 otherwise.
 void Model::set_deadline(ObjectId id, Object& obj, std::optional<Time> d) {
   if (obj.deadline == d) return;
   if (obj.deadline.has_value() != d.has_value()) {
@@ -131,8 +131,7 @@ std::optional<std::vector<Replica>> Model::plan_placement(const Op& op) const {
   place(ReplicaKind::Memory, op.memory_replicas);
   const size_t memory_placed = placed.size();
   place(ReplicaKind::Nof, op.nof_replicas);
-  // SEMANTICS 1.1 / mooncake-answers Q9 (HasExpectedReplicaAllocation):
-  // 1 memory + 1 NoF is FLEXIBLE_DUAL_REPLICA, where either side alone is
+  // Mooncake's HasExpectedReplicaAllocation: 1 memory + 1 NoF is FLEXIBLE_DUAL_REPLICA, where either side alone is
   // enough; any other write with NoF replicas needs every replica placed.
   const bool flexible_dual = op.memory_replicas == 1 && op.nof_replicas == 1;
   const bool ok = op.nof_replicas == 0 ? memory_placed > 0

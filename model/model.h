@@ -114,7 +114,7 @@ class Model {
   void prune_expired_retention(Time now);
 
   // Shared state changes: every deadline and object erase goes through these
-  // so the gauge follows the transitions of SEMANTICS appendix B exactly.
+  // so the gauge follows the transitions of RFC 3028 "Metrics" exactly.
   void set_deadline(ObjectId id, Object& obj, std::optional<Time> d);
   void erase_object(std::map<ObjectId, Object>::iterator it);
   std::optional<std::vector<Replica>> plan_placement(const Op& op) const;
@@ -123,7 +123,7 @@ class Model {
   void free_replicas(ObjectId id, Object& obj, std::vector<Replica>::iterator from);
   // Moves replicas [from, end) of `obj` out of the object into the discarded
   // list: their memory stays allocated until `release_at` and the next
-  // eviction pass (Mooncake's discarded_replicas_, SEMANTICS 1.4).
+  // eviction pass (Mooncake's discarded_replicas_).
   void discard_replicas(ObjectId id, Object& obj, std::vector<Replica>::iterator from, Time release_at);
   // ReleaseExpiredDiscardedReplicas: frees due entries; returns how many
   // held memory (eviction counts them against its second-pass quota).

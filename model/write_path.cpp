@@ -7,7 +7,7 @@
 
 namespace pinsim {
 
-// Structural checks, then ResolveSoftPinRequest (SEMANTICS 1.0, 1.1).
+// Structural checks, then ResolveSoftPinRequest (RFC 3028 "Write API" request rules).
 std::optional<ErrorCode> Model::validate_start(const Op& op, Resolved* out) {
   if (op.memory_replicas + op.nof_replicas == 0 || op.size == 0)
     return ErrorCode::INVALID_PARAMS;
@@ -193,7 +193,7 @@ Outcome Model::upsert_start(const Op& op, Time now) {
   return Outcome{};
 }
 
-// CommitPendingSoftPin (SEMANTICS 1.0, commit table in 1.2).
+// CommitPendingSoftPin (RFC 3028 "Object state model", rules 1, 2, 5-8).
 void Model::commit_pending(ObjectId id, Object& obj, Time now) {
   hits_.hit(Rule::Rfc1);
   const Pending p = std::move(*obj.pending);
@@ -225,7 +225,7 @@ void Model::commit_pending(ObjectId id, Object& obj, Time now) {
   }
 }
 
-// PutEnd / UpsertEnd (SEMANTICS 1.2).
+// PutEnd / UpsertEnd (RFC 3028 "Object state model": commit at the first COMPLETE replica).
 Outcome Model::end(const Op& op, Time now) {
   auto it = find_object(op.object);
   if (it == objects_.end()) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
@@ -263,7 +263,7 @@ Outcome Model::end(const Op& op, Time now) {
   return Outcome{};
 }
 
-// PutRevoke / UpsertRevoke (SEMANTICS 1.3).
+// PutRevoke / UpsertRevoke (RFC 3028 "Revoke, preemption, and processing cleanup").
 Outcome Model::revoke(const Op& op, Time) {
   auto it = find_object(op.object);
   if (it == objects_.end()) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);

@@ -1,4 +1,4 @@
-// The lockstep runner (DESIGN.md "The run"): every step goes to the model and
+// The lockstep runner: every step goes to the model and
 // to the target at the same virtual time; outcomes and Views are compared on
 // the target's capabilities; the first difference stops the run with a
 // Failure naming the step, what differed, the expected and the actual value.
