@@ -9,11 +9,14 @@ RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory fact
   RandomChoices choices(seed);
   WorkloadConfig workload;
   Config config;
-  if (options.swarm) draw_swarm(choices, &workload, &config);
+  if (options.swarm || options.preset) draw_swarm(choices, &workload, &config);
+  if (options.preset) options.preset->shape(choices, workload, config);
   if (options.profile) config.profile = *options.profile;
   result.trace.seed = seed;
   result.trace.config = config;
-  result.trace.description = "seed " + std::to_string(seed) + (options.swarm ? " (swarm)" : "");
+  result.trace.description = "seed " + std::to_string(seed) +
+                             (options.preset ? " (preset " + std::string(options.preset->name) + ")"
+                              : options.swarm ? " (swarm)" : "");
   auto target = factory(config, target_options, &result.error);
   if (!target) return result;
   result.variant = std::string(target->variant());

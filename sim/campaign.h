@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "presets.h"
 #include "runner.h"
 #include "target.h"
 #include "trace.h"
@@ -15,6 +16,7 @@ struct SeedOptions {
   uint64_t steps = 200;
   bool swarm = false;
   std::optional<Profile> profile;  // overrides the drawn/default profile
+  const Preset* preset = nullptr;  // reshapes the swarm draw (implies swarm)
 };
 
 struct RunResult {

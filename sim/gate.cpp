@@ -1,0 +1,168 @@
+// The regression gate; see gate.h.
+#include "gate.h"
+
+#include <algorithm>
+#include <set>
+
+#include "shrink.h"
+
+namespace pinsim {
+
+namespace {
+
+bool restores(const Trace& t) {
+  return std::any_of(t.steps.begin(), t.steps.end(), [](const TraceStep& s) {
+    return s.op.kind == OpKind::Snapshot || s.op.kind == OpKind::Restore;
+  });
+}
+
+// Why `t` cannot run on this target as written, or "" when it can. A trace
+// of the other profile runs under the target's when it neither snapshots nor
+// restores: the profiles differ only there.
+std::string inapplicable(Trace& t, TargetFactory factory, const TargetOptions& options,
+                         const std::optional<Profile>& profile) {
+  if (profile && t.config.profile != *profile) {
+    if (restores(t)) return "restores under profile " + std::string(to_string(t.config.profile));
+    t.config.profile = *profile;
+  }
+  std::string error;
+  auto target = factory(t.config, options, &error);
+  if (!target) return error;
+  for (const TraceStep& s : t.steps)
+    if (!target->supports(s.op)) return "the target cannot perform " + std::string(to_string(s.op.kind));
+  return "";
+}
+
+class Gate {
+ public:
+  Gate(TargetFactory factory, const TargetOptions& target_options, const Checks& checks, const GateOptions& o)
+      : factory_(factory), target_options_(target_options), checks_(checks), o_(o) {}
+
+  GateResult run() {
+    result_.variant = variant();
+    for (const std::string& file : o_.scenario_files) result_.scenarios.push_back(scenario(file));
+    for (const KnownFinding& k : o_.known)
+      if (k.tree == result_.variant) result_.findings.push_back(finding(k));
+    campaign();
+    shrink_new();
+    result_.seconds = o_.elapsed();
+    return std::move(result_);
+  }
+
+ private:
+  std::string variant() const {
+    Config config;
+    if (o_.profile) config.profile = *o_.profile;
+    std::string error;
+    auto target = factory_(config, target_options_, &error);
+    return target ? std::string(target->variant()) : "";
+  }
+
+  // Sorts a failure: known, pre-existing or new.
+  void record(GateFailure f) {
+    f.signature = failure_signature(f.failure, f.trace);
+    const KnownFinding* k = match_known(o_.known, f.signature, result_.variant);
+    const bool before = o_.base && std::find(o_.base->failing.begin(), o_.base->failing.end(),
+                                             std::make_pair(f.source, f.signature)) != o_.base->failing.end();
+    f.verdict = k ? "known" : before ? "pre-existing" : "new";
+    if (k) f.known_file = k->file;
+    result_.failures.push_back(std::move(f));
+  }
+
+  ScenarioResult scenario(const std::string& file) {
+    Trace t = load_trace(file);
+    if (std::string why = inapplicable(t, factory_, target_options_, o_.profile); !why.empty())
+      return {file, "not applicable", why};
+    RunResult r = replay(t, factory_, target_options_, checks_);
+    if (!r.failure) return {file, "passed", ""};
+    record({"scenario " + file, "", 0, "", "", "", *r.failure, r.trace, std::nullopt});
+    return {file, "failed", r.failure->detail};
+  }
+
+  FindingResult finding(const KnownFinding& k) {
+    Trace t = load_trace(k.file);
+    if (std::string why = inapplicable(t, factory_, target_options_, o_.profile); !why.empty())
+      return {k.file, "not applicable", why};
+    RunResult r = replay(t, factory_, target_options_, checks_);
+    if (!r.failure) return {k.file, "fixed", "the trace no longer fails"};
+    const std::string sig = failure_signature(*r.failure, r.trace);
+    if (match_known({k}, sig, k.tree)) return {k.file, "still failing", sig};
+    record({"finding " + k.file, "", 0, "", "", "", *r.failure, r.trace, std::nullopt});
+    return {k.file, "changed", sig};
+  }
+
+  void run_one(const Preset& p, uint64_t seed, PresetRun& run) {
+    SeedOptions options;
+    options.steps = o_.steps;
+    options.profile = o_.profile;
+    options.preset = &p;
+    RunResult r = run_seed(seed, options, factory_, target_options_, checks_);
+    run.seeds.push_back(seed);
+    if (!r.error.empty()) {
+      ++run.refused;
+      return;
+    }
+    ++run.seeds_run;
+    run.steps += r.trace.steps.size();
+    if (r.failure)
+      record({"preset " + std::string(p.name) + " seed " + std::to_string(seed), std::string(p.name), seed, "", "", "",
+              *r.failure, std::move(r.trace), std::nullopt});
+  }
+
+  // The base's seeds when given; otherwise each preset gets an equal slice of
+  // what the budget leaves after a tenth kept for shrinking.
+  void campaign() {
+    const auto all = presets();
+    const double start = o_.elapsed();
+    const double usable = std::max(0.0, o_.budget_seconds * 0.9 - start);
+    for (size_t i = 0; i < all.size(); ++i) {
+      PresetRun run{std::string(all[i].name)};
+      if (o_.base) {
+        for (const PresetRun& b : o_.base->runs)
+          if (b.preset == run.preset)
+            for (uint64_t seed : b.seeds) run_one(all[i], seed, run);
+      } else {
+        const double end = start + usable * static_cast<double>(i + 1) / static_cast<double>(all.size());
+        for (uint64_t seed = 1; run.seeds.empty() || o_.elapsed() < end; ++seed)
+          if (seed % o_.shard_n == o_.shard_k) run_one(all[i], seed, run);
+      }
+      result_.runs.push_back(std::move(run));
+    }
+  }
+
+  void shrink_new() {
+    std::set<std::string> done;
+    for (GateFailure& f : result_.failures) {
+      if (f.verdict != "new" || done.count(f.signature) || o_.elapsed() > o_.budget_seconds) continue;
+      done.insert(f.signature);
+      if (auto s = shrink(f.trace, factory_, target_options_, checks_)) f.shrunk = std::move(s->trace);
+    }
+  }
+
+  TargetFactory factory_;
+  const TargetOptions& target_options_;
+  const Checks& checks_;
+  const GateOptions& o_;
+  GateResult result_;
+};
+
+}  // namespace
+
+bool GateResult::red() const {
+  return std::any_of(failures.begin(), failures.end(), [](const GateFailure& f) { return f.verdict == "new"; });
+}
+
+bool GateResult::checked_nothing() const {
+  uint64_t seeds = 0;
+  for (const PresetRun& r : runs) seeds += r.seeds_run;
+  const bool scenario_ran = std::any_of(scenarios.begin(), scenarios.end(),
+                                        [](const ScenarioResult& s) { return s.status != "not applicable"; });
+  return seeds == 0 && !scenario_ran;
+}
+
+GateResult run_gate(TargetFactory factory, const TargetOptions& target_options, const Checks& checks,
+                    const GateOptions& options) {
+  return Gate(factory, target_options, checks, options).run();
+}
+
+}  // namespace pinsim

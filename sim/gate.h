@@ -1,0 +1,83 @@
+// The regression gate: a verdict on a build of a target (in practice a
+// Mooncake change) within a budget. It replays the scenario corpus and the
+// known findings of the target's tree, runs a campaign split across the
+// aimed presets, shrinks each distinct new failure, and sorts every failure
+// into known (matches a finding of this tree), pre-existing (the base tree
+// failed the same seed the same way) or new. Any new failure makes it red.
+// The clock is the caller's (`elapsed`): the gate itself reads none.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "campaign.h"
+#include "known_findings.h"
+#include "presets.h"
+
+namespace pinsim {
+
+// One preset's seeds (the base result's, for a differential run).
+struct PresetRun {
+  std::string preset;
+  uint64_t seeds_run = 0, refused = 0, steps = 0;
+  std::vector<uint64_t> seeds;  // every seed tried, run or refused
+};
+
+struct GateFailure {
+  std::string source;  // "preset pins seed 17", "scenario upsert/x.json", "finding main-x.json"
+  std::string preset;  // for campaign failures
+  uint64_t seed = 0;
+  std::string signature;
+  std::string verdict;  // "new", "known", "pre-existing"
+  std::string known_file;
+  Failure failure;
+  Trace trace;
+  std::optional<Trace> shrunk;  // new failures, one per distinct signature
+};
+
+struct ScenarioResult {
+  std::string file;
+  std::string status;  // "passed", "failed", "not applicable"
+  std::string detail;
+};
+
+struct FindingResult {
+  std::string file;
+  std::string status;  // "still failing", "fixed", "changed", "not applicable"
+  std::string detail;
+};
+
+// What a base run recorded: seeds per preset and the failures' signatures.
+struct GateBase {
+  std::vector<PresetRun> runs;
+  std::vector<std::pair<std::string, std::string>> failing;  // (source, signature)
+};
+
+struct GateOptions {
+  double budget_seconds = 120;
+  uint64_t steps = 200;
+  std::optional<Profile> profile;
+  std::vector<std::string> scenario_files;
+  std::vector<KnownFinding> known;
+  std::optional<GateBase> base;  // differential: run the base's seeds
+  uint64_t shard_k = 0, shard_n = 1;
+  std::function<double()> elapsed;  // seconds since the gate started
+};
+
+struct GateResult {
+  std::string variant;
+  std::vector<ScenarioResult> scenarios;
+  std::vector<FindingResult> findings;
+  std::vector<PresetRun> runs;
+  std::vector<GateFailure> failures;
+  double seconds = 0;
+  bool red() const;
+  bool checked_nothing() const;
+};
+
+GateResult run_gate(TargetFactory factory, const TargetOptions& target_options, const Checks& checks,
+                    const GateOptions& options);
+
+}  // namespace pinsim

@@ -1,0 +1,85 @@
+// The preset table; see presets.h. Each shape runs after draw_swarm on the
+// same Choices, so a preset seed is as reproducible as a swarm seed.
+#include "presets.h"
+
+#include <algorithm>
+
+namespace pinsim {
+
+namespace {
+
+uint32_t& weight(WorkloadConfig& w, OpKind k) { return w.weights[static_cast<int>(k)]; }
+
+// At least `n` of every op in `ops`: the area's ops are always drawn.
+void at_least(WorkloadConfig& w, std::initializer_list<OpKind> ops, uint32_t n) {
+  for (OpKind k : ops) weight(w, k) = std::max(weight(w, k), n);
+}
+
+void swarm(Choices&, WorkloadConfig&, Config&) {}
+
+void groups(Choices& c, WorkloadConfig& w, Config&) {
+  w.groups = std::max<uint32_t>(w.groups, 1 + static_cast<uint32_t>(c.pick(3)));
+  w.keys = std::max<uint32_t>(w.keys, 4);
+  at_least(w, {OpKind::PutStart, OpKind::PutEnd, OpKind::Get, OpKind::Exist, OpKind::Evict, OpKind::Advance}, 12);
+  at_least(w, {OpKind::Remove}, 6);
+}
+
+void pins(Choices& c, WorkloadConfig& w, Config& m) {
+  w.actors = std::max<uint32_t>(w.actors, 2);
+  w.soft_pin_ttls = {0, 500, 5'000};
+  at_least(w, {OpKind::UpsertStart, OpKind::UpsertEnd, OpKind::PutStart, OpKind::PutEnd}, 14);
+  at_least(w, {OpKind::PutRevoke, OpKind::UpsertRevoke, OpKind::Cleanup, OpKind::Advance}, 6);
+  if (c.chance(50))  // little room: replacements are refused (failure atomicity)
+    for (SegmentConfig& s : m.segments) s.capacity = 64;
+}
+
+void quotas(Choices& c, WorkloadConfig& w, Config& m) {
+  w.tenants = std::max<uint32_t>(w.tenants, 2);
+  for (TenantId t = 0; t < w.tenants; ++t) m.tenant_quota_bytes[t] = 64 * (1 + c.pick(3));
+  at_least(w, {OpKind::PutStart, OpKind::UpsertStart, OpKind::PutEnd, OpKind::UpsertEnd, OpKind::Remove}, 10);
+}
+
+void restore(Choices&, WorkloadConfig& w, Config&) {
+  at_least(w, {OpKind::PutStart, OpKind::PutEnd, OpKind::Snapshot, OpKind::Restore, OpKind::Advance}, 10);
+}
+
+void pressure(Choices& c, WorkloadConfig& w, Config& m) {
+  w.keys = std::max<uint32_t>(w.keys, 5);
+  for (SegmentConfig& s : m.segments) s.capacity = c.chance(50) ? 64 : 256;
+  at_least(w, {OpKind::Evict, OpKind::PutStart, OpKind::PutEnd, OpKind::UpsertStart, OpKind::Advance}, 12);
+}
+
+void retention(Choices& c, WorkloadConfig& w, Config& m) {
+  w.groups = std::max<uint32_t>(w.groups, 2);
+  m.max_retained_groups = c.pick(4);
+  at_least(w, {OpKind::RetainGroups, OpKind::PutStart, OpKind::PutEnd, OpKind::Evict, OpKind::Advance}, 12);
+}
+
+void expiry(Choices&, WorkloadConfig& w, Config&) {
+  w.soft_pin_ttls = {1, 500, 5'000};
+  w.aim_pct = 70;
+  at_least(w, {OpKind::PutStart, OpKind::PutEnd, OpKind::Cleanup, OpKind::Get, OpKind::Exist, OpKind::Advance}, 10);
+}
+
+constexpr Preset kPresets[] = {
+    {"swarm", "the plain swarm draw", &swarm},
+    {"groups", "groups with reads, leases, removal and grouped eviction", &groups},
+    {"pins", "soft pins across upserts, preemption and revoke, often with no room left", &pins},
+    {"quotas", "several tenants, each under a tight byte quota", &quotas},
+    {"restore", "snapshots and restores between writes", &restore},
+    {"pressure", "eviction under memory pressure on small segments", &pressure},
+    {"retention", "group retention at a small admission cap", &retention},
+    {"expiry", "short pins, aimed advances and cleanup", &expiry},
+};
+
+}  // namespace
+
+std::span<const Preset> presets() { return kPresets; }
+
+const Preset* find_preset(std::string_view name) {
+  for (const Preset& p : kPresets)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+}  // namespace pinsim

@@ -1,0 +1,96 @@
+// Helpers shared by the pinsim commands: strict parsing of seeds, shards and
+// targets, the target and check options every command declares the same way,
+// and writing files and failures. See cli.h.
+#include "cli.h"
+
+#include <fstream>
+#include <iostream>
+#include <regex>
+
+#include "property.h"
+#include "targets.h"
+
+namespace pinsim::cli {
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out || !(out << text)) throw UsageError(path + ": cannot write file");
+}
+
+void print_failure(const Failure& f, const std::string& trace_path) {
+  std::cout << "FAILED at step " << f.step << " (" << f.what << "): " << f.detail << "\n"
+            << "  expected: " << f.expected << "\n"
+            << "  actual:   " << f.actual << "\n";
+  if (!trace_path.empty()) std::cout << "  trace: " << trace_path << "\n";
+}
+
+std::pair<uint64_t, uint64_t> parse_seeds(const std::string& s) {
+  static const std::regex range(R"((\d{1,19})\.\.(\d{1,19}))");
+  std::smatch m;
+  if (!std::regex_match(s, m, range)) throw UsageError("--seeds: expected A..B, got '" + s + "'");
+  const uint64_t a = std::stoull(m[1]), b = std::stoull(m[2]);
+  if (a > b) throw UsageError("--seeds: first seed " + m[1].str() + " is after last seed " + m[2].str());
+  return {a, b};
+}
+
+std::pair<uint64_t, uint64_t> parse_shard(const std::string& s) {
+  static const std::regex shard(R"((\d{1,9})/(\d{1,9}))");
+  std::smatch m;
+  if (!std::regex_match(s, m, shard)) throw UsageError("--shard: expected K/N, got '" + s + "'");
+  const uint64_t k = std::stoull(m[1]), n = std::stoull(m[2]);
+  if (n == 0 || k >= n) throw UsageError("--shard: need 0 <= K < N, got '" + s + "'");
+  return {k, n};
+}
+
+TargetFactory target_or_throw(const std::string& name) {
+  TargetFactory f = find_target(name);
+  if (!f) {
+    std::string known;
+    for (const auto& n : target_names()) known += (known.empty() ? "" : ", ") + n;
+    throw UsageError("--target: unknown target '" + name + "' (this build has: " + known + ")");
+  }
+  return f;
+}
+
+TargetOptions target_options_of(const po::variables_map& vm) {
+  TargetOptions o;
+  if (vm.count("fault")) o.faults = vm["fault"].as<std::vector<std::string>>();
+  return o;
+}
+
+Checks checks_of(const po::variables_map& vm) {
+  Checks c;
+  c.properties = all_properties();
+  if (vm.count("property")) {
+    c.properties.clear();
+    for (const std::string& id : vm["property"].as<std::vector<std::string>>()) {
+      const StepCheck* p = property_by_id(id);
+      if (!p) throw UsageError("--property: unknown property '" + id + "' (P1..P13)");
+      c.properties.push_back(p);
+    }
+  }
+  if (vm.count("no-compare")) c.compare_with_model = !vm["no-compare"].as<bool>();
+  return c;
+}
+
+// Options shared by run, replay and shrink: which target, its faults, and
+// what is checked. Declared once here so the commands cannot drift apart.
+void add_target_and_check_options(po::options_description& desc) {
+  desc.add_options()
+      ("target", po::value<std::string>()->default_value("model"), "target to check against the model")
+      ("fault", po::value<std::vector<std::string>>()->composing(), "switch on a seeded fault of the target (repeatable)")
+      ("property", po::value<std::vector<std::string>>()->composing(), "check only these properties (P1..P13; default all)")
+      ("no-compare", po::bool_switch(), "check properties on the target alone, without comparing it with the model");
+}
+
+po::variables_map parse(const std::vector<std::string>& args, const po::options_description& desc,
+                        const char* positional) {
+  po::positional_options_description pos;
+  if (positional) pos.add(positional, 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+  po::notify(vm);
+  return vm;
+}
+
+}  // namespace pinsim::cli

@@ -1,0 +1,35 @@
+// The command line's shared vocabulary: the usage error (exit code 2, one
+// line), strict parsers, and the target and check options that run, replay,
+// shrink and gate declare the same way, so the commands cannot drift apart.
+#pragma once
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runner.h"
+#include "target.h"
+
+namespace pinsim::cli {
+
+namespace po = boost::program_options;
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void write_file(const std::string& path, const std::string& text);
+void print_failure(const Failure& f, const std::string& trace_path);
+std::pair<uint64_t, uint64_t> parse_seeds(const std::string& s);  // "A..B"
+std::pair<uint64_t, uint64_t> parse_shard(const std::string& s);  // "K/N"
+TargetFactory target_or_throw(const std::string& name);
+TargetOptions target_options_of(const po::variables_map& vm);
+Checks checks_of(const po::variables_map& vm);
+void add_target_and_check_options(po::options_description& desc);
+// Parses `args`; the first positional argument, if `positional` names one, fills it.
+po::variables_map parse(const std::vector<std::string>& args, const po::options_description& desc,
+                        const char* positional = nullptr);
+
+}  // namespace pinsim::cli

@@ -1,0 +1,120 @@
+// `pinsim gate`: the regression gate on a target build within a time budget
+// (sim/gate.h), with its reports. Exit codes: 0 green, 1 red (a new failure),
+// 2 bad usage or input, 3 the gate checked nothing (no seed ran, no scenario
+// applied), which must never pass for a green.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <regex>
+
+#include "cli.h"
+#include "gate.h"
+#include "gate_report.h"
+#include "targets.h"
+#include "trace.h"
+
+namespace pinsim::cli {
+
+namespace {
+
+// "120s", "10m" or "120": seconds, a positive finite number.
+double parse_budget(const std::string& s) {
+  static const std::regex form(R"((\d{1,7})(s|m)?)");
+  std::smatch m;
+  if (!std::regex_match(s, m, form)) throw UsageError("--budget: expected seconds like 120s or 10m, got '" + s + "'");
+  const double n = std::stod(m[1]);
+  if (n <= 0) throw UsageError("--budget: must be positive, got '" + s + "'");
+  return m[2] == "m" ? n * 60 : n;
+}
+
+std::vector<std::string> scenario_files(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw UsageError("--scenarios: " + dir + ": not a directory");
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
+    const std::string rel = fs::relative(e.path(), dir).generic_string();
+    if (e.path().extension() == ".json" && rel.rfind("findings/", 0) != 0 && rel != "trace.schema.json")
+      files.push_back(e.path().generic_string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Writes each failure's trace (and its shrunk form) under `dir`.
+GateFiles write_failures(const GateResult& r, const std::string& dir) {
+  GateFiles files;
+  std::filesystem::create_directories(dir);
+  for (size_t i = 0; i < r.failures.size(); ++i) {
+    const GateFailure& f = r.failures[i];
+    const std::string base = dir + "/" + f.verdict + "-" + std::to_string(i + 1);
+    files.trace_paths.push_back(base + ".json");
+    write_file(files.trace_paths.back(), write_trace(f.trace));
+    files.shrunk_paths.push_back(f.shrunk ? base + ".min.json" : "");
+    if (f.shrunk) write_file(files.shrunk_paths.back(), write_trace(*f.shrunk));
+  }
+  return files;
+}
+
+int merge(const po::variables_map& vm) {
+  const std::string merged = merge_gate_json(vm["merge"].as<std::vector<std::string>>());
+  if (vm.count("json")) write_file(vm["json"].as<std::string>(), merged);
+  else std::cout << merged;
+  const std::string v = summary_verdict(merged);
+  return v == "green" ? 0 : v == "red" ? 1 : 3;
+}
+
+GateOptions options_of(const po::variables_map& vm, const std::string& target) {
+  GateOptions o;
+  o.budget_seconds = parse_budget(vm["budget"].as<std::string>());
+  o.steps = vm["steps"].as<uint64_t>();
+  if (o.steps == 0) throw UsageError("--steps: must be at least 1");
+  o.profile = default_profile(target);
+  const std::string scenarios = vm["scenarios"].as<std::string>();
+  o.scenario_files = scenario_files(scenarios);
+  o.known = load_known_findings(vm.count("known") ? vm["known"].as<std::string>() : scenarios + "/findings");
+  if (vm.count("base")) o.base = read_gate_base(vm["base"].as<std::string>());
+  if (vm.count("shard")) std::tie(o.shard_k, o.shard_n) = parse_shard(vm["shard"].as<std::string>());
+  if (o.base && vm.count("shard")) throw UsageError("--base and --shard: a differential run takes the base's seeds; give one");
+  return o;
+}
+
+}  // namespace
+
+int cmd_gate(const std::vector<std::string>& args) {
+  po::options_description desc("pinsim gate");
+  desc.add_options()
+      ("budget", po::value<std::string>()->default_value("120s"), "time budget: 120s, 10m")
+      ("steps", po::value<uint64_t>()->default_value(200), "steps per seed")
+      ("scenarios", po::value<std::string>()->default_value(PINSIM_SCENARIOS_DIR), "the scenario corpus")
+      ("known", po::value<std::string>(), "finding traces (default: <scenarios>/findings)")
+      ("base", po::value<std::string>(), "the base tree's JSON summary: run its seeds, mark its failures pre-existing")
+      ("shard", po::value<std::string>(), "K/N: run only seeds with seed % N == K")
+      ("out", po::value<std::string>()->default_value("pinsim-gate"), "directory for failure traces")
+      ("markdown", po::value<std::string>(), "write the Markdown report here (default: print it)")
+      ("junit", po::value<std::string>(), "write JUnit XML here")
+      ("json", po::value<std::string>(), "write the JSON summary here")
+      ("merge", po::value<std::vector<std::string>>()->multitoken(), "combine shard summaries instead of running");
+  add_target_and_check_options(desc);
+  const po::variables_map vm = parse(args, desc);
+  if (vm.count("merge")) return merge(vm);
+  const std::string target = vm["target"].as<std::string>();
+  const TargetFactory factory = target_or_throw(target);
+  GateOptions o = options_of(vm, target);
+  const auto start = std::chrono::steady_clock::now();
+  o.elapsed = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  const GateResult r = run_gate(factory, target_options_of(vm), checks_of(vm), o);
+  const GateFiles files = write_failures(r, vm["out"].as<std::string>());
+  std::string flags;
+  for (const std::string& f : target_options_of(vm).faults) flags += " --fault " + f;
+  const std::string md = gate_markdown(r, target, flags, files);
+  if (vm.count("markdown")) write_file(vm["markdown"].as<std::string>(), md);
+  else std::cout << md;
+  if (vm.count("junit")) write_file(vm["junit"].as<std::string>(), gate_junit(r));
+  if (vm.count("json")) write_file(vm["json"].as<std::string>(), gate_json(r, target, files));
+  return r.checked_nothing() ? 3 : r.red() ? 1 : 0;
+}
+
+}  // namespace pinsim::cli

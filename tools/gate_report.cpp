@@ -1,0 +1,188 @@
+// Writers and readers of the gate's reports; see gate_report.h.
+#include "gate_report.h"
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "json_codec.h"
+
+namespace pinsim {
+
+using nlohmann::json;
+
+namespace {
+
+std::string verdict_of(const GateResult& r) { return r.checked_nothing() ? "checked nothing" : r.red() ? "red" : "green"; }
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else if (c == '"') out += "&quot;";
+    else if (static_cast<unsigned char>(c) < 0x20 && c != '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+json read_json(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DecodeError(path + ": cannot open file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  try {
+    return json::parse(buf.str());
+  } catch (const json::exception& e) {
+    throw DecodeError(path + ": invalid JSON: " + e.what());
+  }
+}
+
+std::map<std::string, uint64_t> verdict_counts(const GateResult& r) {
+  std::map<std::string, uint64_t> n{{"new", 0}, {"known", 0}, {"pre-existing", 0}};
+  for (const GateFailure& f : r.failures) ++n[f.verdict];
+  return n;
+}
+
+// One line per distinct new signature: how often, where first, how to replay.
+void markdown_failures(std::ostringstream& md, const GateResult& r, const GateFiles& files) {
+  std::map<std::string, std::vector<size_t>> by_signature;
+  for (size_t i = 0; i < r.failures.size(); ++i)
+    if (r.failures[i].verdict == "new") by_signature[r.failures[i].signature].push_back(i);
+  for (const auto& [signature, all] : by_signature) {
+    size_t shown = all.front();
+    for (size_t i : all)
+      if (r.failures[i].shrunk) shown = i;
+    const GateFailure& f = r.failures[shown];
+    md << "- `" << signature << "`: " << all.size() << " failure" << (all.size() > 1 ? "s" : "") << ", first "
+       << r.failures[all.front()].source << ". " << f.failure.detail << "\n";
+    const bool shrunk = f.shrunk && files.shrunk_paths.size() > shown;
+    const std::string path = shrunk ? files.shrunk_paths[shown] : files.trace_paths.size() > shown ? files.trace_paths[shown] : "";
+    if (!path.empty()) md << "  Reproduce: `pinsim replay " << path << " <target>`";
+    if (shrunk) md << " (shrunk to " << f.shrunk->steps.size() << " steps)";
+    md << "\n";
+  }
+}
+
+}  // namespace
+
+std::string gate_markdown(const GateResult& r, const std::string& target, const std::string& flags,
+                          const GateFiles& files) {
+  std::ostringstream md;
+  const auto n = verdict_counts(r);
+  md << "## pinsim gate: " << verdict_of(r) << "\n\n"
+     << "Target `" << target << "`" << (r.variant.empty() ? "" : " (tree " + r.variant + ")") << ", " << r.seconds
+     << " s. New failures: " << n.at("new") << ", known: " << n.at("known") << ", pre-existing: " << n.at("pre-existing")
+     << ".\n\n| preset | seeds run | refused | steps |\n| --- | --- | --- | --- |\n";
+  for (const PresetRun& p : r.runs) md << "| " << p.preset << " | " << p.seeds_run << " | " << p.refused << " | " << p.steps << " |\n";
+  std::map<std::string, uint64_t> sc;
+  for (const ScenarioResult& s : r.scenarios) ++sc[s.status];
+  md << "\nScenarios: " << sc["passed"] << " passed, " << sc["failed"] << " failed, " << sc["not applicable"]
+     << " not applicable to this target.\n";
+  if (!r.findings.empty()) {
+    md << "\n| known finding | status |\n| --- | --- |\n";
+    for (const FindingResult& f : r.findings) md << "| `" << f.file << "` | " << f.status << " |\n";
+  }
+  if (n.at("new")) {
+    md << "\n### New failures\n\n";
+    markdown_failures(md, r, files);
+  }
+  std::string text = md.str();
+  const std::string replay_flags = "--target " + target + flags;
+  for (size_t p; (p = text.find("<target>")) != std::string::npos;) text.replace(p, 8, replay_flags);
+  return text;
+}
+
+std::string gate_junit(const GateResult& r) {
+  std::ostringstream x;
+  const size_t tests = r.scenarios.size() + r.findings.size() + r.runs.size();
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"pinsim-gate\" tests=\"" << tests << "\" failures=\""
+    << verdict_counts(r).at("new") << "\">\n";
+  auto failures_of = [&](const std::string& prefix) {
+    std::string out;
+    for (const GateFailure& f : r.failures)
+      if (f.verdict == "new" && f.source.rfind(prefix, 0) == 0)
+        out += "<failure message=\"" + xml_escape(f.signature) + "\">" + xml_escape(f.source + ": " + f.failure.detail) + "</failure>";
+    return out;
+  };
+  for (const ScenarioResult& s : r.scenarios)
+    x << "  <testcase classname=\"scenario\" name=\"" << xml_escape(s.file) << "\">"
+      << (s.status == "not applicable" ? "<skipped message=\"" + xml_escape(s.detail) + "\"/>" : failures_of("scenario " + s.file))
+      << "</testcase>\n";
+  for (const FindingResult& f : r.findings)
+    x << "  <testcase classname=\"finding\" name=\"" << xml_escape(f.file) << "\">" << failures_of("finding " + f.file)
+      << "<system-out>" << xml_escape(f.status) << "</system-out></testcase>\n";
+  for (const PresetRun& p : r.runs)
+    x << "  <testcase classname=\"preset\" name=\"" << xml_escape(p.preset) << "\">" << failures_of("preset " + p.preset + " ")
+      << "</testcase>\n";
+  x << "</testsuite>\n";
+  return x.str();
+}
+
+std::string gate_json(const GateResult& r, const std::string& target, const GateFiles& files) {
+  json j;
+  j["format"] = "pinsim-gate";
+  j["target"] = target;
+  j["tree"] = r.variant;
+  j["verdict"] = verdict_of(r);
+  j["seconds"] = r.seconds;
+  json runs = json::array();
+  for (const PresetRun& p : r.runs)
+    runs.push_back({{"preset", p.preset}, {"seeds_run", p.seeds_run}, {"refused", p.refused}, {"steps", p.steps}, {"seeds", p.seeds}});
+  j["runs"] = runs;
+  json fails = json::array();
+  for (size_t i = 0; i < r.failures.size(); ++i) {
+    const GateFailure& f = r.failures[i];
+    fails.push_back({{"source", f.source}, {"signature", f.signature}, {"verdict", f.verdict}, {"known", f.known_file},
+                     {"detail", f.failure.detail}, {"trace", files.trace_paths.size() > i ? files.trace_paths[i] : ""},
+                     {"shrunk", files.shrunk_paths.size() > i ? files.shrunk_paths[i] : ""}});
+  }
+  j["failures"] = fails;
+  json sc = json::array();
+  for (const ScenarioResult& s : r.scenarios) sc.push_back({{"file", s.file}, {"status", s.status}, {"detail", s.detail}});
+  j["scenarios"] = sc;
+  json fi = json::array();
+  for (const FindingResult& f : r.findings) fi.push_back({{"file", f.file}, {"status", f.status}, {"detail", f.detail}});
+  j["findings"] = fi;
+  return j.dump(1) + "\n";
+}
+
+GateBase read_gate_base(const std::string& path) {
+  const json j = read_json(path);
+  if (!j.is_object() || j.value("format", "") != "pinsim-gate") throw DecodeError(path + ": $.format: expected \"pinsim-gate\"");
+  GateBase base;
+  try {
+    for (const json& r : j.at("runs"))
+      base.runs.push_back({r.at("preset").get<std::string>(), 0, 0, 0, r.at("seeds").get<std::vector<uint64_t>>()});
+    for (const json& f : j.at("failures"))
+      base.failing.emplace_back(f.at("source").get<std::string>(), f.at("signature").get<std::string>());
+  } catch (const json::exception& e) {
+    throw DecodeError(path + ": not a gate summary: " + e.what());
+  }
+  return base;
+}
+
+std::string merge_gate_json(const std::vector<std::string>& paths) {
+  json out;
+  for (const std::string& path : paths) {
+    const json j = read_json(path);
+    if (!j.is_object() || j.value("format", "") != "pinsim-gate") throw DecodeError(path + ": $.format: expected \"pinsim-gate\"");
+    if (out.is_null()) {
+      out = j;
+      continue;
+    }
+    for (const char* list : {"runs", "failures", "scenarios", "findings"})
+      for (const json& x : j.at(list)) out[list].push_back(x);
+    const std::string v = j.value("verdict", "");
+    if (v == "red" || (v == "green" && out["verdict"] == "checked nothing")) out["verdict"] = v;
+    out["seconds"] = std::max(out.value("seconds", 0.0), j.value("seconds", 0.0));
+  }
+  return out.dump(1) + "\n";
+}
+
+std::string summary_verdict(const std::string& text) { return json::parse(text).value("verdict", ""); }
+
+}  // namespace pinsim
