@@ -1,5 +1,5 @@
 // Master configuration the lifecycle depends on, with Mooncake's defaults
-// (SEMANTICS.md section 0 "Configuration", section 5 for PR 2835).
+// (RFC 3028 "Master configuration"; PR 2835's admission cap and TTL bound).
 #pragma once
 #include <cstdint>
 #include <map>

@@ -1,14 +1,13 @@
-// Memory eviction: one BatchEvict pass (SEMANTICS 1.7, refined against
-// Mooncake main's BatchEvict; docs/interpretations.md). Soft pin is a
-// priority, not a guarantee (RFC 3028 rule 9): pass 1 and 2A take only
-// objects without an active pin; pass 2B may take pinned ones when
-// allow_evict_soft_pinned_objects is set. The census lazily normalises
-// expired pins (RFC 3028 "Read and eviction paths"). A grouped candidate
-// expands to its group, which is skipped while any member holds a read lease
-// (this is how PR 2835 retention protects). Where Mooncake's order is
-// unspecified (nth_element ties, shard scan from a random start) the model
-// scans in key order, unless a runner asked it to follow a target's choice
-// (Model::scan_first_in_next_eviction).
+// Memory eviction: one pass of Mooncake main's BatchEvict (unchanged path;
+// docs/interpretations.md). Soft pin is a priority, not a guarantee (RFC 3028
+// rule 9): pass 1 and 2A take only objects without an active pin; pass 2B may
+// take pinned ones when allow_evict_soft_pinned_objects is set. The census
+// lazily normalises expired pins (RFC 3028 "Read and eviction paths"). A
+// grouped candidate expands to its group, which is skipped while any member
+// holds a read lease (this is how PR 2835 retention protects). Where
+// Mooncake's order is unspecified (nth_element ties, shard scan from a random
+// start) the model scans in key order, unless a runner asked it to follow a
+// target's choice (Model::scan_first_in_next_eviction).
 #include "model.h"
 
 namespace pinsim {
@@ -87,10 +86,11 @@ uint64_t Model::try_evict(ObjectId id, bool allow_soft, Time now) {
   uint64_t count = 0;
   for (KeyId k : keys) {
     auto m = find_object({id.tenant, k});
-    // SEMANTICS 1.7 step 5 / RFC 3028 "Read and eviction paths": Mooncake
-    // tests each member for hard pin, lease, (!allow_soft && IsSoftPinActive),
-    // then an evictable replica, in that order. A member with no evictable
-    // replica is still evaluated, so its stale pin is normalised (gauge -1).
+    // Mooncake's BatchEvict group expansion / RFC 3028 "Read and eviction
+    // paths": Mooncake tests each member for hard pin, lease, (!allow_soft &&
+    // IsSoftPinActive), then an evictable replica, in that order. A member
+    // with no evictable replica is still evaluated, so its stale pin is
+    // normalised (gauge -1).
     if (!allow_soft && normalise_if_expired(m->first, m->second, now)) continue;
     if (!has_evictable_memory(m->second)) continue;
     hits_.hit(m->second.soft_pin_active(now) ? Rule::Rfc9 : Rule::EvictPass1);
@@ -166,7 +166,7 @@ Outcome Model::evict(const Op& op, Time now) {
 
   // Pass 2: up to the lower bound. 2A: unpinned objects with lease <= the
   // n-th leftover lease. 2B: every unpinned object and pinned ones with lease
-  // <= the m-th pinned lease (ranked by lease, SEMANTICS delta 8).
+  // <= the m-th pinned lease (ranked by lease, as Mooncake's BatchEvict does).
   int64_t n = ceil_pct(base, lowerbound) - evicted - released;
   n = std::min<int64_t>(n, static_cast<int64_t>(leftover.size() + soft.size()));
   if (n <= 0) return Outcome{};
@@ -182,7 +182,7 @@ Outcome Model::evict(const Op& op, Time now) {
     if (n <= 0) break;
     auto it = find_object(id);
     if (pass_2a) {
-      // SEMANTICS 1.7 pass 2A: Mooncake's scan tests hard pin, lease expired,
+      // Mooncake's BatchEvict pass 2A: its scan tests hard pin, lease expired,
       // lease <= cutoff, !IsSoftPinActive, and only then an evictable replica,
       // so an expired-lease object inside the cutoff is lazily normalised
       // even when it has nothing to evict (RFC 3028 "Read and eviction paths").

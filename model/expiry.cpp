@@ -1,4 +1,4 @@
-// One expiry cycle (RFC 3028 "Expiration cleanup"; SEMANTICS 1.8, 3): every
+// One expiry cycle (RFC 3028 "Expiration cleanup", "Deadline index"): every
 // object whose stored deadline is <= now becomes Disabled and the gauge drops
 // by the number reset, in one aggregate step. The model states the effect;
 // the embedded target implements the index that achieves it. The same cycle

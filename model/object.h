@@ -1,5 +1,5 @@
 // Per-object lifecycle state, as Mooncake's ObjectMetadata keeps it
-// (SEMANTICS.md section 0 "State notation"): replicas, the committed soft pin
+// (RFC 3028 "Object state model"): replicas, the committed soft pin
 // (Disabled or a stored deadline, possibly stale), the Pending write intent,
 // the read lease and the group.
 #pragma once
@@ -39,7 +39,8 @@ struct Object {
   uint64_t size = 0;
   std::vector<Replica> replicas;
   // Committed: nullopt = Disabled; a value = Active(D), or stale when now >= D
-  // (still counted by the gauge until normalised, SEMANTICS section 0).
+  // (still counted by the gauge until normalised, RFC 3028 "Read and
+  // eviction paths": the gauge converges at the next cleanup).
   std::optional<Time> deadline;
   std::optional<Pending> pending;
   Time lease = 0;  // read lease timeout ("hard lease")

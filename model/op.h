@@ -1,5 +1,5 @@
 // The op vocabulary shared by the model, every target and the trace format
-// (DESIGN.md "Vocabulary"). Ops mirror MasterService's public API reduced to
+// (docs/trace-format.md). Ops mirror MasterService's public API reduced to
 // what the object lifecycle needs. Identifiers are small integers: a target
 // maps them to its own names (tenant 0 is "default", group 0 is the empty
 // group id, which means "ungrouped" on a write and is invalid in RetainGroups).

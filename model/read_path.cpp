@@ -1,6 +1,8 @@
 // Reads and removal. Reads grant only the ordinary read lease and never
-// evaluate, renew or normalise a soft pin (RFC 3028 rule 3; SEMANTICS 1.5).
-// Removal is never blocked by a soft pin (RFC 3028 rule 10; SEMANTICS 1.6).
+// evaluate, renew or normalise a soft pin (RFC 3028 rule 3, "Read and
+// eviction paths"). Removal is never blocked by a soft pin (RFC 3028 rule
+// 10); a live read lease still refuses a non-forced Remove (Mooncake main
+// Remove, unchanged path).
 #include "model.h"
 
 namespace pinsim {

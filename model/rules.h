@@ -30,27 +30,44 @@ namespace pinsim {
   X(ReqR5, "request.unknown-action", "RFC 3028 Write API R5", "an unknown action is rejected")          \
   X(ConfigC1, "config.default-le-max", "RFC 3028 Master configuration C1", "default TTL <= max TTL")    \
   X(SatC2, "config.saturation", "RFC 3028 Master configuration C2", "deadline arithmetic saturates")    \
-  X(NoCommitLaterEnd, "pending.no-refresh", "RFC 3028 Object state model", "later and duplicate Ends never refresh")   \
-  X(PendingKept, "pending.revoke-kept", "RFC 3028 Revoke", "Pending survives a partial revoke while a viable eligible replica remains") \
-  X(PendingCleared, "pending.revoke-cleared", "RFC 3028 Revoke", "Pending cleared when no viable eligible replica remains")          \
-  X(PendingPreempted, "pending.preempted", "RFC 3028 Revoke", "a newer Upsert preempts the write and clears Pending")                \
-  X(UpsertInPlace, "upsert.in-place", "SEMANTICS 1.4 Case B", "same-size Upsert reuses replicas; committed untouched until End")    \
-  X(UpsertReplace, "upsert.size-change", "SEMANTICS 1.4 Case C", "size-changing Upsert carries an unexpired deadline")                \
-  X(UpsertAfterPreempt, "upsert.preempt-replace", "SEMANTICS 1.4 Case A", "preempted write with no COMPLETE replica is replaced, unexpired deadline carried") \
-  X(StartFailureAtomic, "start.failure-atomic", "RFC 3028 Revoke, preemption, and processing cleanup", "a refused Start that would replace an object leaves it, its deadline and its write as they were") \
-  X(PutReplacesStale, "put.replace-stale", "SEMANTICS 1.1", "PutStart over stale PROCESSING replicas recreates without carry")        \
+  X(NoCommitLaterEnd, "pending.no-refresh", "RFC 3028 Object state model", "later and duplicate Ends never refresh") \
+  X(PendingKept, "pending.revoke-kept", "RFC 3028 Revoke, preemption, and processing cleanup",                       \
+    "Pending survives a partial revoke while a viable eligible replica remains")                                     \
+  X(PendingCleared, "pending.revoke-cleared", "RFC 3028 Revoke, preemption, and processing cleanup",                 \
+    "Pending cleared when no viable eligible replica remains")                                                       \
+  X(PendingPreempted, "pending.preempted", "RFC 3028 Revoke, preemption, and processing cleanup",                    \
+    "a newer Upsert preempts the write and clears Pending")                                                          \
+  X(UpsertInPlace, "upsert.in-place", "RFC 3028 Revoke, preemption, and processing cleanup (UpsertStart Case B)",    \
+    "same-size Upsert reuses replicas; committed untouched until End")                                               \
+  X(UpsertReplace, "upsert.size-change", "RFC 3028 Revoke, preemption, and processing cleanup (UpsertStart Case C)", \
+    "size-changing Upsert carries an unexpired deadline")                                                            \
+  X(UpsertAfterPreempt, "upsert.preempt-replace",                                                                    \
+    "RFC 3028 Revoke, preemption, and processing cleanup (UpsertStart Case A)",                                      \
+    "preempted write with no COMPLETE replica is replaced, unexpired deadline carried")                              \
+  X(StartFailureAtomic, "start.failure-atomic", "RFC 3028 Revoke, preemption, and processing cleanup",               \
+    "a refused Start that would replace an object leaves it, its deadline and its write as they were")               \
+  X(PutReplacesStale, "put.replace-stale", "Mooncake main PutStart (unchanged path)",                                \
+    "PutStart over stale PROCESSING replicas recreates without carry")                                               \
   X(Cleanup, "expiry.cleanup", "RFC 3028 Expiration cleanup", "one cycle resets every stored deadline <= now")                        \
   X(LazyExpiry, "expiry.lazy", "RFC 3028 Read and eviction paths", "eviction normalises an expired pin it meets")                     \
-  X(Gauge, "gauge.transition", "RFC 3028 Metrics", "the gauge moves exactly at the transitions of SEMANTICS appendix B")              \
-  X(EvictPass1, "evict.pass1", "SEMANTICS 1.7", "first pass takes only objects without an active pin")                                \
-  X(EvictGroupSkip, "evict.group-lease", "SEMANTICS 1.7 step 5", "a group is skipped while any member holds a lease")                 \
-  X(RemoveLease, "remove.lease", "SEMANTICS 1.6", "non-forced remove refuses an object with a live lease")                            \
-  X(Quota, "tenant.quota", "SEMANTICS 1.1", "a write over the tenant byte quota is refused")                                         \
-  X(NoHandle, "alloc.no-handle", "SEMANTICS 1.1", "allocation without room fails with NO_AVAILABLE_HANDLE")                           \
+  X(Gauge, "gauge.transition", "RFC 3028 Metrics",                                                                   \
+    "the gauge moves only at Disabled<->Active transitions: +1, -1, 0 for a new deadline")                           \
+  X(EvictPass1, "evict.pass1", "Mooncake main BatchEvict (unchanged path)",                                          \
+    "first pass takes only objects without an active pin")                                                           \
+  X(EvictGroupSkip, "evict.group-lease", "Mooncake main BatchEvict (unchanged path)",                                \
+    "a group is skipped while any member holds a lease")                                                             \
+  X(RemoveLease, "remove.lease", "Mooncake main Remove (unchanged path)",                                            \
+    "non-forced remove refuses an object with a live lease")                                                         \
+  X(Quota, "tenant.quota", "Mooncake main PutStart, UpsertStart (unchanged path)",                                   \
+    "a write over the tenant byte quota is refused")                                                                 \
+  X(NoHandle, "alloc.no-handle", "Mooncake main PutStart, UpsertStart (unchanged path)",                             \
+    "allocation without room fails with NO_AVAILABLE_HANDLE")                                                        \
   X(RestoreRfc, "restore.rfc", "RFC 3028 Snapshot and HA semantics", "restore keeps unexpired deadlines, normalises expired ones")    \
-  X(RestoreMain, "restore.mooncake-main", "SEMANTICS delta 1-3", "restore makes every object ordinary cache, drops lease-expired ones") \
+  X(RestoreMain, "restore.mooncake-main", "Mooncake main ApplySnapshotState (mooncake-main profile)",                \
+    "restore makes every object ordinary cache, drops lease-expired ones")                                           \
   X(RestoreFallback, "restore.fallback", "RFC 3028 Snapshot and HA semantics", "a failed candidate leaves nothing behind")            \
-  X(GroupRefresh, "group.read-refresh", "SEMANTICS 1.5", "a group read refreshes member leases, coalesced, never soft pins")          \
+  X(GroupRefresh, "group.read-refresh", "RFC 3028 Read and eviction paths; Mooncake main GrantLeaseForGroup",        \
+    "a group read refreshes member leases, coalesced, never soft pins")                                              \
   X(Pr2835Results, "pr2835.results", "PR 2835 rule 1", "per-group results: accepted, full, INVALID_PARAMS")                          \
   X(Pr2835MaxDeadline, "pr2835.max-deadline", "PR 2835 rule 2", "a group deadline is max(existing, now + ttl)")                       \
   X(Pr2835Intent, "pr2835.intent", "PR 2835 rule 3", "future members inherit an unexpired group deadline")                           \

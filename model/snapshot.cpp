@@ -1,5 +1,5 @@
 // Snapshot and restore under the two profiles (RFC 3028 "Snapshot and HA
-// semantics"; SEMANTICS 1.9; the profile table in profile.cpp). Restore tries
+// semantics"; the profile table in profile.cpp). Restore tries
 // candidates newest first; `fail_first_candidate` makes the newest one fail
 // after decoding, and the master falls back to the next: a failed candidate
 // leaves nothing behind. With no usable candidate the master starts empty and

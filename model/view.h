@@ -1,4 +1,4 @@
-// What a target can show of its state after an op (DESIGN.md "Vocabulary").
+// What a target can show of its state after an op (docs/trace-format.md).
 // A target declares which parts it can show (Capabilities); comparisons use
 // the intersection. Vectors are sorted by id so two Views compare directly.
 #pragma once

@@ -1,6 +1,6 @@
 // P2, RFC 3028 "Metrics": the soft-pin gauge is never negative, always equals
-// the number of stored deadlines (SEMANTICS invariant I1: the gauge counts
-// stale deadlines until they are normalised), and right after a cleanup at
+// the number of stored deadlines (RFC 3028 "Read and eviction paths": the gauge
+// counts stale deadlines until they are normalised), and right after a cleanup at
 // time t equals the number of objects whose deadline is still > t.
 #include "property.h"
 

@@ -1,7 +1,7 @@
 // Choices: the one interface through which a workload makes every decision.
-// Three sources serve it (DESIGN.md "The run"): a seeded PRNG for campaigns,
-// an exhaustive odometer for the bounded explorer (a later issue), and replay
-// from a trace (which bypasses choice-making and feeds recorded ops).
+// Three sources serve it: a seeded PRNG for campaigns, an exhaustive odometer
+// for the bounded explorer (docs/explorer.md), and replay from a trace (which
+// bypasses choice-making and feeds recorded ops).
 #pragma once
 #include <cstddef>
 #include <cstdint>

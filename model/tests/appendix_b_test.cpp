@@ -1,4 +1,5 @@
-// SEMANTICS appendix B, one test per row: committed, pending and gauge after each event.
+// The transition table of RFC 3028 "Metrics" and "Object state model", one test
+// per row: committed, pending and gauge after each event.
 #include "model_fixture.h"
 
 namespace pinsim::test {

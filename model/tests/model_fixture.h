@@ -88,12 +88,12 @@ class ModelTest : public ::testing::Test {
 }  // namespace pinsim::test
 
 // Helpers appended for the rule tests (write/read/eviction/expiry/snapshot,
-// appendix B, request rules, tenants). Free functions so the class above
+// gauge transitions, request rules, tenants). Free functions so the class above
 // stays as it was.
 namespace pinsim::test {
 
 // The gauge must equal the number of stored deadlines, Active or stale
-// (SEMANTICS 3, invariant I1).
+// (RFC 3028 "Metrics": the gauge counts a stale deadline until it is normalised).
 inline int64_t stored_deadlines(const View& v) {
   int64_t n = 0;
   for (const ObjectView& o : v.objects) n += o.deadline.has_value();

@@ -1,4 +1,5 @@
-// Pins the model's PR 2835 group-retention rules (SEMANTICS 1.11, 5): one test per numbered rule, plus multi-tenant cases.
+// Pins the model's PR 2835 group-retention rules (numbered 1-10 in docs/rules.md):
+// one test per numbered rule, plus multi-tenant cases.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -110,7 +111,7 @@ TEST_F(RetentionTest, Pr2835Rule1_PerGroupResults) {
     config.max_retained_groups = 0;
     reset();
     // PR 2835 checks the cap of 0 before looking at any element, so even the
-    // empty id answers false (SEMANTICS 1.11 order: empty, TTL, cap 0).
+    // empty id answers false (Mooncake PR 2835 RetainGroups order: empty, TTL, cap 0).
     EXPECT_EQ(retain({1, 2, 0}, 1000).retained, (Results{kFull, kFull, kFull}));
     EXPECT_EQ(retain({1}, 0).retained, (Results{kInv}));  // TTL is checked before the cap
     EXPECT_EQ(counter(), 0u);
@@ -529,7 +530,7 @@ TEST_F(RetentionTest, Pr2835MultiTenant_ExpiredEntriesOfOneTenantFreeTheCapForAn
   EXPECT_EQ(retain({1}, 1000, 2).retained, (Results{kFull}));
   now = t0 + 1000;  // tenant 1's entries have expired, not yet pruned
   EXPECT_EQ(live_entries(), 0u);
-  // The model (issue text: expired entries do not count) admits tenant 2's
+  // The model (PR 2835 rule 7: expired entries do not count) admits tenant 2's
   // new groups; PR 2835's code would refuse them until its 30 s global prune.
   EXPECT_EQ(retain({1, 2}, 5000, 2).retained, (Results{kA, kA}));
   expect_admission_invariants();

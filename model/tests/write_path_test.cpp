@@ -130,7 +130,9 @@ TEST_F(ModelTest, Pending_RevokeOfAllReplicasClearsWithObject) {
   ASSERT_EQ(revoke(1, ReplicaSelector::Nof), ErrorCode::OK);
   EXPECT_FALSE(exists_in_view(1));
   EXPECT_EQ(gauge(), 0);
-  // Revoking an in-place Upsert erases the whole object, pin included (SEMANTICS 1.3).
+  // Revoking an in-place Upsert erases the whole object, pin included (Mooncake
+  // main UpsertRevoke, unchanged path; RFC 3028 "Revoke, preemption, and
+  // processing cleanup": deleting the object clears Pending).
   ASSERT_EQ(put(2, enable(5000)), ErrorCode::OK);
   ASSERT_EQ(upsert_start(2, enable(9000)), ErrorCode::OK);
   EXPECT_EQ(gauge(), 1);
@@ -304,7 +306,7 @@ TEST_F(ModelTest, B11_LaterReplicaEndNeverRefreshes) {
   EXPECT_EQ(gauge(), 1);
 }
 
-// ---- PutStart over a stale write (SEMANTICS 1.1) ---------------------------
+// ---- PutStart over a stale write (Mooncake main PutStart) -------------------
 
 TEST_F(ModelTest, PutStart_StaleWriteReplacedWithoutCarry) {
   ASSERT_EQ(put(1, enable(60000)), ErrorCode::OK);
@@ -353,7 +355,7 @@ TEST_F(ModelTest, NoHandle_StrictNofWriteNeedsEveryReplica) {
 }
 
 // HasExpectedReplicaAllocation: 1 memory + 1 NoF (FLEXIBLE_DUAL_REPLICA) is
-// satisfied by either side alone (mooncake-answers Q9).
+// satisfied by either side alone (Mooncake main's allocation check, unchanged path).
 TEST_F(ModelTest, NoHandle_FlexibleDualAcceptsEitherSide) {
   config.segments = {{ReplicaKind::Memory, 1u << 20}};
   reset();

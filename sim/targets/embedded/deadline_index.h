@@ -1,10 +1,10 @@
-// The soft-pin deadline index (RFC 3028 "Deadline index"; SEMANTICS.md 3;
-// Mooncake's SoftPinDeadlineIndex): a min-heap of (deadline, key, shard)
-// entries plus the latest registration per key. A superseded heap entry is
-// not deleted; it is skipped when popped (lazy invalidation), and the heap is
-// rebuilt from the live registrations when it exceeds max(4096, 2 * live).
-// One mutex guards both; it is ordered after the shard locks and is never
-// held while a shard lock is taken.
+// The soft-pin deadline index (RFC 3028 "Deadline index", "TTL updates and
+// stale heap entries"; Mooncake's SoftPinDeadlineIndex): a min-heap of
+// (deadline, key, shard) entries plus the latest registration per key. A
+// superseded heap entry is not deleted; it is skipped when popped (lazy
+// invalidation), and the heap is rebuilt from the live registrations when it
+// exceeds max(4096, 2 * live). One mutex guards both; it is ordered after the
+// shard locks and is never held while a shard lock is taken.
 #pragma once
 #include <cstddef>
 #include <mutex>

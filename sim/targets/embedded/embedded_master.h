@@ -1,10 +1,10 @@
 // The embedded master: an in-process master built the way Mooncake's
-// MasterService is for the soft pin and group retention (SEMANTICS.md 1, 3,
-// 5): sharded metadata behind shared mutexes, per-object soft-pin state, the
-// deadline index and its expiry cycle, an incremental gauge, and the PR 2835
-// retention table with one global admission counter. It is thread-safe, and
-// carries the seeded faults of faults.h. The lockstep runner checks it
-// against the model step by step.
+// MasterService is for the soft pin and group retention (RFC 3028, PR 2835;
+// docs/rules.md): sharded metadata behind shared mutexes, per-object soft-pin
+// state, the deadline index and its expiry cycle, an incremental gauge, and
+// the PR 2835 retention table with one global admission counter. It is
+// thread-safe, and carries the seeded faults of faults.h. The lockstep runner
+// checks it against the model step by step.
 #pragma once
 #include <array>
 #include <atomic>

@@ -1,4 +1,4 @@
-// The embedded master as a pinsim target (issue 5): `pinsim run --target
+// The embedded master as a pinsim target: `pinsim run --target
 // embedded [--fault F#]`. The concrete class is EmbeddedMaster
 // (embedded_master.h); its faults are listed in faults.h.
 #pragma once

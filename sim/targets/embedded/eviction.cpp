@@ -1,5 +1,5 @@
 // The embedded master's memory eviction: one BatchEvict pass with every shard
-// write-locked in index order (SEMANTICS.md 1.7). It has the model's
+// write-locked in index order (Mooncake main BatchEvict). It has the model's
 // observable results: candidates in key order, sorted by (lease, key), the
 // same pass 1 / 2A / 2B cutoffs, the group rule and lazy normalisation of
 // expired pins (IsSoftPinActive) wherever Mooncake evaluates one.

@@ -1,9 +1,9 @@
-// The expiry cycle exactly as RFC 3028 "Expiration cleanup" lists it
-// (SEMANTICS.md 3 "Steps of one cleanup cycle"): pop the due entries under
-// the index mutex (stale ones dropped), release it, group them by shard, take
-// each shard's read lock once, clear a pin only if its stored deadline still
-// equals the popped one, then one aggregate gauge decrement. The full-scan
-// cycle beside it exists only for the benchmark's comparison.
+// The expiry cycle exactly as RFC 3028 "Expiration cleanup" lists it (steps
+// 1-6 of its cleanup cycle): pop the due entries under the index mutex (stale
+// ones dropped), release it, group them by shard, take each shard's read lock
+// once, clear a pin only if its stored deadline still equals the popped one,
+// then one aggregate gauge decrement. The full-scan cycle beside it exists
+// only for the benchmark's comparison.
 #include <algorithm>
 #include <shared_mutex>
 

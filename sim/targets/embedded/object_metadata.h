@@ -3,7 +3,8 @@
 // the expiry cycle clears it under a shard *read* lock), the Pending write
 // intent with its eligible replica ids, the read lease and the group. The
 // object owns its share of the gauge: +1 when built with a deadline, -1 when
-// destroyed with one stored (SEMANTICS.md 1.0 "Gauge ownership").
+// destroyed with one stored (RFC 3028 "Metrics": object destruction remains
+// responsible for decrementing an active committed soft pin).
 #pragma once
 #include <cstdint>
 #include <mutex>

@@ -1,6 +1,6 @@
-// The embedded master's reads and removal (SEMANTICS.md 1.5, 1.6): reads
-// grant only the read lease (and the coalesced group refresh); removal is
-// never blocked by a soft pin.
+// The embedded master's reads and removal (RFC 3028 rules 3 and 10, "Read and
+// eviction paths"): reads grant only the read lease (and the coalesced group
+// refresh); removal is never blocked by a soft pin.
 #include "embedded_master.h"
 
 namespace pinsim::embedded {

@@ -1,5 +1,5 @@
 // Snapshot and restore in the embedded master under both profiles (RFC 3028
-// "Snapshot and HA semantics"; SEMANTICS.md 1.9; model/profile.cpp). A
+// "Snapshot and HA semantics"; model/profile.cpp). A
 // snapshot serialises every object (the committed deadline only under the
 // rfc profile). Restore resets the master (index Clear, every object
 // destroyed, retention table and counter zeroed), then tries candidates

@@ -1,5 +1,5 @@
-// The Mooncake target: pinsim's vocabulary mapped onto mooncake::MasterService
-// (issue 7). See mooncake_target.h and README.md beside this file.
+// The Mooncake target: pinsim's vocabulary mapped onto mooncake::MasterService.
+// See mooncake_target.h and README.md beside this file.
 //
 // Three pieces of machinery make the real service deterministic:
 //  1. A virtual clock. This file defines clock_gettime: CLOCK_REALTIME and

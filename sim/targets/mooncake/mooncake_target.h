@@ -1,4 +1,4 @@
-// The real Mooncake MasterService as a pinsim target (issue 7): one
+// The real Mooncake MasterService as a pinsim target: one
 // MasterService per target, in this process, under a virtual clock, with its
 // background threads stopped, so a run is as deterministic as against the
 // model. Built only when pinsim is configured with a Mooncake source and

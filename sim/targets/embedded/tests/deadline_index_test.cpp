@@ -1,6 +1,6 @@
-// Unit tests of the deadline index (SEMANTICS.md 3): registration rules,
-// lazy invalidation of superseded entries, and the max(4096, 2 * live)
-// compaction bound.
+// Unit tests of the deadline index (RFC 3028 "Deadline index", "TTL updates
+// and stale heap entries"): registration rules, lazy invalidation of
+// superseded entries, and the max(4096, 2 * live) compaction bound.
 #include <gtest/gtest.h>
 
 #include "deadline_index.h"

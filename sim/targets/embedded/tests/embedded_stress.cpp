@@ -1,7 +1,7 @@
-// The threaded stress run (issue 5): several actors on real std::threads
-// drive one embedded master with random ops over a small key space, while a
-// shared virtual clock moves forward; then the invariants are checked
-// (SEMANTICS.md 3, I1 and I2): gauge == stored deadlines == index
+// The threaded stress run: several actors on real std::threads drive one
+// embedded master with random ops over a small key space, while a shared
+// virtual clock moves forward; then the invariants are checked (RFC 3028
+// "Metrics" and "Deadline index"): gauge == stored deadlines == index
 // registrations, heap >= registrations. Meant to run under ThreadSanitizer.
 #include <atomic>
 #include <cstdio>

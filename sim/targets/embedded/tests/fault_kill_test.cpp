@@ -1,4 +1,4 @@
-// The mutation check (DESIGN.md "Seeded faults"): lockstep against the model
+// The mutation check (the seeded faults of faults.h): lockstep against the model
 // must kill every seeded fault of the embedded target within a fixed seed
 // budget (swarm seeds 1..kSeedBudget, kSteps steps each), and with no fault
 // every one of those seeds must pass. The first failing seed and step of each
