@@ -40,7 +40,8 @@ class Gate {
 
   GateResult run() {
     result_.variant = variant();
-    for (const std::string& file : o_.scenario_files) result_.scenarios.push_back(scenario(file));
+    for (const std::string& file : o_.scenario_files)
+      if (!stopped()) result_.scenarios.push_back(scenario(file));
     for (const KnownFinding& k : o_.known)
       if (k.tree == result_.variant) result_.findings.push_back(finding(k));
     campaign();
@@ -57,6 +58,8 @@ class Gate {
     auto target = factory_(config, target_options_, &error);
     return target ? std::string(target->variant()) : "";
   }
+
+  bool stopped() const { return o_.stop_on_new && result_.red(); }
 
   // Sorts a failure: known, pre-existing or new.
   void record(GateFailure f) {
@@ -120,10 +123,11 @@ class Gate {
       if (o_.base) {
         for (const PresetRun& b : o_.base->runs)
           if (b.preset == run.preset)
-            for (uint64_t seed : b.seeds) run_one(all[i], seed, run);
+            for (uint64_t seed : b.seeds)
+              if (!stopped()) run_one(all[i], seed, run);
       } else {
         const double end = start + usable * static_cast<double>(i + 1) / static_cast<double>(all.size());
-        for (uint64_t seed = 1; run.seeds.empty() || o_.elapsed() < end; ++seed)
+        for (uint64_t seed = 1; !stopped() && (run.seeds.empty() || o_.elapsed() < end); ++seed)
           if (seed % o_.shard_n == o_.shard_k) run_one(all[i], seed, run);
       }
       result_.runs.push_back(std::move(run));

@@ -64,6 +64,7 @@ struct GateOptions {
   std::optional<GateBase> base;  // differential: run the base's seeds
   uint64_t shard_k = 0, shard_n = 1;
   std::function<double()> elapsed;  // seconds since the gate started
+  bool stop_on_new = false;  // end at the first new failure (mutation runs: a kill is enough)
 };
 
 struct GateResult {

@@ -77,6 +77,7 @@ GateOptions options_of(const po::variables_map& vm, const std::string& target) {
   o.known = load_known_findings(vm.count("known") ? vm["known"].as<std::string>() : scenarios + "/findings");
   if (vm.count("base")) o.base = read_gate_base(vm["base"].as<std::string>());
   if (vm.count("shard")) std::tie(o.shard_k, o.shard_n) = parse_shard(vm["shard"].as<std::string>());
+  o.stop_on_new = vm["stop-on-new"].as<bool>();
   if (o.base && vm.count("shard")) throw UsageError("--base and --shard: a differential run takes the base's seeds; give one");
   return o;
 }
@@ -96,7 +97,8 @@ int cmd_gate(const std::vector<std::string>& args) {
       ("markdown", po::value<std::string>(), "write the Markdown report here (default: print it)")
       ("junit", po::value<std::string>(), "write JUnit XML here")
       ("json", po::value<std::string>(), "write the JSON summary here")
-      ("merge", po::value<std::vector<std::string>>()->multitoken(), "combine shard summaries instead of running");
+      ("merge", po::value<std::vector<std::string>>()->multitoken(), "combine shard summaries instead of running")
+      ("stop-on-new", po::bool_switch(), "end at the first new failure (a mutation run needs one kill)");
   add_target_and_check_options(desc);
   const po::variables_map vm = parse(args, desc);
   if (vm.count("merge")) return merge(vm);
