@@ -33,6 +33,10 @@ std::string inapplicable(Trace& t, TargetFactory factory, const TargetOptions& o
   return "";
 }
 
+// A preset whose first seeds are all refused is one the target cannot express
+// (the Mooncake target and tenant quotas): it is reported, not spun on.
+constexpr uint64_t kRefusalsBeforeGivingUp = 50;
+
 class Gate {
  public:
   Gate(TargetFactory factory, const TargetOptions& target_options, const Checks& checks, const GateOptions& o)
@@ -127,8 +131,10 @@ class Gate {
               if (!stopped()) run_one(all[i], seed, run);
       } else {
         const double end = start + usable * static_cast<double>(i + 1) / static_cast<double>(all.size());
-        for (uint64_t seed = 1; !stopped() && (run.seeds.empty() || o_.elapsed() < end); ++seed)
+        for (uint64_t seed = 1; !stopped() && (run.seeds.empty() || o_.elapsed() < end); ++seed) {
           if (seed % o_.shard_n == o_.shard_k) run_one(all[i], seed, run);
+          if (run.seeds_run == 0 && run.refused >= kRefusalsBeforeGivingUp) break;  // the target cannot express it
+        }
       }
       result_.runs.push_back(std::move(run));
     }
