@@ -57,4 +57,16 @@ grep -q "embedded's state differs from the trace's expectation: gauge expected 1
   { echo "FAIL: the broken state expectation is not named"; cat "$T/out" "$T/err"; fail=1; }
 echo '{"format":"pinsim-trace","version":1,"config":{},"steps":[{"t":0,"op":"cleanup","expect":{"code":"OK","state":{"gauge":0,"bogus":1}}}]}' >"$T/st.json"
 check 2 "steps\[0\].expect.state.bogus: unknown field" replay "$T/st.json"
+check 2 "unknown preset 'nope'" run --preset nope
+check 0 - run --preset pins --seeds 1..20 --steps 50 --target embedded
+# The gate: green on a healthy target, red with a reproduce line under a fault,
+# bad budgets refused, shard summaries merged (red if any shard is red).
+check 0 - gate --target embedded --budget 2s --steps 50 --out "$T/g0" --json "$T/g0.json" --junit "$T/g0.xml"
+grep -q "pinsim gate: green" "$T/out" || { echo "FAIL: gate not green"; fail=1; }
+check 1 - gate --target embedded --fault F16 --budget 5s --stop-on-new --out "$T/g1" --json "$T/g1.json"
+grep -q "Reproduce: .pinsim replay .* --target embedded --fault F16" "$T/out" || { echo "FAIL: no reproduce line"; cat "$T/out"; fail=1; }
+check 2 "expected seconds like 120s" gate --target embedded --budget -1
+check 2 "expected seconds like 120s" gate --target embedded --budget nan
+check 1 - gate --merge "$T/g0.json" "$T/g1.json"
+check 0 - gate --merge "$T/g0.json" "$T/g0.json"
 exit $fail

@@ -66,6 +66,7 @@ int cmd_run(const std::vector<std::string>& args) {
       ("seeds", po::value<std::string>(), "run seeds A..B (inclusive)")
       ("steps", po::value<uint64_t>()->default_value(200), "steps per seed")
       ("swarm", po::bool_switch(), "draw the op mix and master configuration per seed")
+      ("preset", po::value<std::string>(), "a swarm draw aimed at one area (swarm, groups, pins, quotas, restore, pressure, retention, expiry)")
       ("profile", po::value<std::string>(), "rfc or mooncake-main (default: rfc)")
       ("shard", po::value<std::string>(), "K/N: run only seeds with seed % N == K")
       ("out", po::value<std::string>()->default_value("pinsim-failure.json"), "where to write the first failing trace")
@@ -87,6 +88,11 @@ int cmd_run(const std::vector<std::string>& args) {
   SeedOptions options;
   options.steps = vm["steps"].as<uint64_t>();
   options.swarm = vm["swarm"].as<bool>();
+  if (vm.count("preset")) {
+    options.preset = find_preset(vm["preset"].as<std::string>());
+    if (!options.preset) throw UsageError("--preset: unknown preset '" + vm["preset"].as<std::string>() + "'");
+    options.swarm = true;
+  }
   if (vm.count("profile")) {
     options.profile = parse_profile(vm["profile"].as<std::string>());
     if (!options.profile) throw UsageError("--profile: unknown profile '" + vm["profile"].as<std::string>() + "' (rfc, mooncake-main)");
