@@ -95,6 +95,7 @@ class Model {
   Outcome get(const Op& op, Time now);
   Outcome exist(const Op& op, Time now);
   Outcome remove(const Op& op, Time now);
+  Outcome remove_all(const Op& op, Time now);
   void grant_read_lease(ObjectId id, Object& obj, Time now);
   // eviction.cpp
   Outcome evict(const Op& op, Time now);

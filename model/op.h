@@ -4,12 +4,15 @@
 // maps them to its own names (tenant 0 is "default", group 0 is the empty
 // group id, which means "ungrouped" on a write and is invalid in RetainGroups).
 #pragma once
+#include <array>
 #include <compare>
 #include <cstdint>
 #include <optional>
+#include <tuple>
 #include <string_view>
 #include <vector>
 
+#include "op_table.h"
 #include "virtual_time.h"
 
 namespace pinsim {
@@ -41,24 +44,36 @@ enum class ReplicaKind : uint8_t { Memory, Nof };
 // Mooncake's ReplicaType selector on End/Revoke.
 enum class ReplicaSelector : uint8_t { All, Memory, Nof };
 
+// The ops, in op_table.h order.
 enum class OpKind : uint8_t {
-  PutStart,
-  PutEnd,
-  PutRevoke,
-  UpsertStart,
-  UpsertEnd,
-  UpsertRevoke,
-  Get,
-  Exist,
-  Remove,
-  RetainGroups,
-  Evict,
-  Cleanup,
-  Snapshot,
-  Restore,
-  Advance,
+#define PINSIM_OP_ENUM(kind, name, cls, weight, fields) kind,
+  PINSIM_OPS(PINSIM_OP_ENUM)
+#undef PINSIM_OP_ENUM
 };
-inline constexpr int kOpKindCount = static_cast<int>(OpKind::Advance) + 1;
+#define PINSIM_OP_COUNT(kind, name, cls, weight, fields) +1
+inline constexpr int kOpKindCount = 0 PINSIM_OPS(PINSIM_OP_COUNT);
+#undef PINSIM_OP_COUNT
+
+struct OpInfo {
+  OpKind kind;
+  std::string_view name;
+  OpClass cls;
+  uint32_t weight;  // default campaign weight
+  uint32_t fields;  // OpField bits
+};
+
+inline constexpr std::array<OpInfo, kOpKindCount> kOpTable{{
+#define PINSIM_OP_INFO(kind, name, cls, weight, fields) {OpKind::kind, name, OpClass::cls, weight, fields},
+    PINSIM_OPS(PINSIM_OP_INFO)
+#undef PINSIM_OP_INFO
+}};
+
+constexpr const OpInfo& op_info(OpKind k) { return kOpTable[static_cast<size_t>(k)]; }
+constexpr bool has_field(OpKind k, OpField f) { return (op_info(k).fields & f) != 0; }
+constexpr bool is_start(OpKind k) { return op_info(k).cls == OpClass::Start; }
+constexpr bool is_end(OpKind k) { return op_info(k).cls == OpClass::End; }
+constexpr bool is_revoke(OpKind k) { return op_info(k).cls == OpClass::Revoke; }
+constexpr bool is_key_op(OpKind k) { return has_field(k, kFieldKey); }
 
 // One flat record; each op reads only its own fields (see docs/trace-format.md).
 struct Op {
@@ -79,7 +94,15 @@ struct Op {
   bool fail_first_candidate = false;  // restore
   uint64_t advance_ms = 0;            // advance
   bool operator==(const Op&) const = default;
+  // Every field, for digests. A new field must be added here too: the size
+  // check below fails to compile until someone looks.
+  auto fields() const {
+    return std::tie(kind, client, object.tenant, object.key, size, memory_replicas, nof_replicas, soft_pin.action,
+                    soft_pin.ttl_ms, group, selector, force, groups, ttl_ms, evict_target_pct, evict_lowerbound_pct,
+                    fail_first_candidate, advance_ms);
+  }
 };
+static_assert(sizeof(Op) == 120, "Op changed: update Op::fields() and the op table's field sets");
 
 // The virtual time at which `op` applies, from `now`: an advance moves the
 // clock (saturating at kTimeMax), every other op keeps it.

@@ -16,6 +16,7 @@ struct Outcome {
   ErrorCode code = ErrorCode::OK;
   std::optional<bool> exists;           // exist
   std::optional<uint32_t> replicas;     // get: readable replica count
+  std::optional<uint64_t> removed;      // remove_all: objects removed
   std::vector<RetainResult> retained;   // retain_groups, one per element
   bool operator==(const Outcome&) const = default;
   static Outcome of(ErrorCode c) { Outcome o; o.code = c; return o; }

@@ -70,4 +70,22 @@ Outcome Model::remove(const Op& op, Time now) {
   return Outcome{};
 }
 
+// RemoveAll(tenant, force): every object of the tenant whose replicas are all
+// COMPLETE and whose lease has expired (any lease when forced) goes; a soft
+// pin never protects (RFC 3028 rule 10). The answer is how many went.
+Outcome Model::remove_all(const Op& op, Time now) {
+  std::vector<ObjectId> gone;
+  for (const auto& [id, obj] : objects_.map())
+    if (id.tenant == op.object.tenant && (op.force || now >= obj.lease) && !obj.processing && obj.all_complete())
+      gone.push_back(id);
+  for (ObjectId id : gone) {
+    auto it = find_object(id);
+    if (it->second.deadline) hits_.hit(Rule::Rfc10);
+    erase_object(it);
+  }
+  Outcome out;
+  out.removed = gone.size();
+  return out;
+}
+
 }  // namespace pinsim

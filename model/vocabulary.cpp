@@ -30,10 +30,11 @@ constexpr std::array<std::string_view, 13> kErrorNames{
     "ILLEGAL_CLIENT", "INVALID_WRITE", "NO_AVAILABLE_HANDLE",
     "TENANT_QUOTA_EXCEEDED", "INTERNAL_ERROR", "UNSUPPORTED"};
 
-constexpr std::array<std::string_view, kOpKindCount> kOpNames{
-    "put_start", "put_end", "put_revoke", "upsert_start", "upsert_end",
-    "upsert_revoke", "get", "exist", "remove", "retain_groups", "evict",
-    "cleanup", "snapshot", "restore", "advance"};
+constexpr std::array<std::string_view, kOpKindCount> kOpNames = [] {
+  std::array<std::string_view, kOpKindCount> names{};
+  for (size_t i = 0; i < kOpTable.size(); ++i) names[i] = kOpTable[i].name;
+  return names;
+}();
 
 constexpr std::array<std::string_view, 3> kActionNames{"preserve", "enable", "disable"};
 constexpr std::array<std::string_view, 3> kSelectorNames{"all", "memory", "nof"};

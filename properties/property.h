@@ -18,9 +18,6 @@ inline const ObjectView* find_object(const View& v, ObjectId id) {
 inline std::string name(ObjectId id) { return "t" + std::to_string(id.tenant) + "/k" + std::to_string(id.key); }
 inline std::string show(const std::optional<Time>& t) { return t ? std::to_string(*t) : "none"; }
 
-inline bool is_start(OpKind k) { return k == OpKind::PutStart || k == OpKind::UpsertStart; }
-inline bool is_end(OpKind k) { return k == OpKind::PutEnd || k == OpKind::UpsertEnd; }
-inline bool is_revoke(OpKind k) { return k == OpKind::PutRevoke || k == OpKind::UpsertRevoke; }
 inline uint32_t complete(const ObjectView& o) { return o.complete_memory + o.complete_nof; }
 
 // Declares a property class; its check() is defined in the property's file.

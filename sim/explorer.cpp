@@ -21,21 +21,24 @@ struct Node {
   Op op;  // the op that first reached this state
 };
 
-// A digest of every field of an op, for de-duplicating the odometer's runs.
+// A digest of every field of an op (Op::fields()), for de-duplicating the
+// odometer's runs: two ops that differ in any field never merge.
 Digest op_digest(const Op& op) {
-  uint64_t w[24];
-  size_t n = 0;
-  for (uint64_t v : {uint64_t{static_cast<uint8_t>(op.kind)}, uint64_t{op.client}, uint64_t{op.object.tenant},
-                     uint64_t{op.object.key}, op.size, uint64_t{op.memory_replicas}, uint64_t{op.nof_replicas},
-                     uint64_t{op.soft_pin.action}, op.soft_pin.ttl_ms.value_or(0), uint64_t{op.soft_pin.ttl_ms.has_value()},
-                     uint64_t{op.group}, uint64_t{static_cast<uint8_t>(op.selector)}, uint64_t{op.force}, op.ttl_ms,
-                     uint64_t{op.evict_target_pct}, uint64_t{op.evict_lowerbound_pct},
-                     uint64_t{op.fail_first_candidate}, op.advance_ms, uint64_t{op.groups.size()}})
-    w[n++] = v;
-  Digest d = digest_of({reinterpret_cast<const char*>(w), n * sizeof(uint64_t)});
-  if (!op.groups.empty())  // fold the group list in
-    d.b ^= digest_of({reinterpret_cast<const char*>(op.groups.data()), op.groups.size() * sizeof(GroupId)}).a;
-  return d;
+  std::vector<uint64_t> w;
+  auto add = [&w](const auto& v) {
+    using T = std::decay_t<decltype(v)>;
+    if constexpr (std::is_same_v<T, std::vector<GroupId>>) {
+      w.push_back(v.size());
+      w.insert(w.end(), v.begin(), v.end());
+    } else if constexpr (std::is_same_v<T, std::optional<uint64_t>>) {
+      w.push_back(v.has_value());
+      w.push_back(v.value_or(0));
+    } else {
+      w.push_back(static_cast<uint64_t>(v));
+    }
+  };
+  std::apply([&](const auto&... f) { (add(f), ...); }, op.fields());
+  return digest_of({reinterpret_cast<const char*>(w.data()), w.size() * sizeof(uint64_t)});
 }
 
 std::vector<Op> path_of(const std::vector<Node>& tree, uint32_t n) {

@@ -69,13 +69,6 @@ T enum_field(Fields& f, const char* key, Parse parse, const char* what) {
   return *v;
 }
 
-bool is_start(OpKind k) { return k == OpKind::PutStart || k == OpKind::UpsertStart; }
-bool is_end_or_revoke(OpKind k) {
-  return k == OpKind::PutEnd || k == OpKind::UpsertEnd || k == OpKind::PutRevoke || k == OpKind::UpsertRevoke;
-}
-bool is_key_op(OpKind k) {
-  return is_start(k) || is_end_or_revoke(k) || k == OpKind::Get || k == OpKind::Exist || k == OpKind::Remove;
-}
 
 constexpr const char* kRetainNames[] = {"accepted", "full", "invalid_params"};
 
@@ -85,9 +78,9 @@ json encode_op(const Op& op) {
   json j;
   j["op"] = std::string(to_string(op.kind));
   const OpKind k = op.kind;
-  if (is_key_op(k) || k == OpKind::RetainGroups) j["tenant"] = op.object.tenant;
-  if (is_key_op(k)) j["key"] = op.object.key;
-  if (is_start(k)) {
+  if (has_field(k, kFieldTenant)) j["tenant"] = op.object.tenant;
+  if (has_field(k, kFieldKey)) j["key"] = op.object.key;
+  if (has_field(k, kFieldWrite)) {
     j["size"] = op.size;
     j["memory_replicas"] = op.memory_replicas;
     j["nof_replicas"] = op.nof_replicas;
@@ -100,18 +93,18 @@ json encode_op(const Op& op) {
     j["soft_pin"] = sp;
     j["group"] = op.group;
   }
-  if (is_end_or_revoke(k)) j["replicas"] = std::string(to_string(op.selector));
-  if (k == OpKind::Remove) j["force"] = op.force;
-  if (k == OpKind::RetainGroups) {
+  if (has_field(k, kFieldSelector)) j["replicas"] = std::string(to_string(op.selector));
+  if (has_field(k, kFieldForce)) j["force"] = op.force;
+  if (has_field(k, kFieldGroups)) {
     j["groups"] = op.groups;
     j["ttl_ms"] = op.ttl_ms;
   }
-  if (k == OpKind::Evict) {
+  if (has_field(k, kFieldEvict)) {
     j["target_pct"] = op.evict_target_pct;
     j["lowerbound_pct"] = op.evict_lowerbound_pct;
   }
-  if (k == OpKind::Restore) j["fail_first_candidate"] = op.fail_first_candidate;
-  if (k == OpKind::Advance) j["ms"] = op.advance_ms;
+  if (has_field(k, kFieldRestore)) j["fail_first_candidate"] = op.fail_first_candidate;
+  if (has_field(k, kFieldAdvance)) j["ms"] = op.advance_ms;
   return j;
 }
 
@@ -121,12 +114,12 @@ static Op decode_op_fields(Fields& f) {
   Op op;
   op.kind = enum_field<OpKind>(f, "op", parse_op_kind, "op");
   const OpKind k = op.kind;
-  if (is_key_op(k) || k == OpKind::RetainGroups) op.object.tenant = f.u32_or("tenant", 0);
-  if (is_key_op(k)) {
+  if (has_field(k, kFieldTenant)) op.object.tenant = f.u32_or("tenant", 0);
+  if (has_field(k, kFieldKey)) {
     if (!f.has("key")) Fields::fail(f.at("key"), "missing field 'key'");
     op.object.key = f.u32_or("key", 0);
   }
-  if (is_start(k)) {
+  if (has_field(k, kFieldWrite)) {
     op.size = f.u64("size");
     op.memory_replicas = f.u32_or("memory_replicas", 1);
     op.nof_replicas = f.u32_or("nof_replicas", 0);
@@ -147,11 +140,11 @@ static Op decode_op_fields(Fields& f) {
       sp.finish();
     }
   }
-  if (is_end_or_revoke(k))
+  if (has_field(k, kFieldSelector))
     op.selector = f.has("replicas") ? enum_field<ReplicaSelector>(f, "replicas", parse_replica_selector, "replica selector")
                                     : ReplicaSelector::All;
-  if (k == OpKind::Remove) op.force = f.boolean_or("force", false);
-  if (k == OpKind::RetainGroups) {
+  if (has_field(k, kFieldForce)) op.force = f.boolean_or("force", false);
+  if (has_field(k, kFieldGroups)) {
     const json& g = f.raw("groups");
     if (!g.is_array()) Fields::fail(f.at("groups"), "expected an array of group ids");
     for (size_t i = 0; i < g.size(); ++i) {
@@ -161,14 +154,14 @@ static Op decode_op_fields(Fields& f) {
     }
     op.ttl_ms = f.u64("ttl_ms");
   }
-  if (k == OpKind::Evict) {
+  if (has_field(k, kFieldEvict)) {
     op.evict_target_pct = f.u32_or("target_pct", 0);
     op.evict_lowerbound_pct = f.u32_or("lowerbound_pct", 0);
     if (op.evict_target_pct > 100) Fields::fail(f.at("target_pct"), "must be 0..100");
     if (op.evict_lowerbound_pct > 100) Fields::fail(f.at("lowerbound_pct"), "must be 0..100");
   }
-  if (k == OpKind::Restore) op.fail_first_candidate = f.boolean_or("fail_first_candidate", false);
-  if (k == OpKind::Advance) op.advance_ms = f.u64("ms");
+  if (has_field(k, kFieldRestore)) op.fail_first_candidate = f.boolean_or("fail_first_candidate", false);
+  if (has_field(k, kFieldAdvance)) op.advance_ms = f.u64("ms");
   return op;
 }
 
@@ -184,6 +177,7 @@ json encode_outcome(const Outcome& o) {
   j["code"] = std::string(to_string(o.code));
   if (o.exists) j["exists"] = *o.exists;
   if (o.replicas) j["replicas"] = *o.replicas;
+  if (o.removed) j["removed"] = *o.removed;
   if (!o.retained.empty()) {
     json r = json::array();
     for (RetainResult x : o.retained) r.push_back(kRetainNames[static_cast<int>(x)]);
@@ -198,6 +192,7 @@ Outcome decode_outcome(const json& j, const std::string& path) {
   o.code = enum_field<ErrorCode>(f, "code", parse_error_code, "error code");
   if (f.has("exists")) o.exists = f.boolean_or("exists", false);
   if (f.has("replicas")) o.replicas = f.u32_or("replicas", 0);
+  if (f.has("removed")) o.removed = f.u64("removed");
   if (f.has("retained")) {
     const json& r = f.raw("retained");
     if (!r.is_array()) Fields::fail(f.at("retained"), "expected an array");

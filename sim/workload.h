@@ -15,16 +15,18 @@
 
 namespace pinsim {
 
+constexpr std::array<uint32_t, kOpKindCount> default_weights() {
+  std::array<uint32_t, kOpKindCount> w{};
+  for (const OpInfo& op : kOpTable) w[static_cast<size_t>(op.kind)] = op.weight;
+  return w;
+}
+
 struct WorkloadConfig {
   uint32_t actors = 3;
   uint32_t tenants = 2;
   uint32_t keys = 6;
   uint32_t groups = 3;
-  std::array<uint32_t, kOpKindCount> weights{
-      // put_start put_end put_revoke upsert_start upsert_end upsert_revoke
-      12, 12, 3, 10, 6, 2,
-      // get exist remove retain_groups evict cleanup snapshot restore advance
-      10, 6, 5, 5, 4, 5, 2, 2, 16};
+  std::array<uint32_t, kOpKindCount> weights = default_weights();  // the op table's
   std::vector<uint64_t> sizes{32, 64};
   std::vector<uint64_t> soft_pin_ttls{0, 500, 5'000, 60'000};
   std::vector<uint64_t> retention_ttls{500, 5'000, 60'000};

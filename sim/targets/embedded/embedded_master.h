@@ -119,6 +119,7 @@ class EmbeddedMaster final : public Target {
   Outcome get(const Op& op, Time now);
   Outcome exist(const Op& op, Time now);
   Outcome remove(const Op& op, Time now);
+  Outcome remove_all(const Op& op, Time now);
   // eviction.cpp
   Outcome evict(const Op& op, Time now);
   bool normalise_if_expired(ObjectId id, Time now);

@@ -65,4 +65,22 @@ Outcome EmbeddedMaster::remove(const Op& op, Time now) {
   return Outcome{};
 }
 
+// RemoveAll(tenant, force): shard by shard, every COMPLETE object of the
+// tenant whose lease expired (or any, forced) is erased.
+Outcome EmbeddedMaster::remove_all(const Op& op, Time now) {
+  AllShards all = lock_all_shards();
+  uint64_t removed = 0;
+  for (size_t shard = 0; shard < shards_.size(); ++shard) {
+    std::vector<ObjectId> gone;
+    for (const auto& [id, md] : shards_[shard].objects)
+      if (id.tenant == op.object.tenant && (op.force || now >= md->lease) && !md->processing && md->all_complete())
+        gone.push_back(id);
+    for (ObjectId id : gone) erase_object(shard, id);
+    removed += gone.size();
+  }
+  Outcome out;
+  out.removed = removed;
+  return out;
+}
+
 }  // namespace pinsim::embedded

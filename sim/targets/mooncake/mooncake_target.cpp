@@ -461,6 +461,15 @@ class MooncakeTarget final : public Target {
       }
       case OpKind::Remove:
         return outcome_of(service_->Remove(key, tenant, op.force));
+      case OpKind::RemoveAll: {
+        Outcome out;
+#if PINSIM_MC_HAS_TENANT_ID_CLASS
+        out.removed = static_cast<uint64_t>(service_->RemoveAll(tenant, op.force));
+#else
+        out.removed = static_cast<uint64_t>(service_->RemoveAll(op.force));
+#endif
+        return out;
+      }
       case OpKind::Evict:
         // BatchEvict's second pass scans shards from randomIndex(kNumShards),
         // drawn from this thread's engine: seed it per pass so that the same
@@ -729,6 +738,7 @@ bool mooncake_target_supports(const Op& op) {
     case OpKind::Get:
     case OpKind::Exist:
     case OpKind::Remove:
+    case OpKind::RemoveAll:
       return op.object.tenant == 0;
   }
   return false;

@@ -1,0 +1,58 @@
+// The op table: one row per op of the vocabulary. The enum, the wire names in
+// traces, the op classes (and so every is_start/is_end predicate), the JSON
+// field sets, the default workload weights and the schema's op list derive
+// from it. Adding an op is a row here, the model's rule code, and each
+// target's mapping: every `switch (op.kind)` has no default, so -Wswitch
+// (an error here) names each place that must handle it.
+#pragma once
+#include <cstdint>
+
+namespace pinsim {
+
+// What an op is to the lifecycle: which predicates hold.
+enum class OpClass : uint8_t {
+  Start,      // creates or restarts a write (Put/Upsert Start)
+  End,        // completes a write's replicas
+  Revoke,     // withdraws a write's replicas
+  Read,       // grants the read lease (GetReplicaList, ExistKey)
+  Remove,     // removes an object
+  Retention,  // RetainGroups (PR 2835)
+  Master,     // acts on the whole master: eviction, cleanup, snapshot, restore
+  Clock,      // moves virtual time
+};
+
+// The JSON fields an op reads besides "op", "t", "actor" and "expect".
+enum OpField : uint32_t {
+  kFieldTenant = 1u << 0,    // tenant
+  kFieldKey = 1u << 1,       // key
+  kFieldWrite = 1u << 2,     // size, memory_replicas, nof_replicas, soft_pin, group
+  kFieldSelector = 1u << 3,  // replicas: all, memory, nof
+  kFieldForce = 1u << 4,     // force
+  kFieldGroups = 1u << 5,    // groups, ttl_ms
+  kFieldEvict = 1u << 6,     // target_pct, lowerbound_pct
+  kFieldRestore = 1u << 7,   // fail_first_candidate
+  kFieldAdvance = 1u << 8,   // ms
+};
+
+inline constexpr uint32_t kKeyFields = kFieldTenant | kFieldKey;
+
+// X(Kind, wire name, class, default campaign weight, fields)
+#define PINSIM_OPS(X)                                                                               \
+  X(PutStart, "put_start", Start, 12, kKeyFields | kFieldWrite)                                     \
+  X(PutEnd, "put_end", End, 12, kKeyFields | kFieldSelector)                                        \
+  X(PutRevoke, "put_revoke", Revoke, 3, kKeyFields | kFieldSelector)                                \
+  X(UpsertStart, "upsert_start", Start, 10, kKeyFields | kFieldWrite)                               \
+  X(UpsertEnd, "upsert_end", End, 6, kKeyFields | kFieldSelector)                                   \
+  X(UpsertRevoke, "upsert_revoke", Revoke, 2, kKeyFields | kFieldSelector)                          \
+  X(Get, "get", Read, 10, kKeyFields)                                                               \
+  X(Exist, "exist", Read, 6, kKeyFields)                                                            \
+  X(Remove, "remove", Remove, 5, kKeyFields | kFieldForce)                                          \
+  X(RemoveAll, "remove_all", Remove, 1, kFieldTenant | kFieldForce)                                \
+  X(RetainGroups, "retain_groups", Retention, 5, kFieldTenant | kFieldGroups)                       \
+  X(Evict, "evict", Master, 4, kFieldEvict)                                                         \
+  X(Cleanup, "cleanup", Master, 5, 0)                                                               \
+  X(Snapshot, "snapshot", Master, 2, 0)                                                             \
+  X(Restore, "restore", Master, 2, kFieldRestore)                                                   \
+  X(Advance, "advance", Clock, 16, kFieldAdvance)
+
+}  // namespace pinsim
