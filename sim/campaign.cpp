@@ -34,6 +34,44 @@ RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory fact
   return result;
 }
 
+CampaignSummary run_campaign(const CampaignOptions& o, TargetFactory factory, const TargetOptions& target_options,
+                             const Checks& checks, const SeedCallback& on_seed) {
+  CampaignSummary sum;
+  for (uint64_t seed = o.first;; ++seed) {
+    if (o.more && !o.more(sum)) break;
+    if (seed % o.shard_n == o.shard_k) {
+      RunResult r = run_seed(seed, o.seed, factory, target_options, checks);
+      if (!r.error.empty()) {
+        ++sum.refused;
+      } else {
+        ++sum.seeds;
+        sum.steps += r.trace.steps.size();
+        sum.comparisons += r.comparisons;
+        sum.hits.merge(r.hits);
+        const KnownFinding* k = r.failure ? match_known(o.known, failure_signature(*r.failure, r.trace), r.variant) : nullptr;
+        if (k) ++sum.known[k->file];
+        else if (r.failure) ++sum.failures;
+        if (on_seed && !on_seed(seed, r, k)) break;
+      }
+    }
+    if (seed == o.last) break;
+  }
+  return sum;
+}
+
+std::optional<std::pair<uint64_t, RunResult>> first_failure(const CampaignOptions& options, TargetFactory factory,
+                                                            const TargetOptions& target_options, const Checks& checks,
+                                                            uint64_t* refused) {
+  std::optional<std::pair<uint64_t, RunResult>> found;
+  const CampaignSummary s = run_campaign(options, factory, target_options, checks,
+                                         [&found](uint64_t seed, RunResult& r, const KnownFinding*) {
+                                           if (r.failure) found.emplace(seed, std::move(r));
+                                           return !found;
+                                         });
+  if (refused) *refused = s.refused;
+  return found;
+}
+
 RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions& target_options,
                  const Checks& checks) {
   RunResult result;

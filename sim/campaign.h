@@ -4,6 +4,10 @@
 #include <cstdint>
 #include <optional>
 
+#include <functional>
+#include <map>
+
+#include "known_findings.h"
 #include "presets.h"
 #include "runner.h"
 #include "target.h"
@@ -31,6 +35,38 @@ struct RunResult {
 
 RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory factory,
                    const TargetOptions& target_options = {}, const Checks& checks = {});
+
+// What a campaign did, summed over its seeds.
+struct CampaignSummary {
+  uint64_t seeds = 0, refused = 0, steps = 0, comparisons = 0, failures = 0;
+  std::map<std::string, uint64_t> known;  // finding file -> failing seeds recognised as it
+  RuleHits hits;
+};
+
+// The one seed loop: seeds first..last in order, only those of one shard
+// (seed % shard_n == shard_k), while `more` allows. A configuration the
+// target refuses is counted, not run. A failure matching a known finding of
+// the target's tree is counted as known, not as a failure.
+struct CampaignOptions {
+  uint64_t first = 1, last = UINT64_MAX;
+  uint64_t shard_k = 0, shard_n = 1;
+  SeedOptions seed;
+  std::vector<KnownFinding> known;
+  std::function<bool(const CampaignSummary&)> more;  // asked before each seed; empty: until `last`
+};
+
+// Sees every run seed (refused ones excluded) and the finding its failure
+// matched, if any; returns false to end the campaign.
+using SeedCallback = std::function<bool(uint64_t seed, RunResult& result, const KnownFinding* known)>;
+
+CampaignSummary run_campaign(const CampaignOptions& options, TargetFactory factory, const TargetOptions& target_options,
+                             const Checks& checks, const SeedCallback& on_seed = {});
+// The campaign until its first failure (known findings count too): the seed
+// and its result, or nullopt. `refused`, when given, receives the count.
+std::optional<std::pair<uint64_t, RunResult>> first_failure(const CampaignOptions& options, TargetFactory factory,
+                                                            const TargetOptions& target_options = {},
+                                                            const Checks& checks = {}, uint64_t* refused = nullptr);
+
 RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions& target_options = {},
                  const Checks& checks = {});
 

@@ -98,22 +98,27 @@ class Gate {
     return {k.file, "changed", sig};
   }
 
-  void run_one(const Preset& p, uint64_t seed, PresetRun& run) {
-    SeedOptions options;
-    options.steps = o_.steps;
-    options.profile = o_.profile;
-    options.preset = &p;
-    RunResult r = run_seed(seed, options, factory_, target_options_, checks_);
-    run.seeds.push_back(seed);
-    if (!r.error.empty()) {
-      ++run.refused;
-      return;
-    }
-    ++run.seeds_run;
-    run.steps += r.trace.steps.size();
-    if (r.failure)
-      record({"preset " + std::string(p.name) + " seed " + std::to_string(seed), std::string(p.name), seed, "", "", "",
-              *r.failure, std::move(r.trace), std::nullopt});
+  // One preset's seeds through the campaign loop: `first..last` of one
+  // shard while `more` allows. Known findings are sorted by record().
+  void run_preset(const Preset& p, uint64_t first, uint64_t last, const std::function<bool()>& more, PresetRun& run) {
+    CampaignOptions c;
+    c.first = first, c.last = last, c.shard_k = o_.shard_k, c.shard_n = o_.shard_n;
+    c.seed.steps = o_.steps;
+    c.seed.profile = o_.profile;
+    c.seed.preset = &p;
+    c.more = [&](const CampaignSummary& s) {
+      run.seeds_run = s.seeds, run.refused = s.refused, run.steps = s.steps;
+      // A preset the target cannot express at all is given up.
+      return !stopped() && !(s.seeds == 0 && s.refused >= kRefusalsBeforeGivingUp) && (s.seeds + s.refused == 0 || more());
+    };
+    const CampaignSummary s = run_campaign(c, factory_, target_options_, checks_, [&](uint64_t seed, RunResult& r, const KnownFinding*) {
+      run.seeds.push_back(seed);
+      if (r.failure)
+        record({"preset " + std::string(p.name) + " seed " + std::to_string(seed), std::string(p.name), seed, "", "", "",
+                *r.failure, std::move(r.trace), std::nullopt});
+      return true;
+    });
+    run.seeds_run = s.seeds, run.refused = s.refused, run.steps = s.steps;
   }
 
   // The base's seeds when given; otherwise each preset gets an equal slice of
@@ -127,14 +132,15 @@ class Gate {
       if (o_.base) {
         for (const PresetRun& b : o_.base->runs)
           if (b.preset == run.preset)
-            for (uint64_t seed : b.seeds)
-              if (!stopped()) run_one(all[i], seed, run);
+            for (uint64_t seed : b.seeds) {
+              PresetRun one{run.preset};
+              run_preset(all[i], seed, seed, [] { return true; }, one);
+              run.seeds.insert(run.seeds.end(), one.seeds.begin(), one.seeds.end());
+              run.seeds_run += one.seeds_run, run.refused += one.refused, run.steps += one.steps;
+            }
       } else {
         const double end = start + usable * static_cast<double>(i + 1) / static_cast<double>(all.size());
-        for (uint64_t seed = 1; !stopped() && (run.seeds.empty() || o_.elapsed() < end); ++seed) {
-          if (seed % o_.shard_n == o_.shard_k) run_one(all[i], seed, run);
-          if (run.seeds_run == 0 && run.refused >= kRefusalsBeforeGivingUp) break;  // the target cannot express it
-        }
+        run_preset(all[i], 1, UINT64_MAX, [&] { return o_.elapsed() < end; }, run);
       }
       result_.runs.push_back(std::move(run));
     }

@@ -5,6 +5,8 @@
 
 #include <fstream>
 #include <iostream>
+#include <cerrno>
+#include <cstdlib>
 #include <regex>
 
 #include "property.h"
@@ -31,6 +33,15 @@ std::pair<uint64_t, uint64_t> parse_seeds(const std::string& s) {
   const uint64_t a = std::stoull(m[1]), b = std::stoull(m[2]);
   if (a > b) throw UsageError("--seeds: first seed " + m[1].str() + " is after last seed " + m[2].str());
   return {a, b};
+}
+
+uint64_t parse_count(const std::string& flag, const std::string& text, uint64_t max) {
+  static const std::regex number(R"(\d{1,20})");
+  if (!std::regex_match(text, number)) throw UsageError(flag + ": expected a non-negative whole number, got '" + text + "'");
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
+  if (errno == ERANGE || v > max) throw UsageError(flag + ": " + text + " is out of range (at most " + std::to_string(max) + ")");
+  return v;
 }
 
 std::pair<uint64_t, uint64_t> parse_shard(const std::string& s) {

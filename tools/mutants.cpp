@@ -18,9 +18,10 @@ namespace pinsim {
 
 int run_mutants(uint64_t max_seeds, uint64_t steps, const std::vector<std::string>& only) {
   using clock = std::chrono::steady_clock;
-  SeedOptions options;
-  options.swarm = true;
-  options.steps = steps;
+  CampaignOptions options;
+  options.seed.swarm = true;
+  options.seed.steps = steps;
+  options.last = max_seeds;
   const Checks checks{all_properties(), true};
   std::printf("%-5s %-7s %7s %9s %10s %7s  %s\n", "fault", "killed", "seeds", "steps", "time (s)", "shrunk", "caught by");
   int killed = 0, total = 0;
@@ -32,12 +33,12 @@ int run_mutants(uint64_t max_seeds, uint64_t steps, const std::vector<std::strin
     const auto start = clock::now();
     uint64_t seeds = 0, total_steps = 0;
     std::optional<RunResult> failing;
-    for (uint64_t seed = 1; seed <= max_seeds && !failing; ++seed) {
-      RunResult r = run_seed(seed, options, &make_embedded_target, target, checks);
+    run_campaign(options, &make_embedded_target, target, checks, [&](uint64_t, RunResult& r, const KnownFinding*) {
       ++seeds;
       total_steps += r.trace.steps.size();
       if (r.failure) failing = std::move(r);
-    }
+      return !failing;
+    });
     const double secs = std::chrono::duration<double>(clock::now() - start).count();
     if (!failing) {
       std::printf("%-5s %-7s %7llu %9llu %10.3f %7s  -\n", std::string(f.name).c_str(), "no",

@@ -31,6 +31,7 @@ using namespace pinsim::cli;
 
 namespace pinsim::cli {
 int cmd_gate(const std::vector<std::string>& args);  // cmd_gate.cpp
+int cmd_run(const std::vector<std::string>& args);   // cmd_run.cpp
 }
 
 namespace {
@@ -59,109 +60,6 @@ Commands:
 Exit codes: 0 passed, 1 a difference or failed expectation, 2 bad usage or input.
 )";
 
-int cmd_run(const std::vector<std::string>& args) {
-  po::options_description desc("pinsim run");
-  desc.add_options()
-      ("seed", po::value<uint64_t>(), "run one seed")
-      ("seeds", po::value<std::string>(), "run seeds A..B (inclusive)")
-      ("steps", po::value<uint64_t>()->default_value(200), "steps per seed")
-      ("swarm", po::bool_switch(), "draw the op mix and master configuration per seed")
-      ("preset", po::value<std::string>(), "a swarm draw aimed at one area (swarm, groups, pins, quotas, restore, pressure, retention, expiry)")
-      ("profile", po::value<std::string>(), "rfc or mooncake-main (default: rfc)")
-      ("shard", po::value<std::string>(), "K/N: run only seeds with seed % N == K")
-      ("out", po::value<std::string>()->default_value("pinsim-failure.json"), "where to write the first failing trace")
-      ("trace", po::value<std::string>(), "write the trace of the (single) seed run here")
-      ("coverage", po::bool_switch(), "print the rule-coverage report after the summary")
-      ("known", po::value<std::string>(), "DIR of finding traces: failures matching one are reported as known, not red");
-  add_target_and_check_options(desc);
-  const po::variables_map vm = parse(args, desc);
-  std::vector<KnownFinding> known;
-  if (vm.count("known")) known = load_known_findings(vm["known"].as<std::string>());
-  std::map<std::string, uint64_t> known_hits;  // finding file -> seeds
-  const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
-  uint64_t first = 1, last = 1000;
-  if (vm.count("seed") && vm.count("seeds")) throw UsageError("--seed and --seeds: give one of them");
-  if (vm.count("seed")) first = last = vm["seed"].as<uint64_t>();
-  if (vm.count("seeds")) std::tie(first, last) = parse_seeds(vm["seeds"].as<std::string>());
-  uint64_t shard_k = 0, shard_n = 1;
-  if (vm.count("shard")) std::tie(shard_k, shard_n) = parse_shard(vm["shard"].as<std::string>());
-  SeedOptions options;
-  options.steps = vm["steps"].as<uint64_t>();
-  options.swarm = vm["swarm"].as<bool>();
-  if (vm.count("preset")) {
-    options.preset = find_preset(vm["preset"].as<std::string>());
-    if (!options.preset) throw UsageError("--preset: unknown preset '" + vm["preset"].as<std::string>() + "'");
-    options.swarm = true;
-  }
-  if (vm.count("profile")) {
-    options.profile = parse_profile(vm["profile"].as<std::string>());
-    if (!options.profile) throw UsageError("--profile: unknown profile '" + vm["profile"].as<std::string>() + "' (rfc, mooncake-main)");
-  } else if (auto p = default_profile(vm["target"].as<std::string>())) {
-    options.profile = p;
-    std::fprintf(stderr, "pinsim: target %s is checked against profile %s\n", vm["target"].as<std::string>().c_str(),
-                 std::string(to_string(*p)).c_str());
-  }
-  const TargetOptions target_options = target_options_of(vm);
-  const Checks checks = checks_of(vm);
-  if (vm.count("trace") && first != last) throw UsageError("--trace: records one seed; use --seed");
-
-  const bool tty = isatty(STDERR_FILENO);
-  const auto start = std::chrono::steady_clock::now();
-  auto last_progress = start;
-  uint64_t seeds = 0, steps = 0, comparisons = 0, failures = 0, refused = 0;
-  RuleHits hits;
-  std::optional<uint64_t> first_failure;
-  for (uint64_t seed = first;; ++seed) {
-    if (seed % shard_n == shard_k) {
-      RunResult r = run_seed(seed, options, factory, target_options, checks);
-      if (!r.error.empty() && !options.swarm) throw UsageError("--target " + vm["target"].as<std::string>() + ": " + r.error);
-      if (!r.error.empty()) {  // a swarm draw the target cannot express: counted, not run
-        ++refused;
-        if (seed == last) break;
-        continue;
-      }
-      ++seeds;
-      steps += r.trace.steps.size();
-      comparisons += r.comparisons;
-      hits.merge(r.hits);
-      if (vm.count("trace")) write_file(vm["trace"].as<std::string>(), write_trace(r.trace));
-      const KnownFinding* k = r.failure ? match_known(known, failure_signature(*r.failure, r.trace), r.variant) : nullptr;
-      if (k) ++known_hits[k->file];
-      if (r.failure && !k) {
-        ++failures;
-        if (!first_failure) {
-          first_failure = seed;
-          const std::string out = vm["out"].as<std::string>();
-          write_file(out, write_trace(r.trace));
-          std::cout << "seed " << seed << ": ";
-          print_failure(*r.failure, out);
-        }
-      }
-      const auto now = std::chrono::steady_clock::now();
-      if (tty && now - last_progress > std::chrono::milliseconds(500)) {
-        last_progress = now;
-        const double secs = std::chrono::duration<double>(now - start).count();
-        std::fprintf(stderr, "\r%llu seeds, %.0f steps/s, %llu failures ", static_cast<unsigned long long>(seeds),
-                     steps / secs, static_cast<unsigned long long>(failures));
-      }
-    }
-    if (seed == last) break;
-  }
-  if (tty) std::fprintf(stderr, "\r%60s\r", "");
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("target %s, seeds %llu..%llu%s%s: %llu seeds, %llu steps, %zu properties, %llu checks, %llu failures, %.1f s, %.0f steps/s\n",
-              vm["target"].as<std::string>().c_str(), static_cast<unsigned long long>(first),
-              static_cast<unsigned long long>(last), options.swarm ? " (swarm)" : "",
-              shard_n > 1 ? (" shard " + std::to_string(shard_k) + "/" + std::to_string(shard_n)).c_str() : "",
-              static_cast<unsigned long long>(seeds), static_cast<unsigned long long>(steps), checks.properties.size(),
-              static_cast<unsigned long long>(comparisons), static_cast<unsigned long long>(failures), secs,
-              secs > 0 ? steps / secs : 0.0);
-  if (refused) std::printf("%llu swarm configurations refused by the target (not run)\n", static_cast<unsigned long long>(refused));
-  for (const auto& [file, n] : known_hits)
-    std::printf("known finding %s: %llu seeds\n", file.c_str(), static_cast<unsigned long long>(n));
-  if (vm["coverage"].as<bool>()) print_coverage(hits, stdout);
-  return failures ? 1 : 0;
-}
 
 int cmd_replay(const std::vector<std::string>& args) {
   po::options_description desc("pinsim replay");

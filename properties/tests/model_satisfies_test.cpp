@@ -17,13 +17,11 @@ uint64_t budget(uint64_t base) {
 }
 
 TEST(Properties, ModelSatisfiesAllProperties) {
-  SeedOptions o;
-  o.swarm = true;
-  Checks checks{all_properties(), true};
-  for (uint64_t seed = 1; seed <= budget(2000); ++seed) {
-    const RunResult r = run_seed(seed, o, &make_model_target, {}, checks);
-    ASSERT_FALSE(r.failure) << "seed " << seed << ": " << r.failure->detail;
-  }
+  CampaignOptions o;
+  o.seed.swarm = true;
+  o.last = budget(2000);
+  const auto found = first_failure(o, &make_model_target, {}, Checks{all_properties(), true});
+  ASSERT_FALSE(found) << "seed " << found->first << ": " << found->second.failure->detail;
 }
 
 TEST(Properties, CatalogueHasThirteenInOrder) {

@@ -23,19 +23,13 @@ TEST_P(PropertyFails, UnderItsFault) {
   const Breaker b = GetParam();
   const StepCheck* p = property_by_id(b.property);
   ASSERT_NE(p, nullptr);
-  SeedOptions o;
-  o.swarm = true;
-  const Checks only{{p}, false};
-  for (uint64_t seed = 1; seed <= 3000; ++seed) {
-    const RunResult r = run_seed(seed, o, &make_embedded_target, {{b.fault}}, only);
-    ASSERT_TRUE(r.error.empty()) << r.error;
-    if (r.failure) {
-      EXPECT_EQ(r.failure->what, "property");
-      EXPECT_EQ(r.failure->field, b.property);
-      return;
-    }
-  }
-  FAIL() << b.property << " never failed under " << b.fault << " in 3000 seeds";
+  CampaignOptions o;
+  o.seed.swarm = true;
+  o.last = 3000;
+  const auto found = first_failure(o, &make_embedded_target, {{b.fault}}, Checks{{p}, false});
+  ASSERT_TRUE(found) << b.property << " never failed under " << b.fault << " in 3000 seeds";
+  EXPECT_EQ(found->second.failure->what, "property");
+  EXPECT_EQ(found->second.failure->field, b.property);
 }
 
 INSTANTIATE_TEST_SUITE_P(EachProperty, PropertyFails,
@@ -47,12 +41,11 @@ INSTANTIATE_TEST_SUITE_P(EachProperty, PropertyFails,
                          [](const auto& info) { return std::string(info.param.property) + "_" + info.param.fault; });
 
 TEST(PropertyFails, WithoutFaultsNothingFails) {
-  SeedOptions o;
-  o.swarm = true;
-  for (uint64_t seed = 1; seed <= 500; ++seed) {
-    const RunResult r = run_seed(seed, o, &make_embedded_target, {}, Checks{all_properties(), true});
-    ASSERT_FALSE(r.failure) << "seed " << seed << ": " << r.failure->detail;
-  }
+  CampaignOptions o;
+  o.seed.swarm = true;
+  o.last = 500;
+  const auto found = first_failure(o, &make_embedded_target, {}, Checks{all_properties(), true});
+  ASSERT_FALSE(found) << "seed " << found->first << ": " << found->second.failure->detail;
 }
 
 }  // namespace pinsim

@@ -27,7 +27,7 @@ std::string_view mooncake_target_description();
 // answers UNSUPPORTED for it): tenants other than 0, NoF replicas or the NoF
 // selector without a NoF build, retain_groups without PR 2835, cleanup without
 // the deadline index. A campaign that wants to compare only what both sides
-// can do draws another op instead (mooncake_campaign does).
+// can do draws another op instead (every campaign does).
 bool mooncake_target_supports(const Op& op);
 
 }  // namespace pinsim

@@ -22,18 +22,18 @@ class FaultKill : public testing::TestWithParam<std::string_view> {};
 
 TEST_P(FaultKill, KilledWithinSeedBudget) {
   const std::string fault(GetParam());
-  const SeedOptions options{.steps = kSteps, .swarm = true};
-  for (uint64_t seed = 1; seed <= kSeedBudget; ++seed) {
-    const RunResult r = run_seed(seed, options, &make_embedded_target, TargetOptions{{fault}});
-    ASSERT_TRUE(r.error.empty()) << r.error;
-    if (!r.failure) continue;
-    std::printf("%s killed: seed %llu, step %zu (%s: %s)\n", fault.c_str(), static_cast<unsigned long long>(seed),
-                r.failure->step, r.failure->what.c_str(), r.failure->detail.c_str());
-    RecordProperty("first_failing_seed", static_cast<int>(seed));
-    RecordProperty("first_failing_step", static_cast<int>(r.failure->step));
-    return;
-  }
-  FAIL() << fault << " survived seeds 1.." << kSeedBudget;
+  CampaignOptions options;
+  options.seed = {.steps = kSteps, .swarm = true};
+  options.last = kSeedBudget;
+  uint64_t refused = 0;
+  const auto found = first_failure(options, &make_embedded_target, TargetOptions{{fault}}, {}, &refused);
+  ASSERT_EQ(refused, 0u);
+  ASSERT_TRUE(found) << fault << " survived seeds 1.." << kSeedBudget;
+  const auto& [seed, r] = *found;
+  std::printf("%s killed: seed %llu, step %zu (%s: %s)\n", fault.c_str(), static_cast<unsigned long long>(seed),
+              r.failure->step, r.failure->what.c_str(), r.failure->detail.c_str());
+  RecordProperty("first_failing_seed", static_cast<int>(seed));
+  RecordProperty("first_failing_step", static_cast<int>(r.failure->step));
 }
 
 std::vector<std::string_view> fault_names() {
@@ -46,13 +46,14 @@ INSTANTIATE_TEST_SUITE_P(Catalogue, FaultKill, testing::ValuesIn(fault_names()),
                          [](const testing::TestParamInfo<std::string_view>& info) { return std::string(info.param); });
 
 void expect_all_pass(std::optional<Profile> profile) {
-  const SeedOptions options{.steps = kSteps, .swarm = true, .profile = profile};
-  for (uint64_t seed = 1; seed <= kSeedBudget; ++seed) {
-    const RunResult r = run_seed(seed, options, &make_embedded_target);
-    ASSERT_TRUE(r.error.empty()) << r.error;
-    ASSERT_FALSE(r.failure) << "seed " << seed << " step " << r.failure->step << ": " << r.failure->what << ": "
-                            << r.failure->detail;
-  }
+  CampaignOptions options;
+  options.seed = {.steps = kSteps, .swarm = true, .profile = profile};
+  options.last = kSeedBudget;
+  uint64_t refused = 0;
+  const auto found = first_failure(options, &make_embedded_target, {}, {}, &refused);
+  ASSERT_EQ(refused, 0u);
+  ASSERT_FALSE(found) << "seed " << found->first << " step " << found->second.failure->step << ": "
+                      << found->second.failure->what << ": " << found->second.failure->detail;
 }
 
 TEST(NoFault, SwarmSeedsPassUnderRfcProfile) { expect_all_pass(std::nullopt); }

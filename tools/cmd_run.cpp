@@ -1,0 +1,174 @@
+// `pinsim run`: a seeded campaign through the one seed loop (run_campaign).
+// Prints a summary line, the first failure with the command that reproduces
+// it, known findings by file, and optionally rule coverage and the harness's
+// overhead. Exit codes: 0 passed, 1 a failure, 2 bad usage or input, 3 the
+// run checked nothing (no seed ran, or every seed had 0 steps).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli.h"
+#include "coverage.h"
+#include "overhead.h"
+#include "targets.h"
+#include "trace.h"
+
+namespace pinsim::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+CampaignOptions campaign_options(const po::variables_map& vm, const std::string& target) {
+  CampaignOptions o;
+  o.first = 1, o.last = 1000;
+  if (vm.count("seed") && vm.count("seeds")) throw UsageError("--seed and --seeds: give one of them");
+  if (vm.count("seed")) o.first = o.last = parse_count("--seed", vm["seed"].as<std::string>(), UINT64_MAX - 1);
+  if (vm.count("seeds")) std::tie(o.first, o.last) = parse_seeds(vm["seeds"].as<std::string>());
+  if (vm.count("shard")) std::tie(o.shard_k, o.shard_n) = parse_shard(vm["shard"].as<std::string>());
+  o.seed.steps = parse_count("--steps", vm["steps"].as<std::string>(), 1'000'000);
+  if (o.seed.steps == 0) throw UsageError("--steps: 0 steps would check nothing");
+  o.seed.swarm = vm["swarm"].as<bool>();
+  if (vm.count("preset")) {
+    o.seed.preset = find_preset(vm["preset"].as<std::string>());
+    if (!o.seed.preset) throw UsageError("--preset: unknown preset '" + vm["preset"].as<std::string>() + "'");
+  }
+  if (vm.count("profile")) {
+    o.seed.profile = parse_profile(vm["profile"].as<std::string>());
+    if (!o.seed.profile) throw UsageError("--profile: unknown profile '" + vm["profile"].as<std::string>() + "' (rfc, mooncake-main)");
+  } else if ((o.seed.profile = default_profile(target))) {
+    std::fprintf(stderr, "pinsim: target %s is checked against profile %s\n", target.c_str(),
+                 std::string(to_string(*o.seed.profile)).c_str());
+  }
+  if (vm.count("known")) o.known = load_known_findings(vm["known"].as<std::string>());
+  return o;
+}
+
+// Progress: a rewritten line on a terminal, a line every 10 s in a CI log.
+class Progress {
+ public:
+  Progress(uint64_t total) : total_(total), tty_(isatty(STDERR_FILENO)) {}
+  void update(const CampaignSummary& s) {
+    const auto now = Clock::now();
+    if (now - last_ < (tty_ ? std::chrono::milliseconds(500) : std::chrono::seconds(10))) return;
+    last_ = now;
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    const uint64_t done = s.seeds + s.refused;
+    const double eta = done ? secs * static_cast<double>(total_ - std::min(done, total_)) / static_cast<double>(done) : 0;
+    std::fprintf(stderr, tty_ ? "\r%llu/%llu seeds, %.0f steps/s, %llu failures, ETA %.0f s " :
+                                "%llu/%llu seeds, %.0f steps/s, %llu failures, ETA %.0f s\n",
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), s.steps / secs,
+                 static_cast<unsigned long long>(s.failures), eta);
+  }
+  void done() const {
+    if (tty_) std::fprintf(stderr, "\r%70s\r", "");
+  }
+  double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+ private:
+  uint64_t total_;
+  bool tty_;
+  Clock::time_point start_ = Clock::now(), last_ = start_;
+};
+
+// The flags that reproduce a run's checks on a written trace.
+std::string replay_flags(const po::variables_map& vm) {
+  std::string f = " --target " + vm["target"].as<std::string>();
+  for (const std::string& x : target_options_of(vm).faults) f += " --fault " + x;
+  if (vm.count("property"))
+    for (const std::string& p : vm["property"].as<std::vector<std::string>>()) f += " --property " + p;
+  if (vm["no-compare"].as<bool>()) f += " --no-compare";
+  return f;
+}
+
+// An output path that cannot be written is refused before the run, so a
+// failure is never lost to it.
+void check_writable(const std::string& path) {
+  const bool existed = std::filesystem::exists(path);
+  {
+    std::ofstream probe(path, std::ios::app);
+    if (!probe) throw UsageError(path + ": cannot write file");
+  }
+  if (!existed) std::filesystem::remove(path);
+}
+
+void print_summary(const po::variables_map& vm, const CampaignOptions& o, const CampaignSummary& s, size_t properties,
+                   double secs) {
+  std::printf("target %s, seeds %llu..%llu%s%s: %llu seeds, %llu steps, %zu properties, %llu checks, %llu failures, "
+              "%.1f s, %.0f steps/s\n", vm["target"].as<std::string>().c_str(), static_cast<unsigned long long>(o.first),
+              static_cast<unsigned long long>(o.last),
+              o.seed.preset ? (" (preset " + std::string(o.seed.preset->name) + ")").c_str() : o.seed.swarm ? " (swarm)" : "",
+              o.shard_n > 1 ? (" shard " + std::to_string(o.shard_k) + "/" + std::to_string(o.shard_n)).c_str() : "",
+              static_cast<unsigned long long>(s.seeds), static_cast<unsigned long long>(s.steps), properties,
+              static_cast<unsigned long long>(s.comparisons), static_cast<unsigned long long>(s.failures), secs,
+              secs > 0 ? s.steps / secs : 0.0);
+  if (s.refused) std::printf("%llu swarm configurations refused by the target (not run)\n", static_cast<unsigned long long>(s.refused));
+  for (const auto& [file, n] : s.known) std::printf("known finding %s: %llu seeds\n", file.c_str(), static_cast<unsigned long long>(n));
+}
+
+}  // namespace
+
+int cmd_run(const std::vector<std::string>& args) {
+  po::options_description desc("pinsim run");
+  desc.add_options()
+      ("seed", po::value<std::string>(), "run one seed")
+      ("seeds", po::value<std::string>(), "run seeds A..B (inclusive; default 1..1000)")
+      ("steps", po::value<std::string>()->default_value("200"), "steps per seed (1..1000000)")
+      ("swarm", po::bool_switch(), "draw the op mix and master configuration per seed")
+      ("preset", po::value<std::string>(), "a swarm draw aimed at one area (swarm, groups, pins, quotas, restore, pressure, retention, expiry)")
+      ("profile", po::value<std::string>(), "rfc or mooncake-main (default: rfc, or the Mooncake tree's)")
+      ("shard", po::value<std::string>(), "K/N: run only seeds with seed % N == K")
+      ("out", po::value<std::string>()->default_value("pinsim-failure.json"), "where to write the first failing trace")
+      ("trace", po::value<std::string>(), "write the trace of the (single) seed run here")
+      ("coverage", po::bool_switch(), "print the rule-coverage report after the summary")
+      ("known", po::value<std::string>(), "DIR of finding traces: failures matching one are reported as known, not red")
+      ("overhead", po::bool_switch(), "also time each seed's ops in lockstep and against the target alone");
+  add_target_and_check_options(desc);
+  const po::variables_map vm = parse(args, desc);
+  const std::string target = vm["target"].as<std::string>();
+  const TargetFactory factory = target_or_throw(target);
+  CampaignOptions o = campaign_options(vm, target);
+  if (vm.count("trace") && o.first != o.last) throw UsageError("--trace: records one seed; use --seed");
+  const std::string out = vm["out"].as<std::string>();
+  check_writable(out);
+  const TargetOptions target_options = target_options_of(vm);
+  const Checks checks = checks_of(vm);
+  if (!o.seed.swarm && !o.seed.preset) {  // one fixed configuration: refused means bad usage
+    Config config;
+    if (o.seed.profile) config.profile = *o.seed.profile;
+    std::string error;
+    if (!factory(config, target_options, &error)) throw UsageError("--target " + target + ": " + error);
+  }
+  Progress progress(o.last - o.first + 1);
+  o.more = [&progress](const CampaignSummary& s) { progress.update(s); return true; };
+  OverheadTable overhead;
+  bool reported = false;
+  const CampaignSummary s = run_campaign(o, factory, target_options, checks, [&](uint64_t seed, RunResult& r, const KnownFinding* k) {
+    if (vm.count("trace")) write_file(vm["trace"].as<std::string>(), write_trace(r.trace));
+    if (vm["overhead"].as<bool>()) overhead.add(r.trace, factory, target_options, checks);
+    if (r.failure && !k && !reported) {
+      reported = true;
+      write_file(out, write_trace(r.trace));
+      std::cout << "seed " << seed << ": ";
+      print_failure(*r.failure, out);
+      std::cout << "  reproduce: pinsim replay " << out << replay_flags(vm) << "\n";
+    }
+    return true;
+  });
+  progress.done();
+  print_summary(vm, o, s, checks.properties.size(), progress.seconds());
+  if (vm["coverage"].as<bool>()) print_coverage(s.hits, stdout);
+  if (vm["overhead"].as<bool>()) overhead.print(stdout);
+  if (s.failures) return 1;
+  if (s.seeds == 0 || s.steps == 0) {
+    std::printf("checked nothing: no seed of the range ran (shard or refusals)\n");
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace pinsim::cli

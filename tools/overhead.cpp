@@ -1,0 +1,46 @@
+// Timing the harness against the target alone; see overhead.h.
+#include "overhead.h"
+
+#include <chrono>
+#include <string>
+
+namespace pinsim {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+}  // namespace
+
+void OverheadTable::add(const Trace& trace, TargetFactory factory, const TargetOptions& options, const Checks& checks) {
+  std::string error;
+  auto checked_target = factory(trace.config, options, &error);
+  auto bare_target = factory(trace.config, options, &error);
+  if (!checked_target || !bare_target) return;
+  Lockstep lockstep(trace.config, *checked_target, checks);
+  for (const TraceStep& s : trace.steps) {
+    const auto start = Clock::now();
+    lockstep.step(s.op, std::nullopt, nullptr);
+    checked[static_cast<size_t>(s.op.kind)] += seconds_since(start);
+  }
+  for (const TraceStep& s : trace.steps) {
+    const auto start = Clock::now();
+    bare_target->apply(s.op, s.t);
+    bare[static_cast<size_t>(s.op.kind)] += seconds_since(start);
+  }
+}
+
+void OverheadTable::print(std::FILE* out) const {
+  double c = 0, b = 0;
+  for (size_t k = 0; k < checked.size(); ++k) c += checked[k], b += bare[k];
+  std::fprintf(out, "overhead: %.3f s in lockstep (model, Views, properties), %.3f s the target alone (construction "
+                    "excluded): the harness adds %.2fx the target's own time\n", c, b, b > 0 ? (c - b) / b : 0.0);
+  for (size_t k = 0; k < checked.size(); ++k)
+    if (checked[k] > 0)
+      std::fprintf(out, "  %-14s %9.3f s checked %9.3f s alone  +%.2fx\n",
+                   std::string(to_string(static_cast<OpKind>(k))).c_str(), checked[k], bare[k],
+                   bare[k] > 0 ? (checked[k] - bare[k]) / bare[k] : 0.0);
+}
+
+}  // namespace pinsim
