@@ -3,8 +3,10 @@
 #include "trace.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "json_codec.h"
@@ -74,13 +76,55 @@ FindingInfo decode_finding(const json& f) {
 
 }  // namespace
 
+// Printable form of text from a trace for a message: control characters and
+// bytes outside ASCII are shown as \xNN, so nothing reaches the terminal raw.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char buf[5];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Parses strictly: a key given twice in one object is an error (JSON parsers
+// keep the last one silently, which let a second "steps": [] empty a trace).
+json parse_strict(const std::string& text) {
+  std::vector<std::set<std::string>> keys;  // one set per open object
+  std::string duplicate;
+  json::parser_callback_t cb = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keys.emplace_back();
+    else if (event == json::parse_event_t::object_end) keys.pop_back();
+    else if (event == json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second &&
+             duplicate.empty())
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  json j = json::parse(text, cb);
+  if (!duplicate.empty()) throw DecodeError("the key \"" + printable(duplicate) + "\" appears twice in one object");
+  return j;
+}
+
+}  // namespace
+
 Trace read_trace(const std::string& text, const std::string& source) {
   json j;
+  if (text.find('\0') != std::string::npos)
+    throw DecodeError(source + ": a NUL byte at byte " + std::to_string(text.find('\0')) + " (a trace is JSON text)");
   try {
-    j = json::parse(text);
+    j = parse_strict(text);
   } catch (const json::parse_error& e) {
     throw DecodeError(source + ": invalid JSON at byte " + std::to_string(e.byte) + ": " +
                       std::string(e.what()).substr(std::string(e.what()).find(':') + 2));
+  } catch (const DecodeError& e) {
+    throw DecodeError(source + ": " + e.what());
   } catch (const json::exception& e) {  // e.g. out_of_range.406, a number too large
     throw DecodeError(source + ": invalid JSON: " + std::string(e.what()).substr(std::string(e.what()).find(']') + 2));
   }
@@ -89,7 +133,7 @@ Trace read_trace(const std::string& text, const std::string& source) {
     for (auto it = j.begin(); it != j.end(); ++it) {
       static const char* known[] = {"format", "version", "description", "rule", "seed", "finding", "config", "steps"};
       if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known))
-        throw DecodeError("$." + it.key() + ": unknown field");
+        throw DecodeError("$." + printable(it.key()) + ": unknown field");
     }
     if (!j.contains("format") || j["format"] != "pinsim-trace")
       throw DecodeError("$.format: expected \"pinsim-trace\"");
@@ -156,12 +200,18 @@ Trace read_trace(const std::string& text, const std::string& source) {
   }
 }
 
-Trace load_trace(const std::string& path) {
+Trace load_trace(const std::string& path, uint64_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DecodeError(path + ": cannot open file");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return read_trace(buf.str(), path);
+  std::string text(std::min<uint64_t>(max_bytes, 1 << 20), '\0');
+  text.clear();
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (text.size() > max_bytes)
+      throw DecodeError(path + ": larger than " + std::to_string(max_bytes >> 20) + " MiB (raise the limit with --max-trace-mb)");
+  }
+  return read_trace(text, path);
 }
 
 }  // namespace pinsim

@@ -44,7 +44,11 @@ struct Trace {
 std::string write_trace(const Trace& trace);
 // Parses a trace; throws DecodeError("<source>: <json path>: <reason>").
 Trace read_trace(const std::string& text, const std::string& source);
-// Reads a file; throws DecodeError("<path>: cannot open") and as above.
-Trace load_trace(const std::string& path);
+// Reads a file of at most `max_bytes`; throws DecodeError("<path>: cannot
+// open"), a size error, and as above.
+inline constexpr uint64_t kDefaultMaxTraceBytes = 64ull << 20;
+Trace load_trace(const std::string& path, uint64_t max_bytes = kDefaultMaxTraceBytes);
+// `s` with control characters and non-ASCII bytes as \xNN, for messages.
+std::string printable(const std::string& s);
 
 }  // namespace pinsim

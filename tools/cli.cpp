@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <regex>
+#include <sstream>
 
 #include "property.h"
 #include "targets.h"
@@ -94,8 +95,47 @@ void add_target_and_check_options(po::options_description& desc) {
       ("no-compare", po::bool_switch(), "check properties on the target alone, without comparing it with the model");
 }
 
+uint64_t count_of(const po::variables_map& vm, const char* name, uint64_t max) {
+  return parse_count(std::string("--") + name, vm[name].as<std::string>(), max);
+}
+
+namespace {
+
+// Examples that exist, per command, for --help.
+std::string examples(const std::string& caption) {
+  static const std::pair<const char*, const char*> kExamples[] = {
+      {"pinsim run", "  pinsim run --target embedded --seeds 1..1000 --swarm\n"
+                     "  pinsim run --seed 7 --trace seed7.json\n"
+                     "  pinsim run --target embedded --preset pins --seeds 1..200 --coverage\n"
+                     "  pinsim run --target embedded --fault F2 --no-compare --property P3\n"},
+      {"pinsim replay", "  pinsim replay scenarios/rfc/rule7-preserve-drops-expired.json --target embedded\n"
+                        "  pinsim replay pinsim-failure.json --target embedded --fault F2\n"},
+      {"pinsim shrink", "  pinsim shrink pinsim-failure.json --target embedded --fault F2 --out minimal.json\n"},
+      {"pinsim explore", "  pinsim explore --depth 4 --keys 2 --actors 2\n"
+                         "  pinsim explore --target embedded --fault F4 --depth 3 --keys 1 --actors 1\n"},
+      {"pinsim mutants", "  pinsim mutants --seeds 2000\n  pinsim mutants --fault F16\n"},
+      {"pinsim gate", "  pinsim gate --target embedded --budget 30s\n"
+                      "  pinsim gate --target mooncake --budget 120s --junit gate.xml --json gate.json\n"
+                      "  pinsim gate --merge shard0.json shard1.json --json gate.json\n"},
+  };
+  for (const auto& [name, text] : kExamples)
+    if (caption == name) return std::string("\nExamples:\n") + text;
+  return "";
+}
+
+}  // namespace
+
 po::variables_map parse(const std::vector<std::string>& args, const po::options_description& desc,
                         const char* positional) {
+  for (const std::string& a : args)
+    if (a == "--help" || a == "-h") {
+      std::ostringstream text;
+      text << desc;
+      const std::string caption = text.str().substr(0, text.str().find(':'));  // "pinsim run"
+      std::cout << text.str() << examples(caption)
+                << "\nExit codes: 0 passed, 1 a failure, 2 bad usage or input, 3 checked nothing.\n";
+      throw HelpShown{};
+    }
   po::positional_options_description pos;
   if (positional) pos.add(positional, 1);
   po::variables_map vm;

@@ -20,12 +20,17 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// `pinsim CMD --help`: the command's options and examples were printed; exit 0.
+struct HelpShown {};
+
 void write_file(const std::string& path, const std::string& text);
 void print_failure(const Failure& f, const std::string& trace_path);
 std::pair<uint64_t, uint64_t> parse_seeds(const std::string& s);  // "A..B"
 // A non-negative decimal number no larger than `max`; anything else (a sign,
 // a fraction, nan, too many digits) is a UsageError naming the flag.
 uint64_t parse_count(const std::string& flag, const std::string& text, uint64_t max);
+// The same, for a flag declared as a string option: vm[name] as a count.
+uint64_t count_of(const po::variables_map& vm, const char* name, uint64_t max);
 std::pair<uint64_t, uint64_t> parse_shard(const std::string& s);  // "K/N"
 TargetFactory target_or_throw(const std::string& name);
 TargetOptions target_options_of(const po::variables_map& vm);

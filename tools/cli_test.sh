@@ -69,4 +69,29 @@ check 2 "expected seconds like 120s" gate --target embedded --budget -1
 check 2 "expected seconds like 120s" gate --target embedded --budget nan
 check 1 - gate --merge "$T/g0.json" "$T/g1.json"
 check 0 - gate --merge "$T/g0.json" "$T/g0.json"
+# Help, version, list; strict numbers; runs that check nothing; hostile input.
+check 0 - run --help
+grep -q "Examples:" "$T/out" || { echo "FAIL: run --help has no examples"; fail=1; }
+check 0 - --version
+check 0 - list faults
+grep -q "^F16 " "$T/out" || { echo "FAIL: list faults lacks F16"; fail=1; }
+check 2 "expected one of faults" list nothing
+check 2 "expected a non-negative whole number, got '-1'" run --steps -1
+check 2 "expected a non-negative whole number, got '-1'" run --seed -1
+check 2 "0 steps would check nothing" run --steps 0
+check 2 "expected a non-negative whole number, got '-1'" explore --depth -1
+check 2 "is out of range" explore --memory-mb 17592186044416
+check 2 "got 'nan'" explore --seconds nan
+check 2 "needs --target" explore --fault F1
+check 2 "unknown fault 'F99'" mutants --fault F99
+check 3 - run --seed 1 --shard 0/2
+check 3 - explore --depth 9 --seconds 1
+check 2 "cannot write file" run --seed 1 --out "$T/no/such/dir/x.json"
+echo '{"format":"pinsim-trace","version":1,"config":{},"steps":[{"t":0,"op":"get","key":1}],"steps":[]}' >"$T/dup.json"
+check 2 'the key "steps" appears twice' replay "$T/dup.json"
+printf '{"format":"pinsim-trace","version":1,"config":{},"steps":[]}\0x' >"$T/nul.json"
+check 2 "a NUL byte at byte" replay "$T/nul.json"
+check 2 "larger than 1 MiB" replay /dev/zero --max-trace-mb 1
+printf '{"format":"pinsim-trace","version":1,"config":{},"steps":[],"\\u001b[31m":1}' >"$T/esc.json"
+check 2 '\\x1b\[31m: unknown field' replay "$T/esc.json"
 exit $fail

@@ -18,6 +18,7 @@
 #include "known_findings.h"
 #include <map>
 #ifdef PINSIM_HAVE_EMBEDDED
+#include "faults.h"
 #include "mutants.h"
 #endif
 #include "property.h"
@@ -32,6 +33,7 @@ using namespace pinsim::cli;
 namespace pinsim::cli {
 int cmd_gate(const std::vector<std::string>& args);  // cmd_gate.cpp
 int cmd_run(const std::vector<std::string>& args);   // cmd_run.cpp
+int cmd_list(const std::vector<std::string>& args);  // cmd_list.cpp
 }
 
 namespace {
@@ -57,7 +59,12 @@ Commands:
            the minimal trace still fails; exit 2: the input does not fail)
              pinsim shrink pinsim-failure.json --out minimal.json
 
-Exit codes: 0 passed, 1 a difference or failed expectation, 2 bad usage or input.
+  list     what this build knows: pinsim list faults|properties|rules|targets|ops|presets
+
+Every command takes --help. pinsim --version prints the version.
+Exit codes: 0 passed, 1 a difference or failed expectation, 2 bad usage or input,
+3 the run checked nothing (no seed ran, an explore stopped by a limit, a coverage
+requirement not met).
 )";
 
 
@@ -66,13 +73,14 @@ int cmd_replay(const std::vector<std::string>& args) {
   desc.add_options()
       ("trace", po::value<std::string>(), "trace file")
       ("record", po::value<std::string>(), "write the replayed trace here")
-      ("require-rule", po::bool_switch(), "fail unless the model applied the trace's own rule");
+      ("require-rule", po::bool_switch(), "fail unless the model applied the trace's own rule")
+      ("max-trace-mb", po::value<std::string>()->default_value("64"), "refuse a trace file larger than this");
   add_target_and_check_options(desc);
   const po::variables_map vm = parse(args, desc, "trace");
   if (!vm.count("trace")) throw UsageError("replay: missing trace file");
   const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
   const std::string path = vm["trace"].as<std::string>();
-  const Trace trace = load_trace(path);
+  const Trace trace = load_trace(path, count_of(vm, "max-trace-mb", 1u << 20) << 20);
   RunResult r = replay(trace, factory, target_options_of(vm), checks_of(vm));
   if (!r.error.empty()) throw UsageError(path + ": $.config: " + r.error);
   if (vm.count("record")) write_file(vm["record"].as<std::string>(), write_trace(r.trace));
@@ -116,40 +124,38 @@ std::vector<uint64_t> parse_list(const std::string& flag, const std::string& tex
 int cmd_explore(const std::vector<std::string>& args) {
   po::options_description desc("pinsim explore");
   desc.add_options()
-      ("depth", po::value<uint32_t>()->default_value(4), "maximum number of ops")
-      ("keys", po::value<uint32_t>()->default_value(2), "keys in the universe")
-      ("actors", po::value<uint32_t>()->default_value(2), "actors (clients)")
-      ("tenants", po::value<uint32_t>()->default_value(1), "tenants")
-      ("groups", po::value<uint32_t>()->default_value(1), "groups")
-      ("replicas", po::value<uint32_t>()->default_value(1), "writes ask for 0..N memory replicas")
-      ("nof", po::value<uint32_t>()->default_value(1), "writes ask for 0..N NoF replicas (0: memory only)")
+      ("depth", po::value<std::string>()->default_value("4"), "maximum number of ops")
+      ("keys", po::value<std::string>()->default_value("2"), "keys in the universe")
+      ("actors", po::value<std::string>()->default_value("2"), "actors (clients)")
+      ("tenants", po::value<std::string>()->default_value("1"), "tenants")
+      ("groups", po::value<std::string>()->default_value("1"), "groups")
+      ("replicas", po::value<std::string>()->default_value("1"), "writes ask for 0..N memory replicas")
+      ("nof", po::value<std::string>()->default_value("1"), "writes ask for 0..N NoF replicas (0: memory only)")
       ("ttls", po::value<std::string>()->default_value("500"), "soft-pin TTLs an Enable may name (ms, comma list)")
       ("retention-ttls", po::value<std::string>()->default_value("500,5000"), "RetainGroups TTLs (ms, comma list)")
       ("steps", po::value<std::string>()->default_value("1,1000,600001"), "time steps of advance (ms, comma list); advances aimed at deadlines come on top")
       ("evict", po::value<std::string>()->default_value("100"), "eviction targets (percent, comma list)")
-      ("retain-max", po::value<uint32_t>()->default_value(1), "RetainGroups names 0..N groups")
+      ("retain-max", po::value<std::string>()->default_value("1"), "RetainGroups names 0..N groups")
       ("invalid", po::bool_switch(), "also generate requests that break a request rule")
       ("ops", po::value<std::string>(), "only these op kinds (comma list of names, e.g. put_start,put_end,get,advance)")
       ("profile", po::value<std::string>()->default_value("rfc"), "rfc or mooncake-main")
       ("target", po::value<std::string>(), "also run each transition in lockstep against this target")
       ("fault", po::value<std::vector<std::string>>()->composing(), "seeded fault of the target (repeatable)")
-      ("memory-mb", po::value<uint64_t>()->default_value(1024), "stop cleanly when the visited set would exceed this")
-      ("seconds", po::value<double>(), "stop cleanly after this much time, reporting the depth completed")
+      ("memory-mb", po::value<std::string>()->default_value("1024"), "stop cleanly when the visited set would exceed this")
+      ("seconds", po::value<std::string>(), "stop cleanly after this much time, reporting the depth completed")
       ("out", po::value<std::string>()->default_value("pinsim-explore-failure.json"), "where to write a counterexample");
   const po::variables_map vm = parse(args, desc);
   ExploreOptions o;
   WorkloadConfig& w = o.workload;
-  o.max_depth = vm["depth"].as<uint32_t>();
-  w.keys = vm["keys"].as<uint32_t>();
-  w.actors = vm["actors"].as<uint32_t>();
-  w.tenants = vm["tenants"].as<uint32_t>();
-  w.groups = vm["groups"].as<uint32_t>();
+  o.max_depth = static_cast<uint32_t>(count_of(vm, "depth", 64));
+  w.keys = static_cast<uint32_t>(count_of(vm, "keys", 64));
+  w.actors = static_cast<uint32_t>(count_of(vm, "actors", 16));
+  w.tenants = static_cast<uint32_t>(count_of(vm, "tenants", 16));
+  w.groups = static_cast<uint32_t>(count_of(vm, "groups", 64));
   if (!w.keys || !w.actors || !w.tenants) throw UsageError("explore: keys, actors and tenants must be at least 1");
-  w.max_memory_replicas = vm["replicas"].as<uint32_t>();
-  w.max_nof_replicas = vm["nof"].as<uint32_t>();
-  w.max_retain_groups = vm["retain-max"].as<uint32_t>();
-  if (w.max_memory_replicas > 8 || w.max_nof_replicas > 8 || w.max_retain_groups > 8)
-    throw UsageError("explore: --replicas, --nof and --retain-max must be at most 8");
+  w.max_memory_replicas = static_cast<uint32_t>(count_of(vm, "replicas", 8));
+  w.max_nof_replicas = static_cast<uint32_t>(count_of(vm, "nof", 8));
+  w.max_retain_groups = static_cast<uint32_t>(count_of(vm, "retain-max", 8));
   w.sizes = {32};
   w.soft_pin_ttls = parse_list("ttls", vm["ttls"].as<std::string>());
   w.retention_ttls = parse_list("retention-ttls", vm["retention-ttls"].as<std::string>());
@@ -178,13 +184,14 @@ int cmd_explore(const std::vector<std::string>& args) {
   auto profile = parse_profile(vm["profile"].as<std::string>());
   if (!profile) throw UsageError("--profile: unknown profile '" + vm["profile"].as<std::string>() + "'");
   o.config.profile = *profile;
-  o.max_memory_bytes = vm["memory-mb"].as<uint64_t>() << 20;
+  o.max_memory_bytes = count_of(vm, "memory-mb", 1u << 20) << 20;  // at most 1 TiB
+  if (vm.count("fault") && !vm.count("target")) throw UsageError("--fault: needs --target (the model has no faults)");
   if (vm.count("target")) o.target = target_or_throw(vm["target"].as<std::string>());
   o.target_options = target_options_of(vm);
   o.checks = Checks{all_properties(), true};
   const auto start = std::chrono::steady_clock::now();
   if (vm.count("seconds")) {
-    const auto limit = std::chrono::duration<double>(vm["seconds"].as<double>());
+    const auto limit = std::chrono::duration<double>(count_of(vm, "seconds", 7 * 24 * 3600));
     o.should_stop = [start, limit] { return std::chrono::steady_clock::now() - start > limit; };
   }
   const ExploreResult r = explore(o);
@@ -193,7 +200,7 @@ int cmd_explore(const std::vector<std::string>& args) {
               r.depth, r.capped ? " (stopped by the memory cap)" : r.stopped ? " (stopped by the time limit)" : "",
               static_cast<unsigned long long>(r.states), static_cast<unsigned long long>(r.expanded),
               static_cast<unsigned long long>(r.transitions), secs, secs > 0 ? r.states / secs : 0.0);
-  if (!r.counterexample) return 0;
+  if (!r.counterexample) return r.capped || r.stopped ? 3 : 0;  // a limit is not a full pass
   write_file(vm["out"].as<std::string>(), write_trace(r.counterexample->trace));
   print_failure(*r.counterexample->failure, vm["out"].as<std::string>());
   return 1;
@@ -202,13 +209,18 @@ int cmd_explore(const std::vector<std::string>& args) {
 int cmd_mutants(const std::vector<std::string>& args) {
   po::options_description desc("pinsim mutants");
   desc.add_options()
-      ("seeds", po::value<uint64_t>()->default_value(2000), "seed budget per fault")
-      ("steps", po::value<uint64_t>()->default_value(200), "steps per seed")
+      ("seeds", po::value<std::string>()->default_value("2000"), "seed budget per fault")
+      ("steps", po::value<std::string>()->default_value("200"), "steps per seed")
       ("fault", po::value<std::vector<std::string>>()->composing(), "only these faults");
   const po::variables_map vm = parse(args, desc);
 #ifdef PINSIM_HAVE_EMBEDDED
-  return run_mutants(vm["seeds"].as<uint64_t>(), vm["steps"].as<uint64_t>(),
-                     vm.count("fault") ? vm["fault"].as<std::vector<std::string>>() : std::vector<std::string>{});
+  const auto only = vm.count("fault") ? vm["fault"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  embedded::Faults check;
+  std::string error;
+  if (!embedded::parse_faults(only, &check, &error)) throw UsageError("--fault: " + error);
+  const uint64_t seeds = count_of(vm, "seeds", 10'000'000), steps = count_of(vm, "steps", 1'000'000);
+  if (seeds == 0 || steps == 0) throw UsageError("mutants: --seeds and --steps must be at least 1");
+  return run_mutants(seeds, steps, only);
 #else
   throw UsageError("mutants: this build has no embedded target");
 #endif
@@ -218,13 +230,14 @@ int cmd_shrink(const std::vector<std::string>& args) {
   po::options_description desc("pinsim shrink");
   desc.add_options()
       ("trace", po::value<std::string>(), "failing trace file")
-      ("out", po::value<std::string>()->default_value("pinsim-shrunk.json"), "where to write the minimal trace");
+      ("out", po::value<std::string>()->default_value("pinsim-shrunk.json"), "where to write the minimal trace")
+      ("max-trace-mb", po::value<std::string>()->default_value("64"), "refuse a trace file larger than this");
   add_target_and_check_options(desc);
   const po::variables_map vm = parse(args, desc, "trace");
   if (!vm.count("trace")) throw UsageError("shrink: missing trace file");
   const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
   const std::string path = vm["trace"].as<std::string>();
-  const Trace trace = load_trace(path);
+  const Trace trace = load_trace(path, count_of(vm, "max-trace-mb", 1u << 20) << 20);
   if (auto reason = validate(trace.config)) throw UsageError(path + ": $.config: " + *reason);
   const auto start = std::chrono::steady_clock::now();
   const auto r = shrink(trace, factory, target_options_of(vm), checks_of(vm));
@@ -245,6 +258,10 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return args.empty() ? 2 : 0;
   }
+  if (args[0] == "--version") {
+    std::cout << "pinsim " PINSIM_VERSION "\n";
+    return 0;
+  }
   const std::string command = args[0];
   args.erase(args.begin());
   try {
@@ -254,7 +271,10 @@ int main(int argc, char** argv) {
     if (command == "mutants") return cmd_mutants(args);
     if (command == "explore") return cmd_explore(args);
     if (command == "gate") return cmd_gate(args);
+    if (command == "list") return cmd_list(args);
     throw UsageError("unknown command '" + command + "' (try pinsim --help)");
+  } catch (const HelpShown&) {
+    return 0;
   } catch (const UsageError& e) {
     std::cerr << "pinsim: " << e.what() << "\n";
   } catch (const DecodeError& e) {
