@@ -17,6 +17,9 @@ struct Breaker {
   const char* fault;
 };
 
+// Stable test names and messages: "P3 under F2", never the struct's bytes.
+void PrintTo(const Breaker& b, std::ostream* os) { *os << b.property << " under " << b.fault; }
+
 class PropertyFails : public ::testing::TestWithParam<Breaker> {};
 
 TEST_P(PropertyFails, UnderItsFault) {
