@@ -113,6 +113,8 @@ std::string examples(const std::string& caption) {
       {"pinsim shrink", "  pinsim shrink pinsim-failure.json --target embedded --fault F2 --out minimal.json\n"},
       {"pinsim explore", "  pinsim explore --depth 4 --keys 2 --actors 2\n"
                          "  pinsim explore --target embedded --fault F4 --depth 3 --keys 1 --actors 1\n"},
+      {"pinsim show", "  pinsim show scenarios/upsert/failed-size-change-keeps-pin.json -o report.html\n"
+                      "  pinsim show pinsim-failure.json --target embedded --fault F16 -o report.html\n"},
       {"pinsim mutants", "  pinsim mutants --seeds 2000\n  pinsim mutants --fault F16\n"},
       {"pinsim gate", "  pinsim gate --target embedded --budget 30s\n"
                       "  pinsim gate --target mooncake --budget 120s --junit gate.xml --json gate.json\n"

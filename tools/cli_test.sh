@@ -94,4 +94,14 @@ check 2 "a NUL byte at byte" replay "$T/nul.json"
 check 2 "larger than 1 MiB" replay /dev/zero --max-trace-mb 1
 printf '{"format":"pinsim-trace","version":1,"config":{},"steps":[],"\\u001b[31m":1}' >"$T/esc.json"
 check 2 '\\x1b\[31m: unknown field' replay "$T/esc.json"
+# pinsim show: one self-contained HTML file with an SVG lane per object, the
+# failing step marked, and the model's and the target's values side by side.
+check 0 - show "$S" --target embedded --fault F16 --no-compare -o "$T/show.html"
+for want in '<svg xmlns="http://www.w3.org/2000/svg"' '</svg>' 'data-lane="t0/k1"' 'class="gauge"' \
+            'data-failing="true"' 'Failed at step 2' '<th>model</th><th>embedded</th>'; do
+  grep -qF "$want" "$T/show.html" || { echo "FAIL: show.html lacks $want"; fail=1; }
+done
+grep -qE '(src|href)="https?:' "$T/show.html" && { echo "FAIL: show.html loads an external asset"; fail=1; }
+check 0 - show "$S" -o "$T/pass.html"
+grep -qF 'Every step matched.' "$T/pass.html" || { echo "FAIL: a passing trace is not shown as passing"; fail=1; }
 exit $fail

@@ -155,7 +155,8 @@ int cmd_run(const std::vector<std::string>& args) {
       write_file(out, write_trace(r.trace));
       std::cout << "seed " << seed << ": ";
       print_failure(*r.failure, out);
-      std::cout << "  reproduce: pinsim replay " << out << replay_flags(vm) << "\n";
+      std::cout << "  reproduce: pinsim replay " << out << replay_flags(vm) << "\n"
+                << "  picture:   pinsim show " << out << replay_flags(vm) << " -o pinsim-report.html\n";
     }
     return true;
   });

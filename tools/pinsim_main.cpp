@@ -34,6 +34,7 @@ namespace pinsim::cli {
 int cmd_gate(const std::vector<std::string>& args);  // cmd_gate.cpp
 int cmd_run(const std::vector<std::string>& args);   // cmd_run.cpp
 int cmd_list(const std::vector<std::string>& args);  // cmd_list.cpp
+int cmd_show(const std::vector<std::string>& args);  // cmd_show.cpp
 }
 
 namespace {
@@ -59,6 +60,8 @@ Commands:
            the minimal trace still fails; exit 2: the input does not fail)
              pinsim shrink pinsim-failure.json --out minimal.json
 
+  show     draw a trace as one self-contained HTML file (lanes per object over the steps)
+             pinsim show pinsim-failure.json --target embedded -o report.html
   list     what this build knows: pinsim list faults|properties|rules|targets|ops|presets
 
 Every command takes --help. pinsim --version prints the version.
@@ -272,6 +275,7 @@ int main(int argc, char** argv) {
     if (command == "explore") return cmd_explore(args);
     if (command == "gate") return cmd_gate(args);
     if (command == "list") return cmd_list(args);
+    if (command == "show") return cmd_show(args);
     throw UsageError("unknown command '" + command + "' (try pinsim --help)");
   } catch (const HelpShown&) {
     return 0;

@@ -1,0 +1,65 @@
+// `pinsim show TRACE -o report.html`: replays a trace (on the model, and on a
+// target when named, with the same checks as replay) and draws it
+// (show_html.h). Exit 0 when the file is written, whether the trace passes
+// or fails; the picture says which.
+#include <iostream>
+#include <variant>
+
+#include "campaign.h"
+#include "cli.h"
+#include "show_html.h"
+#include "trace.h"
+
+namespace pinsim::cli {
+
+namespace {
+
+// Every step's outcomes and Views, on the model and on the target, up to and
+// including the failing step.
+std::vector<ShownStep> record(const Trace& trace, TargetFactory factory, const TargetOptions& options, size_t upto) {
+  auto created = Model::create(trace.config);
+  if (auto* why = std::get_if<std::string>(&created)) throw UsageError("$.config: " + *why);
+  Model model = std::get<Model>(std::move(created));
+  std::string error;
+  auto target = factory(trace.config, options, &error);
+  if (!target) throw UsageError("the target refuses the trace's configuration: " + error);
+  std::vector<ShownStep> steps;
+  for (size_t i = 0; i < trace.steps.size() && i <= upto; ++i) {
+    const TraceStep& s = trace.steps[i];
+    ShownStep shown{s.t, s.op, model.apply(s.op, s.t), target->apply(s.op, s.t), {}, {}};
+    shown.model_view = model.view(s.t);
+    shown.target_view = target->view(s.t);
+    steps.push_back(std::move(shown));
+  }
+  return steps;
+}
+
+}  // namespace
+
+int cmd_show(const std::vector<std::string>& args) {
+  po::options_description desc("pinsim show");
+  desc.add_options()
+      ("trace", po::value<std::string>(), "trace file")
+      ("output,o", po::value<std::string>()->default_value("pinsim-report.html"), "the HTML file to write");
+  add_target_and_check_options(desc);
+  const po::variables_map vm = parse(args, desc, "trace");
+  if (!vm.count("trace")) throw UsageError("show: missing trace file");
+  const std::string path = vm["trace"].as<std::string>();
+  const std::string out = vm["output"].as<std::string>();
+  const Trace trace = load_trace(path);
+  const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
+  const TargetOptions options = target_options_of(vm);
+  const RunResult r = replay(trace, factory, options, checks_of(vm));
+  if (!r.error.empty()) throw UsageError(path + ": $.config: " + r.error);
+  ShowInput in;
+  in.title = path + (trace.description.empty() ? "" : ": " + trace.description);
+  in.target = vm["target"].as<std::string>();
+  in.failure = r.failure;
+  in.steps = record(trace, factory, options, r.failure ? r.failure->step : trace.steps.size());
+  write_file(out, render_show_html(in));
+  std::cout << out << ": " << in.steps.size() << " steps drawn" << (r.failure ? ", failing at step " + std::to_string(r.failure->step) : "")
+            << "\n";
+  return 0;
+}
+
+}  // namespace pinsim::cli
