@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "json_codec.h"
+#include "markup.h"
 
 namespace pinsim {
 
@@ -15,19 +16,6 @@ using nlohmann::json;
 namespace {
 
 std::string verdict_of(const GateResult& r) { return r.checked_nothing() ? "checked nothing" : r.red() ? "red" : "green"; }
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else if (static_cast<unsigned char>(c) < 0x20 && c != '\n') out += ' ';
-    else out += c;
-  }
-  return out;
-}
 
 json read_json(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -105,18 +93,18 @@ std::string gate_junit(const GateResult& r) {
     std::string out;
     for (const GateFailure& f : r.failures)
       if (f.verdict == "new" && f.source.rfind(prefix, 0) == 0)
-        out += "<failure message=\"" + xml_escape(f.signature) + "\">" + xml_escape(f.source + ": " + f.failure.detail) + "</failure>";
+        out += "<failure message=\"" + markup_escape(f.signature) + "\">" + markup_escape(f.source + ": " + f.failure.detail) + "</failure>";
     return out;
   };
   for (const ScenarioResult& s : r.scenarios)
-    x << "  <testcase classname=\"scenario\" name=\"" << xml_escape(s.file) << "\">"
-      << (s.status == "not applicable" ? "<skipped message=\"" + xml_escape(s.detail) + "\"/>" : failures_of("scenario " + s.file))
+    x << "  <testcase classname=\"scenario\" name=\"" << markup_escape(s.file) << "\">"
+      << (s.status == "not applicable" ? "<skipped message=\"" + markup_escape(s.detail) + "\"/>" : failures_of("scenario " + s.file))
       << "</testcase>\n";
   for (const FindingResult& f : r.findings)
-    x << "  <testcase classname=\"finding\" name=\"" << xml_escape(f.file) << "\">" << failures_of("finding " + f.file)
-      << "<system-out>" << xml_escape(f.status) << "</system-out></testcase>\n";
+    x << "  <testcase classname=\"finding\" name=\"" << markup_escape(f.file) << "\">" << failures_of("finding " + f.file)
+      << "<system-out>" << markup_escape(f.status) << "</system-out></testcase>\n";
   for (const PresetRun& p : r.runs)
-    x << "  <testcase classname=\"preset\" name=\"" << xml_escape(p.preset) << "\">" << failures_of("preset " + p.preset + " ")
+    x << "  <testcase classname=\"preset\" name=\"" << markup_escape(p.preset) << "\">" << failures_of("preset " + p.preset + " ")
       << "</testcase>\n";
   x << "</testsuite>\n";
   return x.str();

@@ -10,24 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "json_codec.h"
+#include "markup.h"
 
 namespace pinsim {
 
 namespace {
 
 constexpr int kLeft = 120, kStepW = 44, kLaneH = 34, kTop = 70;
-
-std::string esc(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
-}
 
 std::string key_name(ObjectId id) { return "t" + std::to_string(id.tenant) + "/k" + std::to_string(id.key); }
 
@@ -39,7 +28,7 @@ const ObjectView* find(const View& v, ObjectId id) {
 
 void rect(std::ostringstream& svg, int x, int y, int w, int h, const char* fill, const std::string& title) {
   svg << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << w << "\" height=\"" << h << "\" fill=\"" << fill
-      << "\"><title>" << esc(title) << "</title></rect>";
+      << "\"><title>" << markup_escape(title) << "</title></rect>";
 }
 
 // One object's lane: a cell per step where it exists.
@@ -103,7 +92,7 @@ void step_marks(std::ostringstream& svg, const ShowInput& in, int height) {
     svg << "<g class=\"step\"" << (failing ? " data-failing=\"true\"" : "") << "><line x1=\"" << x << "\" y1=\"20\" x2=\"" << x
         << "\" y2=\"" << height << "\" stroke=\"" << (failing ? "#c62828" : "#eeeeee") << "\"" << (failing ? " stroke-width=\"3\"" : "")
         << "/><text x=\"" << x + 2 << "\" y=\"30\" font-size=\"9\" transform=\"rotate(-30 " << x + 2 << " 30)\">"
-        << esc(std::string(to_string(in.steps[i].op.kind))) << "</text><text x=\"" << x + 2 << "\" y=\"" << kTop - 8
+        << markup_escape(std::string(to_string(in.steps[i].op.kind))) << "</text><text x=\"" << x + 2 << "\" y=\"" << kTop - 8
         << "\" font-size=\"8\" fill=\"#757575\">" << in.steps[i].t << "</text></g>";
   }
 }
@@ -118,15 +107,15 @@ void failure_table(std::ostringstream& html, const ShowInput& in) {
   const Failure& f = *in.failure;
   const ShownStep& s = in.steps.back();
   const std::string target = in.target.empty() ? "target" : in.target;
-  html << "<h2 class=\"verdict fail\">Failed at step " << f.step << " (" << esc(f.what) << "): "
-       << esc(std::string(to_string(s.op.kind))) << " at t=" << s.t << "</h2><p>" << esc(f.detail) << "</p>"
-       << "<table class=\"side-by-side\"><tr><th></th><th>model</th><th>" << esc(target) << "</th></tr>"
-       << "<tr><th>outcome</th><td><pre>" << esc(encode_outcome(s.model_outcome).dump()) << "</pre></td><td><pre>"
-       << esc(encode_outcome(s.target_outcome).dump()) << "</pre></td></tr>"
-       << "<tr><th>View</th><td><pre>" << esc(encode_view(s.model_view).dump(1)) << "</pre></td><td><pre>"
-       << esc(encode_view(s.target_view).dump(1)) << "</pre></td></tr>";
+  html << "<h2 class=\"verdict fail\">Failed at step " << f.step << " (" << markup_escape(f.what) << "): "
+       << markup_escape(std::string(to_string(s.op.kind))) << " at t=" << s.t << "</h2><p>" << markup_escape(f.detail) << "</p>"
+       << "<table class=\"side-by-side\"><tr><th></th><th>model</th><th>" << markup_escape(target) << "</th></tr>"
+       << "<tr><th>outcome</th><td><pre>" << markup_escape(encode_outcome(s.model_outcome).dump()) << "</pre></td><td><pre>"
+       << markup_escape(encode_outcome(s.target_outcome).dump()) << "</pre></td></tr>"
+       << "<tr><th>View</th><td><pre>" << markup_escape(encode_view(s.model_view).dump(1)) << "</pre></td><td><pre>"
+       << markup_escape(encode_view(s.target_view).dump(1)) << "</pre></td></tr>";
   if (!f.expected.empty())
-    html << "<tr><th>expected / actual</th><td><pre>" << esc(f.expected) << "</pre></td><td><pre>" << esc(f.actual)
+    html << "<tr><th>expected / actual</th><td><pre>" << markup_escape(f.expected) << "</pre></td><td><pre>" << markup_escape(f.actual)
          << "</pre></td></tr>";
   html << "</table>";
 }
@@ -151,11 +140,11 @@ std::string render_show_html(const ShowInput& in) {
   step_marks(marks, in, y);
   const int width = kLeft + static_cast<int>(in.steps.size()) * kStepW + 20;
   std::ostringstream html;
-  html << "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>" << esc(in.title) << "</title><style>"
+  html << "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>" << markup_escape(in.title) << "</title><style>"
        << "body{font-family:sans-serif;margin:16px}text{font-family:sans-serif;font-size:11px}"
        << ".fail{color:#c62828}.pass{color:#2e7d32}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
        << "padding:4px;vertical-align:top}pre{white-space:pre-wrap;max-width:560px;font-size:11px}</style></head><body>"
-       << "<h1>" << esc(in.title) << "</h1><p>Lanes per object over the steps: pin (green Active, grey expired), "
+       << "<h1>" << markup_escape(in.title) << "</h1><p>Lanes per object over the steps: pin (green Active, grey expired), "
        << "Pending (amber), live lease (blue); the number is COMPLETE replicas, +Np PROCESSING. Hover a cell for values."
        << "</p><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << y << "\">" << marks.str()
        << svg.str() << "</svg>";
