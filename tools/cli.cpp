@@ -95,6 +95,14 @@ void add_target_and_check_options(po::options_description& desc) {
       ("no-compare", po::bool_switch(), "check properties on the target alone, without comparing it with the model");
 }
 
+void describe_shrunk(Trace* shrunk, const std::string& from, const Failure& failure) {
+  shrunk->description = "minimal trace (" + std::to_string(shrunk->steps.size()) + " steps) shrunk from " + from +
+                        ": it fails with " + failure.what + " " + failure.field + " at step " +
+                        std::to_string(failure.step);
+  shrunk->rule.clear();
+  shrunk->seed.reset();
+}
+
 uint64_t count_of(const po::variables_map& vm, const char* name, uint64_t max) {
   return parse_count(std::string("--") + name, vm[name].as<std::string>(), max);
 }

@@ -11,6 +11,7 @@
 
 #include "runner.h"
 #include "target.h"
+#include "trace.h"
 
 namespace pinsim::cli {
 
@@ -36,6 +37,9 @@ TargetFactory target_or_throw(const std::string& name);
 TargetOptions target_options_of(const po::variables_map& vm);
 Checks checks_of(const po::variables_map& vm);
 void add_target_and_check_options(po::options_description& desc);
+// A shrunk trace's own description: what it fails and where it came from;
+// the rule and the seed of the original no longer describe it.
+void describe_shrunk(Trace* shrunk, const std::string& from, const Failure& failure);
 // Parses `args`; the first positional argument, if `positional` names one, fills it.
 po::variables_map parse(const std::vector<std::string>& args, const po::options_description& desc,
                         const char* positional = nullptr);

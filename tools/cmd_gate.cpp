@@ -53,7 +53,11 @@ GateFiles write_failures(const GateResult& r, const std::string& dir) {
     files.trace_paths.push_back(base + ".json");
     write_file(files.trace_paths.back(), write_trace(f.trace));
     files.shrunk_paths.push_back(f.shrunk ? base + ".min.json" : "");
-    if (f.shrunk) write_file(files.shrunk_paths.back(), write_trace(*f.shrunk));
+    if (f.shrunk) {
+      Trace minimal = *f.shrunk;
+      describe_shrunk(&minimal, f.source, f.failure);
+      write_file(files.shrunk_paths.back(), write_trace(minimal));
+    }
   }
   return files;
 }

@@ -246,7 +246,9 @@ int cmd_shrink(const std::vector<std::string>& args) {
   const auto r = shrink(trace, factory, target_options_of(vm), checks_of(vm));
   if (!r) throw UsageError(path + ": the trace does not fail against " + vm["target"].as<std::string>() + ", nothing to shrink");
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  write_file(vm["out"].as<std::string>(), write_trace(r->trace));
+  Trace minimal = r->trace;
+  describe_shrunk(&minimal, path, r->failure);
+  write_file(vm["out"].as<std::string>(), write_trace(minimal));
   std::printf("%s: %zu steps -> %zu steps (%zu replays, %.3f s), written to %s\n", path.c_str(), trace.steps.size(),
               r->trace.steps.size(), r->replays, secs, vm["out"].as<std::string>().c_str());
   print_failure(r->failure, "");
