@@ -104,4 +104,10 @@ done
 grep -qE '(src|href)="https?:' "$T/show.html" && { echo "FAIL: show.html loads an external asset"; fail=1; }
 check 0 - show "$S" -o "$T/pass.html"
 grep -qF 'Every step matched.' "$T/pass.html" || { echo "FAIL: a passing trace is not shown as passing"; fail=1; }
+# Every failing seed gets its own trace; a coverage requirement that is not met
+# is not a pass.
+check 1 - run --target embedded --fault F2 --seeds 1..3000 --swarm --out-dir "$T/fails" --max-failures 2 --out "$T/f.json"
+[ "$(ls "$T/fails" | wc -l)" = 2 ] || { echo "FAIL: --out-dir did not get 2 traces"; ls "$T/fails"; fail=1; }
+check 3 - run --seeds 1..20 --steps 20 --require-rules all
+check 2 "give one of them" run --max-failures 2 --stop-on-failure
 exit $fail

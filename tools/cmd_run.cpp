@@ -126,7 +126,11 @@ int cmd_run(const std::vector<std::string>& args) {
       ("trace", po::value<std::string>(), "write the trace of the (single) seed run here")
       ("coverage", po::bool_switch(), "print the rule-coverage report after the summary")
       ("known", po::value<std::string>(), "DIR of finding traces: failures matching one are reported as known, not red")
-      ("overhead", po::bool_switch(), "also time each seed's ops in lockstep and against the target alone");
+      ("overhead", po::bool_switch(), "also time each seed's ops in lockstep and against the target alone")
+      ("require-rules", po::value<std::string>(), "'all': exit 3 unless every rule of the model was applied (implies --coverage)")
+      ("out-dir", po::value<std::string>(), "write every failing seed's trace here (seed-N.json), not only the first")
+      ("max-failures", po::value<std::string>(), "stop after this many failing seeds")
+      ("stop-on-failure", po::bool_switch(), "stop at the first failing seed (--max-failures 1)");
   add_target_and_check_options(desc);
   const po::variables_map vm = parse(args, desc);
   const std::string target = vm["target"].as<std::string>();
@@ -135,6 +139,20 @@ int cmd_run(const std::vector<std::string>& args) {
   if (vm.count("trace") && o.first != o.last) throw UsageError("--trace: records one seed; use --seed");
   const std::string out = vm["out"].as<std::string>();
   check_writable(out);
+  if (vm.count("require-rules") && vm["require-rules"].as<std::string>() != "all")
+    throw UsageError("--require-rules: only 'all' is known, got '" + vm["require-rules"].as<std::string>() + "'");
+  if (vm.count("max-failures") && vm["stop-on-failure"].as<bool>())
+    throw UsageError("--max-failures and --stop-on-failure: give one of them");
+  const uint64_t max_failures = vm["stop-on-failure"].as<bool>() ? 1
+                                : vm.count("max-failures") ? parse_count("--max-failures", vm["max-failures"].as<std::string>(), UINT64_MAX)
+                                                           : UINT64_MAX;
+  if (max_failures == 0) throw UsageError("--max-failures: 0 would stop before the first seed");
+  const std::string out_dir = vm.count("out-dir") ? vm["out-dir"].as<std::string>() : "";
+  if (!out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    check_writable(out_dir + "/.pinsim-probe");
+  }
   const TargetOptions target_options = target_options_of(vm);
   const Checks checks = checks_of(vm);
   if (!o.seed.swarm && !o.seed.preset) {  // one fixed configuration: refused means bad usage
@@ -146,27 +164,33 @@ int cmd_run(const std::vector<std::string>& args) {
   Progress progress(o.last - o.first + 1);
   o.more = [&progress](const CampaignSummary& s) { progress.update(s); return true; };
   OverheadTable overhead;
-  bool reported = false;
+  uint64_t failing = 0;
   const CampaignSummary s = run_campaign(o, factory, target_options, checks, [&](uint64_t seed, RunResult& r, const KnownFinding* k) {
     if (vm.count("trace")) write_file(vm["trace"].as<std::string>(), write_trace(r.trace));
     if (vm["overhead"].as<bool>()) overhead.add(r.trace, factory, target_options, checks);
-    if (r.failure && !k && !reported) {
-      reported = true;
+    if (!r.failure || k) return true;
+    if (!out_dir.empty()) write_file(out_dir + "/seed-" + std::to_string(seed) + ".json", write_trace(r.trace));
+    if (++failing == 1) {
       write_file(out, write_trace(r.trace));
       std::cout << "seed " << seed << ": ";
       print_failure(*r.failure, out);
       std::cout << "  reproduce: pinsim replay " << out << replay_flags(vm) << "\n"
                 << "  picture:   pinsim show " << out << replay_flags(vm) << " -o pinsim-report.html\n";
     }
-    return true;
+    return failing < max_failures;
   });
   progress.done();
   print_summary(vm, o, s, checks.properties.size(), progress.seconds());
-  if (vm["coverage"].as<bool>()) print_coverage(s.hits, stdout);
+  const bool require_all = vm.count("require-rules") > 0;
+  const int never_hit = vm["coverage"].as<bool>() || require_all ? print_coverage(s.hits, stdout) : 0;
   if (vm["overhead"].as<bool>()) overhead.print(stdout);
   if (s.failures) return 1;
   if (s.seeds == 0 || s.steps == 0) {
     std::printf("checked nothing: no seed of the range ran (shard or refusals)\n");
+    return 3;
+  }
+  if (require_all && never_hit) {
+    std::printf("--require-rules all: %d rules never applied\n", never_hit);
     return 3;
   }
   return 0;
