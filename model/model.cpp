@@ -34,8 +34,31 @@ Outcome Model::apply(const Op& op, Time now) {
     case OpKind::Snapshot: return snapshot();
     case OpKind::Restore: return restore(op, now);
     case OpKind::Advance: return Outcome{};
+    case OpKind::BatchExist:
+    case OpKind::BatchGet:
+    case OpKind::BatchPutEnd:
+    case OpKind::BatchPutRevoke:
+    case OpKind::BatchUpsertStart:
+    case OpKind::BatchUpsertEnd:
+    case OpKind::BatchUpsertRevoke:
+    case OpKind::BatchRemove: return batch(op, now);
   }
   return Outcome::of(ErrorCode::INVALID_PARAMS);  // unknown op value
+}
+
+// A batch op (Mooncake's Batch* calls): the whole-batch validation the call
+// states (BatchUpsertStart: sizes must pair with keys, else every element is
+// INVALID_PARAMS and nothing changes), then the single-key op on each key in
+// call order, so a duplicate key sees the earlier element's effect. Each
+// element is exactly the single op, as atomic as it (a refused element
+// changes nothing, P13); the call itself answers OK with one result per key.
+Outcome Model::batch(const Op& op, Time now) {
+  Outcome out;
+  const bool well_formed = batch_well_formed(op);
+  for (size_t i = 0; i < op.keys.size(); ++i)
+    out.results.push_back(well_formed ? apply(batch_element(op, i), now).as_key_result()
+                                      : KeyResult{ErrorCode::INVALID_PARAMS, {}, {}});
+  return out;
 }
 
 // The gauge counts stored deadlines, Active or stale (RFC 3028 Metrics):

@@ -96,6 +96,7 @@ class Model {
   Outcome exist(const Op& op, Time now);
   Outcome remove(const Op& op, Time now);
   Outcome remove_all(const Op& op, Time now);
+  Outcome batch(const Op& op, Time now);  // model.cpp
   void grant_read_lease(ObjectId id, Object& obj, Time now);
   // eviction.cpp
   Outcome evict(const Op& op, Time now);

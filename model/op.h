@@ -74,6 +74,28 @@ constexpr bool is_start(OpKind k) { return op_info(k).cls == OpClass::Start; }
 constexpr bool is_end(OpKind k) { return op_info(k).cls == OpClass::End; }
 constexpr bool is_revoke(OpKind k) { return op_info(k).cls == OpClass::Revoke; }
 constexpr bool is_key_op(OpKind k) { return has_field(k, kFieldKey); }
+constexpr bool is_batch(OpKind k) { return has_field(k, kFieldKeys); }
+
+// The single-key op a batch op applies to each of its keys; any other op is
+// its own element.
+constexpr OpKind element_kind(OpKind k) {
+  switch (k) {
+    case OpKind::BatchExist: return OpKind::Exist;
+    case OpKind::BatchGet: return OpKind::Get;
+    case OpKind::BatchPutEnd: return OpKind::PutEnd;
+    case OpKind::BatchPutRevoke: return OpKind::PutRevoke;
+    case OpKind::BatchUpsertStart: return OpKind::UpsertStart;
+    case OpKind::BatchUpsertEnd: return OpKind::UpsertEnd;
+    case OpKind::BatchUpsertRevoke: return OpKind::UpsertRevoke;
+    case OpKind::BatchRemove: return OpKind::Remove;
+    case OpKind::PutStart: case OpKind::PutEnd: case OpKind::PutRevoke: case OpKind::UpsertStart:
+    case OpKind::UpsertEnd: case OpKind::UpsertRevoke: case OpKind::Get: case OpKind::Exist:
+    case OpKind::Remove: case OpKind::RemoveAll: case OpKind::RetainGroups: case OpKind::Evict:
+    case OpKind::Cleanup: case OpKind::Snapshot: case OpKind::Restore: case OpKind::Advance:
+      return k;
+  }
+  return k;
+}
 
 // One flat record; each op reads only its own fields (see docs/trace-format.md).
 struct Op {
@@ -93,16 +115,37 @@ struct Op {
   uint32_t evict_lowerbound_pct = 0;  // evict: second-pass bound, percent
   bool fail_first_candidate = false;  // restore
   uint64_t advance_ms = 0;            // advance
+  std::vector<KeyId> keys;            // batch ops, in call order (duplicates allowed)
+  std::vector<uint64_t> sizes;        // batch_upsert_start: one per key (a mismatch is INVALID_PARAMS)
   bool operator==(const Op&) const = default;
   // Every field, for digests. A new field must be added here too: the size
   // check below fails to compile until someone looks.
   auto fields() const {
     return std::tie(kind, client, object.tenant, object.key, size, memory_replicas, nof_replicas, soft_pin.action,
                     soft_pin.ttl_ms, group, selector, force, groups, ttl_ms, evict_target_pct, evict_lowerbound_pct,
-                    fail_first_candidate, advance_ms);
+                    fail_first_candidate, advance_ms, keys, sizes);
   }
 };
-static_assert(sizeof(Op) == 120, "Op changed: update Op::fields() and the op table's field sets");
+static_assert(sizeof(Op) == 168, "Op changed: update Op::fields() and the op table's field sets");
+
+// Element i of a batch op (i < keys.size()): the single-key op on keys[i],
+// with the batch's client, tenant, write config, selector and force, and
+// sizes[i] as its size when the batch carries sizes.
+inline Op batch_element(const Op& batch, size_t i) {
+  Op e = batch;
+  e.kind = element_kind(batch.kind);
+  e.object.key = batch.keys[i];
+  if (i < batch.sizes.size()) e.size = batch.sizes[i];
+  e.keys.clear();
+  e.sizes.clear();
+  return e;
+}
+
+// Whole-batch validation (Mooncake's BatchUpsertStart): sizes must pair with
+// keys one to one, else every element is INVALID_PARAMS and nothing changes.
+inline bool batch_well_formed(const Op& batch) {
+  return !has_field(batch.kind, kFieldSizes) || batch.sizes.size() == batch.keys.size();
+}
 
 // The virtual time at which `op` applies, from `now`: an advance moves the
 // clock (saturating at kTimeMax), every other op keeps it.

@@ -4,6 +4,10 @@
 // from it. Adding an op is a row here, the model's rule code, and each
 // target's mapping: every `switch (op.kind)` has no default, so -Wswitch
 // (an error here) names each place that must handle it.
+//
+// A batch op (field keys) is the single-key op element_kind() names applied
+// to each key in order, after the whole-batch validation Mooncake's Batch*
+// call states; it answers one result per key.
 #pragma once
 #include <cstdint>
 
@@ -25,16 +29,21 @@ enum class OpClass : uint8_t {
 enum OpField : uint32_t {
   kFieldTenant = 1u << 0,    // tenant
   kFieldKey = 1u << 1,       // key
-  kFieldWrite = 1u << 2,     // size, memory_replicas, nof_replicas, soft_pin, group
+  kFieldSize = 1u << 2,      // size
   kFieldSelector = 1u << 3,  // replicas: all, memory, nof
   kFieldForce = 1u << 4,     // force
   kFieldGroups = 1u << 5,    // groups, ttl_ms
   kFieldEvict = 1u << 6,     // target_pct, lowerbound_pct
   kFieldRestore = 1u << 7,   // fail_first_candidate
   kFieldAdvance = 1u << 8,   // ms
+  kFieldWriteConfig = 1u << 9,  // memory_replicas, nof_replicas, soft_pin, group
+  kFieldKeys = 1u << 10,     // keys: a batch op's keys, applied in order
+  kFieldSizes = 1u << 11,    // sizes: batch_upsert_start, one per key
 };
 
 inline constexpr uint32_t kKeyFields = kFieldTenant | kFieldKey;
+inline constexpr uint32_t kFieldWrite = kFieldSize | kFieldWriteConfig;
+inline constexpr uint32_t kBatchFields = kFieldTenant | kFieldKeys;
 
 // X(Kind, wire name, class, default campaign weight, fields)
 #define PINSIM_OPS(X)                                                                               \
@@ -53,6 +62,14 @@ inline constexpr uint32_t kKeyFields = kFieldTenant | kFieldKey;
   X(Cleanup, "cleanup", Master, 5, 0)                                                               \
   X(Snapshot, "snapshot", Master, 2, 0)                                                             \
   X(Restore, "restore", Master, 2, kFieldRestore)                                                   \
-  X(Advance, "advance", Clock, 16, kFieldAdvance)
+  X(Advance, "advance", Clock, 16, kFieldAdvance)                                                   \
+  X(BatchExist, "batch_exist", Read, 2, kBatchFields)                                               \
+  X(BatchGet, "batch_get", Read, 3, kBatchFields)                                                   \
+  X(BatchPutEnd, "batch_put_end", End, 3, kBatchFields | kFieldSelector)                            \
+  X(BatchPutRevoke, "batch_put_revoke", Revoke, 1, kBatchFields | kFieldSelector)                   \
+  X(BatchUpsertStart, "batch_upsert_start", Start, 3, kBatchFields | kFieldSizes | kFieldWriteConfig) \
+  X(BatchUpsertEnd, "batch_upsert_end", End, 2, kBatchFields)                                       \
+  X(BatchUpsertRevoke, "batch_upsert_revoke", Revoke, 1, kBatchFields)                              \
+  X(BatchRemove, "batch_remove", Remove, 2, kBatchFields | kFieldForce)
 
 }  // namespace pinsim

@@ -12,14 +12,25 @@ namespace pinsim {
 // PR 2835: RetainGroups answers per group with tl::expected<bool, ErrorCode>.
 enum class RetainResult : uint8_t { Accepted, Full, InvalidParams };
 
+// One element of a batch op's answer: the element's code, and for
+// batch_exist / batch_get what exist / get would answer.
+struct KeyResult {
+  ErrorCode code = ErrorCode::OK;
+  std::optional<bool> exists;        // batch_exist
+  std::optional<uint32_t> replicas;  // batch_get: readable replica count
+  bool operator==(const KeyResult&) const = default;
+};
+
 struct Outcome {
   ErrorCode code = ErrorCode::OK;
   std::optional<bool> exists;           // exist
   std::optional<uint32_t> replicas;     // get: readable replica count
   std::optional<uint64_t> removed;      // remove_all: objects removed
   std::vector<RetainResult> retained;   // retain_groups, one per element
+  std::vector<KeyResult> results;       // batch ops, one per key in order
   bool operator==(const Outcome&) const = default;
   static Outcome of(ErrorCode c) { Outcome o; o.code = c; return o; }
+  KeyResult as_key_result() const { return {code, exists, replicas}; }
 };
 
 }  // namespace pinsim

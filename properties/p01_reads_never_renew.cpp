@@ -8,7 +8,7 @@ namespace pinsim {
 PINSIM_PROPERTY(ReadsNeverRenew, "P1", "RFC 3028 rules 3, 4: reads never renew", kCapObjects | kCapDeadline | kCapGauge)
 
 std::optional<std::string> ReadsNeverRenew::check(const StepContext& s) const {
-  if (s.op.kind != OpKind::Get && s.op.kind != OpKind::Exist) return std::nullopt;
+  if (op_info(s.op.kind).cls != OpClass::Read) return std::nullopt;  // get, exist and their batches
   if (s.before.gauge != s.after.gauge) return "a read moved the gauge";
   for (const ObjectView& o : s.after.objects) {
     const ObjectView* b = find_object(s.before, o.id);

@@ -16,7 +16,7 @@ std::optional<std::string> DeadlineChangesOnlyByCommit::check(const StepContext&
     const ObjectView* b = find_object(s.before, a.id);
     const std::optional<Time> old = b ? b->deadline : std::nullopt;
     if (old == a.deadline) continue;
-    const bool same_key = a.id == s.op.object;
+    const bool same_key = touches(s.op, a.id);  // a batch: any of its keys
     const bool expired_drop = old && *old <= s.now && !a.deadline;
     if (is_end(s.op.kind) && same_key && b && complete(*b) == 0) continue;  // the commit
     if ((s.op.kind == OpKind::Cleanup || s.op.kind == OpKind::Evict) && expired_drop) continue;

@@ -11,7 +11,7 @@ PINSIM_PROPERTY(PendingFollowsRevoke, "P6", "RFC 3028 Revoke: Pending kept iff a
                 kCapObjects | kCapPending)
 
 std::optional<std::string> PendingFollowsRevoke::check(const StepContext& s) const {
-  if (!is_revoke(s.op.kind) || s.outcome.code != ErrorCode::OK) return std::nullopt;
+  if (!is_revoke(s.op.kind) || is_batch(s.op.kind) || s.outcome.code != ErrorCode::OK) return std::nullopt;  // one key's revoke
   const ObjectView* b = find_object(s.before, s.op.object);
   const ObjectView* a = find_object(s.after, s.op.object);
   if (!b || !a || !b->pending) return std::nullopt;

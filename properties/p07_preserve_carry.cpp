@@ -11,6 +11,7 @@ PINSIM_PROPERTY(PreserveCarriesUnexpiredOnly, "P7", "RFC 3028 rule 7: Preserve c
                 kCapObjects | kCapDeadline | kCapPending)
 
 std::optional<std::string> PreserveCarriesUnexpiredOnly::check(const StepContext& s) const {
+  if (is_batch(s.op.kind)) return std::nullopt;  // single-key writes only
   const ObjectView* b = find_object(s.before, s.op.object);
   const ObjectView* a = find_object(s.after, s.op.object);
   if (!b || !a || !b->deadline || s.outcome.code != ErrorCode::OK) return std::nullopt;

@@ -10,6 +10,7 @@ PINSIM_PROPERTY(RequestRules, "P8", "RFC 3028 Write API: bad requests change not
                 kCapObjects | kCapDeadline | kCapPending)
 
 std::optional<std::string> RequestRules::check(const StepContext& s) const {
+  if (is_batch(s.op.kind)) return std::nullopt;  // single-key writes only
   if (is_start(s.op.kind)) {
     const SoftPinRequest& r = s.op.soft_pin;
     const bool bad = r.action > 2 || (r.action != static_cast<uint8_t>(SoftPinAction::Enable) && r.ttl_ms) ||

@@ -17,7 +17,7 @@ std::optional<std::string> RetentionNeverShortens::check(const StepContext& s) c
         return "group t" + std::to_string(a.tenant) + "/g" + std::to_string(a.group) + " retention went from " +
                std::to_string(b.deadline) + " down to " + std::to_string(a.deadline);
   }
-  if (is_start(s.op.kind) && s.op.group != 0 && s.outcome.code == ErrorCode::OK && !find_object(s.before, s.op.object)) {
+  if (is_start(s.op.kind) && !is_batch(s.op.kind) && s.op.group != 0 && s.outcome.code == ErrorCode::OK && !find_object(s.before, s.op.object)) {
     const ObjectView* a = find_object(s.after, s.op.object);
     if (!a || a->lease == 0) return std::nullopt;
     for (const RetentionView& r : s.after.retention)

@@ -86,8 +86,14 @@ int64_t lazily_dropped(const View& before, const View& after, Time now) {
 }  // namespace
 
 std::optional<std::string> FailureAtomic::check(const StepContext& s) const {
-  if (s.outcome.code == ErrorCode::OK || s.op.kind == OpKind::Restore) return std::nullopt;
-  const std::string what = std::string(to_string(s.op.kind)) + " failed with " + std::string(to_string(s.outcome.code));
+  // A batch fails as a whole when every element failed (whole-batch
+  // validation, or each key refused): then nothing may change either.
+  const bool batch_failed =
+      is_batch(s.op.kind) && !s.outcome.results.empty() &&
+      std::all_of(s.outcome.results.begin(), s.outcome.results.end(), [](const KeyResult& r) { return r.code != ErrorCode::OK; });
+  if ((s.outcome.code == ErrorCode::OK && !batch_failed) || s.op.kind == OpKind::Restore) return std::nullopt;
+  const ErrorCode code = batch_failed ? s.outcome.results.front().code : s.outcome.code;
+  const std::string what = std::string(to_string(s.op.kind)) + " failed with " + std::string(to_string(code));
   if (auto change = object_change(s.before, s.after, s.now)) return what + " but changed committed state: " + *change;
   const int64_t want_gauge = s.before.gauge - lazily_dropped(s.before, s.after, s.now);
   if (s.after.gauge != want_gauge)

@@ -27,7 +27,7 @@ Digest op_digest(const Op& op) {
   std::vector<uint64_t> w;
   auto add = [&w](const auto& v) {
     using T = std::decay_t<decltype(v)>;
-    if constexpr (std::is_same_v<T, std::vector<GroupId>>) {
+    if constexpr (std::is_same_v<T, std::vector<GroupId>> || std::is_same_v<T, std::vector<uint64_t>>) {
       w.push_back(v.size());
       w.insert(w.end(), v.begin(), v.end());
     } else if constexpr (std::is_same_v<T, std::optional<uint64_t>>) {

@@ -211,6 +211,19 @@ class Shrinker {
       case OpKind::Restore:
         with([](Op& o) { o.fail_first_candidate = false; });
         break;
+      case OpKind::BatchExist: case OpKind::BatchGet: case OpKind::BatchPutEnd: case OpKind::BatchPutRevoke:
+      case OpKind::BatchUpsertStart: case OpKind::BatchUpsertEnd: case OpKind::BatchUpsertRevoke:
+      case OpKind::BatchRemove:
+        // A batch of one well-formed key is its single op; otherwise drop
+        // one key (with its size when sizes pair with keys).
+        if (op.keys.size() == 1 && batch_well_formed(op)) v.push_back(batch_element(op, 0));
+        for (size_t i = 0; i < op.keys.size(); ++i)
+          with([i](Op& o) {
+            if (o.sizes.size() == o.keys.size()) o.sizes.erase(o.sizes.begin() + static_cast<long>(i));
+            o.keys.erase(o.keys.begin() + static_cast<long>(i));
+          });
+        with([](Op& o) { o.selector = ReplicaSelector::All; o.force = false; });
+        break;
       default:
         break;
     }

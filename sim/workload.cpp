@@ -103,6 +103,22 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
       return start(c, k);
     case OpKind::Advance:
       return advance(c, model, now);
+    case OpKind::BatchUpsertStart: {
+      // A start's write config for the whole batch, then 1-4 keys with a
+      // size each; now and then one size too few or too many
+      // (INVALID_PARAMS for every key).
+      Op op = start(c, OpKind::UpsertStart);
+      op.kind = k;
+      op.keys = batch_keys(c);
+      op.object.key = 0;
+      for (size_t i = 0; i < op.keys.size(); ++i) op.sizes.push_back(pick_of(c, w_.sizes));
+      if (c.chance(w_.invalid_request_pct)) {
+        if (c.chance(50)) op.sizes.push_back(pick_of(c, w_.sizes));
+        else op.sizes.pop_back();
+      }
+      op.size = 0;
+      return op;
+    }
     default:
       break;
   }
@@ -134,9 +150,30 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
       break;
     }
     case OpKind::Restore: op.fail_first_candidate = c.chance(30); break;
+    case OpKind::BatchExist: case OpKind::BatchGet: case OpKind::BatchUpsertEnd: case OpKind::BatchUpsertRevoke:
+    case OpKind::BatchPutEnd: case OpKind::BatchPutRevoke: case OpKind::BatchRemove: {
+      op.object.key = 0;
+      op.keys = batch_keys(c);
+      // Mostly the first key's current writer, like a single End/Revoke.
+      auto it = model.objects().find({op.object.tenant, op.keys[0]});
+      if (it != model.objects().end() && c.chance(85)) op.client = it->second.client;
+      if (k == OpKind::BatchPutEnd || k == OpKind::BatchPutRevoke)
+        op.selector = static_cast<ReplicaSelector>(c.chance(60) ? 0 : 1 + c.pick(2));
+      if (k == OpKind::BatchRemove) op.force = c.chance(30);
+      break;
+    }
     default: break;
   }
   return op;
+}
+
+// A batch's keys: 1-4 keys of the universe in call order, sometimes one
+// repeated (each element sees the earlier ones' effect).
+std::vector<KeyId> Workload::batch_keys(Choices& c) const {
+  std::vector<KeyId> keys(1 + c.pick(4));
+  for (KeyId& k : keys) k = static_cast<KeyId>(c.pick(w_.keys));
+  if (keys.size() > 1 && c.chance(20)) keys.back() = keys.front();
+  return keys;
 }
 
 }  // namespace pinsim

@@ -57,6 +57,7 @@ class Workload {
  private:
   Op start(Choices& c, OpKind kind) const;
   Op advance(Choices& c, const Model& model, Time now) const;
+  std::vector<KeyId> batch_keys(Choices& c) const;
   WorkloadConfig w_;
   Config master_;
 };

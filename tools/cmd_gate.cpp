@@ -73,7 +73,7 @@ int merge(const po::variables_map& vm) {
 GateOptions options_of(const po::variables_map& vm, const std::string& target) {
   GateOptions o;
   o.budget_seconds = parse_budget(vm["budget"].as<std::string>());
-  o.steps = vm["steps"].as<uint64_t>();
+  o.steps = count_of(vm, "steps", 1'000'000);
   if (o.steps == 0) throw UsageError("--steps: must be at least 1");
   o.profile = default_profile(target);
   const std::string scenarios = vm["scenarios"].as<std::string>();
@@ -92,7 +92,7 @@ int cmd_gate(const std::vector<std::string>& args) {
   po::options_description desc("pinsim gate");
   desc.add_options()
       ("budget", po::value<std::string>()->default_value("120s"), "time budget: 120s, 10m")
-      ("steps", po::value<uint64_t>()->default_value(200), "steps per seed")
+      ("steps", po::value<std::string>()->default_value("200"), "steps per seed (1..1000000)")
       ("scenarios", po::value<std::string>()->default_value(PINSIM_SCENARIOS_DIR), "the scenario corpus")
       ("known", po::value<std::string>(), "finding traces (default: <scenarios>/findings)")
       ("base", po::value<std::string>(), "the base tree's JSON summary: run its seeds, mark its failures pre-existing")

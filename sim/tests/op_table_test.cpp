@@ -29,7 +29,10 @@ std::set<std::string> expected_fields(OpKind k) {
   std::set<std::string> f{"op"};
   if (has_field(k, kFieldTenant)) f.insert("tenant");
   if (has_field(k, kFieldKey)) f.insert("key");
-  if (has_field(k, kFieldWrite)) f.insert({"size", "memory_replicas", "nof_replicas", "soft_pin", "group"});
+  if (has_field(k, kFieldKeys)) f.insert("keys");
+  if (has_field(k, kFieldSizes)) f.insert("sizes");
+  if (has_field(k, kFieldSize)) f.insert("size");
+  if (has_field(k, kFieldWriteConfig)) f.insert({"memory_replicas", "nof_replicas", "soft_pin", "group"});
   if (has_field(k, kFieldSelector)) f.insert("replicas");
   if (has_field(k, kFieldForce)) f.insert("force");
   if (has_field(k, kFieldGroups)) f.insert({"groups", "ttl_ms"});
@@ -46,13 +49,44 @@ TEST(OpTable, EveryOpEncodesItsFieldsAndRoundTrips) {
     EXPECT_EQ(parse_op_kind(info.name), info.kind);
     Op op;
     op.kind = info.kind;
-    if (has_field(info.kind, kFieldWrite)) op.size = 32;
+    if (has_field(info.kind, kFieldSize)) op.size = 32;
+    if (has_field(info.kind, kFieldKeys)) op.keys = {1, 2, 1};
+    if (has_field(info.kind, kFieldSizes)) op.sizes = {32, 64};
     const json j = encode_op(op);
     std::set<std::string> keys;
     for (auto it = j.begin(); it != j.end(); ++it) keys.insert(it.key());
     EXPECT_EQ(keys, expected_fields(info.kind));
     EXPECT_EQ(decode_op(j, "$"), op);
   }
+}
+
+// A batch op's element is the single op on one key; every batch op names a
+// single-key element of its own class, and every other op is its own element.
+TEST(OpTable, BatchOpsApplyTheirSingleKeyElement) {
+  for (const OpInfo& info : kOpTable) {
+    SCOPED_TRACE(std::string(info.name));
+    const OpKind e = element_kind(info.kind);
+    if (!is_batch(info.kind)) {
+      EXPECT_EQ(e, info.kind);
+      continue;
+    }
+    EXPECT_TRUE(is_key_op(e));
+    EXPECT_EQ(op_info(e).cls, info.cls);
+    EXPECT_EQ(std::string(info.name), "batch_" + std::string(op_info(e).name));
+  }
+  Op b;
+  b.kind = OpKind::BatchUpsertStart;
+  b.object.tenant = 1;
+  b.keys = {4, 5};
+  b.sizes = {32, 64};
+  const Op e = batch_element(b, 1);
+  EXPECT_EQ(e.kind, OpKind::UpsertStart);
+  EXPECT_EQ(e.object, (ObjectId{1, 5}));
+  EXPECT_EQ(e.size, 64u);
+  EXPECT_TRUE(e.keys.empty());
+  EXPECT_TRUE(batch_well_formed(b));
+  b.sizes.pop_back();
+  EXPECT_FALSE(batch_well_formed(b));
 }
 
 TEST(OpTable, DefaultWeightsComeFromTheTable) {

@@ -40,10 +40,41 @@ Outcome EmbeddedMaster::apply(const Op& op, Time now) {
     case OpKind::Evict: return evict(op, now);
     case OpKind::Cleanup: return cleanup(now);
     case OpKind::Advance: return Outcome{};
+    case OpKind::BatchExist:
+    case OpKind::BatchGet:
+    case OpKind::BatchPutEnd:
+    case OpKind::BatchPutRevoke:
+    case OpKind::BatchUpsertStart:
+    case OpKind::BatchUpsertEnd:
+    case OpKind::BatchUpsertRevoke:
+    case OpKind::BatchRemove: return batch(op, now);
     case OpKind::Snapshot:
     case OpKind::Restore: break;
   }
   return Outcome::of(ErrorCode::INVALID_PARAMS);
+}
+
+// A batch op the way Mooncake's Batch* calls are built: the whole-batch
+// size check, then a loop over the single-key paths (each takes its own
+// shard lock; the batch is not one critical section).
+Outcome EmbeddedMaster::batch(const Op& op, Time now) {
+  Outcome out;
+  if (has_field(op.kind, kFieldSizes) && op.sizes.size() != op.keys.size()) {
+    out.results.assign(op.keys.size(), KeyResult{ErrorCode::INVALID_PARAMS, {}, {}});
+    return out;
+  }
+  for (size_t i = 0; i < op.keys.size(); ++i) {
+    const Op e = batch_element(op, i);
+    Outcome r;
+    if (e.kind == OpKind::UpsertStart) r = upsert_start(e, now);
+    else if (is_end(e.kind)) r = end(e, now);
+    else if (is_revoke(e.kind)) r = revoke(e, now);
+    else if (e.kind == OpKind::Get) r = get(e, now);
+    else if (e.kind == OpKind::Exist) r = exist(e, now);
+    else r = remove(e, now);
+    out.results.push_back(r.as_key_result());
+  }
+  return out;
 }
 
 View EmbeddedMaster::view(Time now) const {

@@ -120,6 +120,7 @@ class EmbeddedMaster final : public Target {
   Outcome exist(const Op& op, Time now);
   Outcome remove(const Op& op, Time now);
   Outcome remove_all(const Op& op, Time now);
+  Outcome batch(const Op& op, Time now);  // embedded_master.cpp
   // eviction.cpp
   Outcome evict(const Op& op, Time now);
   bool normalise_if_expired(ObjectId id, Time now);

@@ -503,6 +503,19 @@ class MooncakeTarget final : public Target {
         return Outcome{};
       case OpKind::RetainGroups:
         return retain_groups(op);
+      case OpKind::BatchExist:
+      case OpKind::BatchGet:
+      case OpKind::BatchPutEnd:
+      case OpKind::BatchPutRevoke:
+      case OpKind::BatchUpsertStart:
+      case OpKind::BatchUpsertEnd:
+      case OpKind::BatchUpsertRevoke:
+      case OpKind::BatchRemove:
+#if PINSIM_MC_HAS_BATCH_UPSERT
+        return batch(op, tenant);
+#else
+        return Outcome::of(ErrorCode::UNSUPPORTED);
+#endif
     }
     return Outcome::of(ErrorCode::UNSUPPORTED);
   }
@@ -593,6 +606,63 @@ class MooncakeTarget final : public Target {
   }
 
   static std::string segment_name(size_t index) { return "seg" + std::to_string(index); }
+
+#if PINSIM_MC_HAS_BATCH_UPSERT
+  // The batch ops: Mooncake's own Batch* calls, one result per key.
+  template <typename Tenant>
+  Outcome batch(const Op& op, const Tenant& tenant) {
+    std::vector<std::string> keys;
+    std::vector<mc::ObjectMeta> metas;
+    for (KeyId k : op.keys) {
+      keys.push_back(key_name(k));
+      metas.push_back(mc::ObjectMeta{key_name(k), std::nullopt});
+    }
+    const mc::UUID client = client_uuid(op.client);
+    Outcome out;
+    auto codes = [&out](const auto& results) {
+      for (const auto& r : results) out.results.push_back(outcome_of(r).as_key_result());
+      return out;
+    };
+    switch (op.kind) {
+      case OpKind::BatchExist:
+        for (const auto& r : service_->BatchExistKey(keys, tenant)) {
+          KeyResult x = outcome_of(r).as_key_result();
+          if (r) x.exists = *r;
+          out.results.push_back(x);
+        }
+        return out;
+      case OpKind::BatchGet:
+        for (const auto& r : service_->BatchGetReplicaList(keys, tenant)) {
+          KeyResult x = outcome_of(r).as_key_result();
+          if (r) x.replicas = static_cast<uint32_t>(r->replicas.size());
+          out.results.push_back(x);
+        }
+        return out;
+      case OpKind::BatchPutEnd:
+        return codes(service_->BatchPutEnd(client, metas, tenant, replica_type(op.selector)));
+      case OpKind::BatchPutRevoke:
+        return codes(service_->BatchPutRevoke(client, keys, tenant, replica_type(op.selector)));
+      case OpKind::BatchUpsertStart: {
+        mc::ReplicateConfig rc = replicate_config(op);
+        // One group id per key (ReplicateConfig::ForSingleKey), the batch's group for each.
+        if (op.group != 0) rc.group_ids = std::vector<std::string>(keys.size(), group_name(op.group));
+        return codes(service_->BatchUpsertStart(client, keys, tenant, op.sizes, rc));
+      }
+      case OpKind::BatchUpsertEnd:
+        return codes(service_->BatchUpsertEnd(client, metas, tenant));
+      case OpKind::BatchUpsertRevoke:
+        return codes(service_->BatchUpsertRevoke(client, keys, tenant));
+      case OpKind::BatchRemove:
+        return codes(service_->BatchRemove(keys, tenant, op.force));
+      case OpKind::PutStart: case OpKind::PutEnd: case OpKind::PutRevoke: case OpKind::UpsertStart:
+      case OpKind::UpsertEnd: case OpKind::UpsertRevoke: case OpKind::Get: case OpKind::Exist:
+      case OpKind::Remove: case OpKind::RemoveAll: case OpKind::RetainGroups: case OpKind::Evict:
+      case OpKind::Cleanup: case OpKind::Snapshot: case OpKind::Restore: case OpKind::Advance:
+        break;
+    }
+    return Outcome::of(ErrorCode::UNSUPPORTED);
+  }
+#endif
 
   // PR 2835 RetainGroups: group 0 is the empty group id (INVALID_PARAMS per
   // element); true is admitted, false is "cap reached".
@@ -740,6 +810,20 @@ bool mooncake_target_supports(const Op& op) {
     case OpKind::Remove:
     case OpKind::RemoveAll:
       return op.object.tenant == 0;
+    // The batch calls, like their single-key elements: tenant 0, no NoF.
+    case OpKind::BatchUpsertStart:
+      if (op.nof_replicas > 0) return false;
+      return PINSIM_MC_HAS_BATCH_UPSERT != 0 && op.object.tenant == 0;
+    case OpKind::BatchPutEnd:
+    case OpKind::BatchPutRevoke:
+      if (op.selector == ReplicaSelector::Nof) return false;
+      return PINSIM_MC_HAS_BATCH_UPSERT != 0 && op.object.tenant == 0;
+    case OpKind::BatchExist:
+    case OpKind::BatchGet:
+    case OpKind::BatchUpsertEnd:
+    case OpKind::BatchUpsertRevoke:
+    case OpKind::BatchRemove:
+      return PINSIM_MC_HAS_BATCH_UPSERT != 0 && op.object.tenant == 0;
   }
   return false;
 }
