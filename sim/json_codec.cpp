@@ -81,8 +81,10 @@ json encode_op(const Op& op) {
   const OpKind k = op.kind;
   if (has_field(k, kFieldTenant)) j["tenant"] = op.object.tenant;
   if (has_field(k, kFieldKey)) j["key"] = op.object.key;
-  if (has_field(k, kFieldWrite)) {
-    j["size"] = op.size;
+  if (has_field(k, kFieldKeys)) j["keys"] = op.keys;
+  if (has_field(k, kFieldSizes)) j["sizes"] = op.sizes;
+  if (has_field(k, kFieldSize)) j["size"] = op.size;
+  if (has_field(k, kFieldWriteConfig)) {
     j["memory_replicas"] = op.memory_replicas;
     j["nof_replicas"] = op.nof_replicas;
     json sp;
@@ -111,6 +113,20 @@ json encode_op(const Op& op) {
 
 // Decodes the op fields of `j`; fields outside the op's own set are left for
 // the caller's Fields (a trace step also has t, actor, expect).
+// An array of unsigned integers no larger than `max` (keys, sizes).
+template <typename T>
+std::vector<T> uint_array(Fields& f, const char* key, uint64_t max, const char* what) {
+  const json& a = f.raw(key);
+  if (!a.is_array()) Fields::fail(f.at(key), std::string("expected an array of ") + what);
+  std::vector<T> out;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!a[i].is_number_unsigned() || a[i].get<uint64_t>() > max)
+      Fields::fail(f.at(key) + "[" + std::to_string(i) + "]", std::string("expected one of ") + what);
+    out.push_back(a[i].get<T>());
+  }
+  return out;
+}
+
 static Op decode_op_fields(Fields& f) {
   Op op;
   op.kind = enum_field<OpKind>(f, "op", parse_op_kind, "op");
@@ -120,8 +136,10 @@ static Op decode_op_fields(Fields& f) {
     if (!f.has("key")) Fields::fail(f.at("key"), "missing field 'key'");
     op.object.key = f.u32_or("key", 0);
   }
-  if (has_field(k, kFieldWrite)) {
-    op.size = f.u64("size");
+  if (has_field(k, kFieldKeys)) op.keys = uint_array<KeyId>(f, "keys", UINT32_MAX, "key ids");
+  if (has_field(k, kFieldSizes)) op.sizes = uint_array<uint64_t>(f, "sizes", UINT64_MAX, "sizes");
+  if (has_field(k, kFieldSize)) op.size = f.u64("size");
+  if (has_field(k, kFieldWriteConfig)) {
     op.memory_replicas = f.u32_or("memory_replicas", 1);
     op.nof_replicas = f.u32_or("nof_replicas", 0);
     op.group = f.u32_or("group", 0);
@@ -184,6 +202,17 @@ json encode_outcome(const Outcome& o) {
     for (RetainResult x : o.retained) r.push_back(kRetainNames[static_cast<int>(x)]);
     j["retained"] = r;
   }
+  if (!o.results.empty()) {
+    json r = json::array();
+    for (const KeyResult& x : o.results) {
+      json e;
+      e["code"] = std::string(to_string(x.code));
+      if (x.exists) e["exists"] = *x.exists;
+      if (x.replicas) e["replicas"] = *x.replicas;
+      r.push_back(e);
+    }
+    j["results"] = r;
+  }
   return j;
 }
 
@@ -205,6 +234,19 @@ Outcome decode_outcome(const json& j, const std::string& path) {
       else if (s == "full") o.retained.push_back(RetainResult::Full);
       else if (s == "invalid_params") o.retained.push_back(RetainResult::InvalidParams);
       else Fields::fail(where, "unknown result '" + s + "'");
+    }
+  }
+  if (f.has("results")) {
+    const json& r = f.raw("results");
+    if (!r.is_array()) Fields::fail(f.at("results"), "expected an array");
+    for (size_t i = 0; i < r.size(); ++i) {
+      Fields e(r[i], f.at("results") + "[" + std::to_string(i) + "]");
+      KeyResult x;
+      x.code = enum_field<ErrorCode>(e, "code", parse_error_code, "error code");
+      if (e.has("exists")) x.exists = e.boolean_or("exists", false);
+      if (e.has("replicas")) x.replicas = e.u32_or("replicas", 0);
+      e.finish();
+      o.results.push_back(x);
     }
   }
   f.finish();
