@@ -52,12 +52,21 @@ Outcome Model::apply(const Op& op, Time now) {
 // call order, so a duplicate key sees the earlier element's effect. Each
 // element is exactly the single op, as atomic as it (a refused element
 // changes nothing, P13); the call itself answers OK with one result per key.
+//
+// A batch's starts share one ReplicateConfig (ReplicateConfig::ForSingleKey
+// copies it to every key), so its placement preference is fixed when the
+// batch begins: most free space then, lowest index on ties, and each element
+// takes the first preferred segment with room. Placement is not a lifecycle
+// rule; this only keeps NO_AVAILABLE_HANDLE where Mooncake's own batch path
+// puts it.
 Outcome Model::batch(const Op& op, Time now) {
   Outcome out;
   const bool well_formed = batch_well_formed(op);
+  if (is_start(op.kind)) batch_preference_ = preference_order(config_.segments, segment_used_);
   for (size_t i = 0; i < op.keys.size(); ++i)
     out.results.push_back(well_formed ? apply(batch_element(op, i), now).as_key_result()
                                       : KeyResult{ErrorCode::INVALID_PARAMS, {}, {}});
+  batch_preference_.clear();
   return out;
 }
 
@@ -142,11 +151,12 @@ std::optional<std::vector<Replica>> Model::plan_placement(const Op& op) const {
       for (size_t s = 0; s < config_.segments.size(); ++s) {
         const SegmentConfig& seg = config_.segments[s];
         const uint64_t free = seg.capacity - segment_used_[s];
-        if (seg.kind != kind || free < op.size || (best >= 0 && free <= best_free)) continue;
+        const uint64_t score = batch_preference_.empty() ? free : batch_preference_[s];
+        if (seg.kind != kind || free < op.size || (best >= 0 && score <= best_free)) continue;
         if (std::any_of(placed.begin(), placed.end(), [&](const Replica& r) { return r.segment == s; }))
           continue;
         best = static_cast<int>(s);
-        best_free = free;
+        best_free = score;
       }
       if (best < 0) return;
       placed.push_back({0, kind, ReplicaStatus::Processing, static_cast<uint32_t>(best)});

@@ -23,6 +23,20 @@
 
 namespace pinsim {
 
+// The placement preference of a batch start, fixed when the batch begins:
+// a score per segment, higher first, ordering by free space then by index.
+inline std::vector<uint64_t> preference_order(const std::vector<SegmentConfig>& segments,
+                                              const std::vector<uint64_t>& used) {
+  std::vector<size_t> order(segments.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return segments[a].capacity - used[a] > segments[b].capacity - used[b];
+  });
+  std::vector<uint64_t> score(segments.size());
+  for (size_t rank = 0; rank < order.size(); ++rank) score[order[rank]] = order.size() - rank;
+  return score;
+}
+
 class Model {
  public:
   // RFC 3028 C1: a config with default TTL > max TTL is refused, as Mooncake's
@@ -139,6 +153,7 @@ class Model {
   Config config_;
   ObjectTable objects_;
   std::vector<uint64_t> segment_used_;
+  std::vector<uint64_t> batch_preference_;  // during a batch start: a score per segment (higher first); else empty
   std::map<TenantId, uint64_t> tenant_used_;
   int64_t gauge_ = 0;
   // Stored deadlines in time order: lets cleanup visit only due objects

@@ -56,12 +56,17 @@ Outcome EmbeddedMaster::apply(const Op& op, Time now) {
 
 // A batch op the way Mooncake's Batch* calls are built: the whole-batch
 // size check, then a loop over the single-key paths (each takes its own
-// shard lock; the batch is not one critical section).
+// shard lock; the batch is not one critical section). A batch start places
+// with the preference fixed at its beginning (Model::batch).
 Outcome EmbeddedMaster::batch(const Op& op, Time now) {
   Outcome out;
   if (has_field(op.kind, kFieldSizes) && op.sizes.size() != op.keys.size()) {
     out.results.assign(op.keys.size(), KeyResult{ErrorCode::INVALID_PARAMS, {}, {}});
     return out;
+  }
+  if (is_start(op.kind)) {
+    std::lock_guard lock(alloc_mutex_);
+    batch_preference_ = preference_order(config_.segments, segment_used_);
   }
   for (size_t i = 0; i < op.keys.size(); ++i) {
     const Op e = batch_element(op, i);
@@ -73,6 +78,10 @@ Outcome EmbeddedMaster::batch(const Op& op, Time now) {
     else if (e.kind == OpKind::Exist) r = exist(e, now);
     else r = remove(e, now);
     out.results.push_back(r.as_key_result());
+  }
+  if (is_start(op.kind)) {
+    std::lock_guard lock(alloc_mutex_);
+    batch_preference_.clear();
   }
   return out;
 }
@@ -233,10 +242,11 @@ bool EmbeddedMaster::allocate_locked(const Op& op, std::vector<Replica>* out) {
       uint64_t best_free = 0;
       for (size_t s = 0; s < config_.segments.size(); ++s) {
         const uint64_t free = config_.segments[s].capacity - segment_used_[s];
-        if (config_.segments[s].kind != kind || free < op.size || (best >= 0 && free <= best_free)) continue;
+        const uint64_t score = batch_preference_.empty() ? free : batch_preference_[s];
+        if (config_.segments[s].kind != kind || free < op.size || (best >= 0 && score <= best_free)) continue;
         if (std::any_of(placed.begin(), placed.end(), [&](const Replica& r) { return r.segment == s; })) continue;
         best = static_cast<int>(s);
-        best_free = free;
+        best_free = score;
       }
       if (best < 0) return;
       placed.push_back({0, kind, ReplicaStatus::Processing, static_cast<uint32_t>(best)});

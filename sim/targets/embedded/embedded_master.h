@@ -20,6 +20,7 @@
 #include "deadline_index.h"
 #include "faults.h"
 #include "shard.h"
+#include "model.h"  // preference_order
 #include "target.h"
 
 namespace pinsim::embedded {
@@ -152,8 +153,9 @@ class EmbeddedMaster final : public Target {
   std::array<Shard, kShardCount> shards_;
   mutable std::mutex route_mutex_;
   std::unordered_map<ObjectId, GroupId, ObjectIdHash> routes_;  // object_group_ids_
-  mutable std::mutex alloc_mutex_;  // guards the four below
+  mutable std::mutex alloc_mutex_;  // guards the five below
   std::vector<uint64_t> segment_used_;
+  std::vector<uint64_t> batch_preference_;  // during a batch start (one ReplicateConfig): see Model::batch
   std::map<TenantId, uint64_t> tenant_used_;
   std::vector<Discarded> discarded_;
   ReplicaId next_replica_id_ = 1;
