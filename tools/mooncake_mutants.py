@@ -671,10 +671,11 @@ def markdown(r):
         b = r.get(key)
         if not b:
             continue
-        out.append(f"Baseline (unmutated source, same pipeline) at {r['budget' if key == 'baseline' else 'rerun_budget']} s: "
-                   f"{b['verdict']} in {b['seconds']} s ({b.get('seeds', '?')} seeds)"
-                   + (f"; compile {b['compile_seconds']} s, relink {b.get('link_seconds')} s" if "compile_seconds" in b else "")
-                   + ".")
+        at = r["budget" if key == "baseline" else "rerun_budget"]
+        built = (f"; compile {b['compile_seconds']} s, relink {b.get('link_seconds')} s"
+                 if "compile_seconds" in b else "")
+        out.append(f"Baseline (unmutated source, same pipeline) at {at} s: "
+                   f"{b['verdict']} in {b['seconds']} s ({b.get('seeds', '?')} seeds){built}.")
         for f in b.get("new_failures", []):
             out.append(f"- its failure (pre-existing for the mutants): {f}")
         out.append("")
