@@ -45,7 +45,11 @@ void restore(Choices&, WorkloadConfig& w, Config&) {
 
 void pressure(Choices& c, WorkloadConfig& w, Config& m) {
   w.keys = std::max<uint32_t>(w.keys, 5);
-  for (SegmentConfig& s : m.segments) s.capacity = c.chance(50) ? 64 : 256;
+  // 64-byte segments: with sizes 32 and 64 every free byte is one extent, so
+  // Mooncake's offset allocator and the model's byte count agree (a 256-byte
+  // segment fragments: docs/interpretations.md, "Allocation").
+  for (SegmentConfig& s : m.segments) s.capacity = 64;
+  if (c.chance(50)) m.segments.push_back({ReplicaKind::Memory, 64});
   at_least(w, {OpKind::Evict, OpKind::PutStart, OpKind::PutEnd, OpKind::UpsertStart, OpKind::Advance}, 12);
 }
 
