@@ -24,6 +24,8 @@ import re
 import subprocess
 import sys
 
+from cpp_source import blank, definition_bodies  # shared with the other dev scripts
+
 FILE = "mooncake-store/src/master_service.cpp"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -44,36 +46,6 @@ def gcovr_lines(src, covbuild):
              f"(no .gcda/.gcno under {covbuild}: build it with --coverage and run a campaign)")
 
 
-def blank(text):
-    """The text with comments and string and character literals turned into
-    spaces (newlines kept), so that braces and names are only code."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-        elif c == '"' and i > 0 and text[i - 1] == "R":  # raw string R"d(...)d"
-            d = text[i + 1:text.find("(", i)]
-            j = text.find(")" + d + '"', i)
-            j = n if j < 0 else j + len(d) + 2
-        elif c == '"' or (c == "'" and not text[i - 1].isalnum()):  # not 100'000
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            j += 1
-        else:
-            out.append(c)
-            i += 1
-            continue
-        out.append(re.sub(r"[^\n]", " ", text[i:j]))
-        i = j
-    return "".join(out)
-
-
 def definitions(code, name):
     """(first line, last line) of each definition of `name` in the blanked
     code: `MasterService::name(` at the start of a line (return type allowed
@@ -82,21 +54,8 @@ def definitions(code, name):
     for qualifier in (r"MasterService::", r""):
         pattern = re.compile(r"^(?=\S)[^;{}\n]*?(?<![\w:~])" + qualifier
                              + re.escape(name) + r"\(", re.M)
-        for m in pattern.finditer(code):
-            i, depth = m.end(), 1  # past the parameter list
-            while depth:
-                depth += {"(": 1, ")": -1}.get(code[i], 0)
-                i += 1
-            while code[i] not in "{;":
-                i += 1
-            if code[i] == ";":
-                continue
-            depth, i = 1, i + 1
-            while depth:
-                depth += {"{": 1, "}": -1}.get(code[i], 0)
-                i += 1
-            found.append((code.count("\n", 0, m.start()) + 1,
-                          code.count("\n", 0, i) + 1))
+        for match_start, _, end in definition_bodies(code, pattern):
+            found.append((code.count("\n", 0, match_start) + 1, code.count("\n", 0, end + 1) + 1))
         if found:
             return found
     return found

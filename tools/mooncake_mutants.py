@@ -26,6 +26,8 @@ import sys
 import threading
 import time
 
+from cpp_source import blank, definition_bodies  # shared with the other dev scripts
+
 FILE = "mooncake-store/src/master_service.cpp"
 LIB = "mooncake-store/src/libmooncake_store_master.a"
 MEMBER = "master_service.cpp.o"
@@ -58,36 +60,6 @@ LOCK_RE = re.compile(r"\b(lock|unlock|try_lock|mutex|reserve|shrink_to_fit)\b|_l
 
 
 # --- Reading the source ---------------------------------------------------------
-
-def blank(text):
-    """The text with comments and string and character literals turned into
-    spaces (newlines kept), so that every offset still means the same place."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-        elif c == '"' and i > 0 and text[i - 1] == "R":  # raw string R"d(...)d"
-            d = text[i + 1:text.find("(", i)]
-            j = text.find(")" + d + '"', i)
-            j = n if j < 0 else j + len(d) + 2
-        elif c == '"' or (c == "'" and not (i > 0 and text[i - 1].isalnum())):  # not 100'000
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            j += 1
-        else:
-            out.append(c)
-            i += 1
-            continue
-        out.append(re.sub(r"[^\n]", " ", text[i:j]))
-        i = j
-    return "".join(out)
-
 
 def inactive_lines(code, defines):
     """Line numbers (1-based) that the preprocessor drops or that are
@@ -136,23 +108,8 @@ def inactive_lines(code, defines):
 def definitions(code, name):
     """(body start offset, body end offset) of each definition
     `MasterService::name(` that starts a line (a return type may precede it)."""
-    found = []
     pattern = re.compile(r"^(?=\S)[^;{}\n]*?(?<![\w:~])MasterService::" + re.escape(name) + r"\(", re.M)
-    for m in pattern.finditer(code):
-        i, depth = m.end(), 1
-        while depth:
-            depth += {"(": 1, ")": -1}.get(code[i], 0)
-            i += 1
-        while code[i] not in "{;":
-            i += 1
-        if code[i] == ";":
-            continue
-        start, depth, i = i + 1, 1, i + 1
-        while depth:
-            depth += {"{": 1, "}": -1}.get(code[i], 0)
-            i += 1
-        found.append((start, i - 1))
-    return found
+    return [(start, end) for _, start, end in definition_bodies(code, pattern)]
 
 
 def match_paren(code, i, open_="(", close=")"):

@@ -18,48 +18,17 @@ import re
 import subprocess
 import sys
 
+from cpp_source import blank  # the shared comment and literal blanker
+
 MAX_FUNCTION, MAX_COLUMNS = 80, 120
 ROOT_ENTRIES = {".ci", ".gitignore", "CMakeLists.txt", "README.md", "dev", "cmake", "docs", "model", "properties",
                 "scenarios", "sim", "tools"}
 CONTAINER = re.compile(r"\b(namespace|class|struct|union|enum)\b")
 
 
-def strip_code(text):
-    """The text with comments and string/char literals blanked (newlines kept)."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append("\n" * text.count("\n", i, j))
-            i = j
-        elif c == 'R' and text.startswith('R"', i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == '_')):
-            k = text.find("(", i)
-            delim = text[i + 2:k]
-            j = text.find(")" + delim + '"', k)
-            j = n if j < 0 else j + len(delim) + 2
-            out.append('""' + "\n" * text.count("\n", i, j))
-            i = j
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            out.append(c + c)
-            i = j + 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
 def functions(text):
     """(name, first line, line count) of every top-level function body."""
-    code = strip_code(text)
+    code = blank(text)
     stack, head_start, found = [], 0, []
     line = 1
     for i, c in enumerate(code):

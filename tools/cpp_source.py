@@ -1,0 +1,56 @@
+"""Reading C++ source as code: the one comment and literal blanker that the
+dev scripts share (tidy_shape.py, mooncake_coverage.py, mooncake_mutants.py),
+so that braces and names they find are only code."""
+import re
+
+
+def blank(text):
+    """The text with comments and string and character literals turned into
+    spaces (newlines kept), so that every offset still means the same place."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+        elif c == '"' and i > 0 and text[i - 1] == "R":  # raw string R"d(...)d"
+            d = text[i + 1:text.find("(", i)]
+            j = text.find(")" + d + '"', i)
+            j = n if j < 0 else j + len(d) + 2
+        elif c == '"' or (c == "'" and not (i > 0 and text[i - 1].isalnum())):  # not 100'000
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            j += 1
+        else:
+            out.append(c)
+            i += 1
+            continue
+        out.append(re.sub(r"[^\n]", " ", text[i:j]))
+        i = j
+    return "".join(out)
+
+
+def definition_bodies(code, pattern):
+    """For each match of `pattern` (ending just past a function name's `(`)
+    in blanked code that is a definition, not a declaration: (match start,
+    offset of the body's first character, offset of its closing brace)."""
+    found = []
+    for m in pattern.finditer(code):
+        i, depth = m.end(), 1  # past the parameter list
+        while depth:
+            depth += {"(": 1, ")": -1}.get(code[i], 0)
+            i += 1
+        while code[i] not in "{;":
+            i += 1
+        if code[i] == ";":
+            continue
+        start, depth, i = i + 1, 1, i + 1
+        while depth:
+            depth += {"{": 1, "}": -1}.get(code[i], 0)
+            i += 1
+        found.append((m.start(), start, i - 1))
+    return found
