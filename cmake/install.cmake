@@ -29,5 +29,6 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/pinsimConfig.cmake ${CMAKE_CURRENT_BIN
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/pinsim)
 
 add_test(NAME install_consumer
-         COMMAND bash ${PROJECT_SOURCE_DIR}/docs/examples/consumer/test.sh ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+         COMMAND bash ${PROJECT_SOURCE_DIR}/docs/examples/consumer/test.sh ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR}
+                 "${CMAKE_CXX_FLAGS}" "${CMAKE_EXE_LINKER_FLAGS}")
 set_tests_properties(install_consumer PROPERTIES LABELS sim TIMEOUT 300)
