@@ -8,6 +8,7 @@
 #include <compare>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <string_view>
 #include <vector>
@@ -152,6 +153,9 @@ inline bool batch_well_formed(const Op& batch) {
 constexpr Time time_after(Time now, const Op& op) {
   return op.kind == OpKind::Advance ? saturating_deadline(now, op.advance_ms) : now;
 }
+
+// "t<tenant>/k<key>", how reports name an object.
+inline std::string object_name(ObjectId id) { return "t" + std::to_string(id.tenant) + "/k" + std::to_string(id.key); }
 
 std::string_view to_string(OpKind kind);
 std::optional<OpKind> parse_op_kind(std::string_view name);

@@ -15,7 +15,7 @@ inline const ObjectView* find_object(const View& v, ObjectId id) {
   return it != v.objects.end() && it->id == id ? &*it : nullptr;
 }
 
-inline std::string name(ObjectId id) { return "t" + std::to_string(id.tenant) + "/k" + std::to_string(id.key); }
+inline std::string name(ObjectId id) { return object_name(id); }
 inline std::string show(const std::optional<Time>& t) { return t ? std::to_string(*t) : "none"; }
 
 // Whether `op` names the object: its key, or one of a batch op's keys.

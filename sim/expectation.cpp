@@ -7,7 +7,6 @@ namespace pinsim {
 
 namespace {
 
-std::string key_name(ObjectId id) { return "t" + std::to_string(id.tenant) + "/k" + std::to_string(id.key); }
 std::string time_or_none(const std::optional<Time>& t) { return t ? std::to_string(*t) : "none"; }
 std::string action_or_none(const std::optional<SoftPinAction>& a) {
   return a ? std::string(to_string(*a)) : "none";
@@ -43,7 +42,7 @@ auto as_number = [](auto v) { return std::to_string(v); };
 
 void match_object(Matcher& m, const ObjectExpectation& e, const View& view) {
   const ObjectView* o = find(view, e.id);
-  const std::string who = key_name(e.id) + ": ";
+  const std::string who = object_name(e.id) + ": ";
   const bool want_present = e.present.value_or(true);
   m.field("present", kCapObjects, std::optional<bool>(want_present), o != nullptr, who,
           [](bool p) { return std::string(p ? "present" : "absent"); });

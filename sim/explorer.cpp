@@ -24,8 +24,9 @@ struct Node {
 // A digest of every field of an op (Op::fields()), for de-duplicating the
 // odometer's runs: two ops that differ in any field never merge.
 Digest op_digest(const Op& op) {
-  std::vector<uint64_t> w;
-  auto add = [&w](const auto& v) {
+  static thread_local std::vector<uint64_t> w;  // reused: this runs for every candidate op
+  w.clear();
+  auto add = [](const auto& v) {
     using T = std::decay_t<decltype(v)>;
     if constexpr (std::is_same_v<T, std::vector<GroupId>> || std::is_same_v<T, std::vector<uint64_t>>) {
       w.push_back(v.size());

@@ -203,8 +203,7 @@ Trace read_trace(const std::string& text, const std::string& source) {
 Trace load_trace(const std::string& path, uint64_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DecodeError(path + ": cannot open file");
-  std::string text(std::min<uint64_t>(max_bytes, 1 << 20), '\0');
-  text.clear();
+  std::string text;
   char buf[1 << 16];
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     text.append(buf, static_cast<size_t>(in.gcount()));

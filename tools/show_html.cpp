@@ -18,7 +18,6 @@ namespace {
 
 constexpr int kLeft = 120, kStepW = 44, kLaneH = 34, kTop = 70;
 
-std::string key_name(ObjectId id) { return "t" + std::to_string(id.tenant) + "/k" + std::to_string(id.key); }
 
 const ObjectView* find(const View& v, ObjectId id) {
   for (const ObjectView& o : v.objects)
@@ -33,7 +32,7 @@ void rect(std::ostringstream& svg, int x, int y, int w, int h, const char* fill,
 
 // One object's lane: a cell per step where it exists.
 void object_lane(std::ostringstream& svg, const ShowInput& in, ObjectId id, int y) {
-  svg << "<g class=\"lane\" data-lane=\"" << key_name(id) << "\"><text x=\"8\" y=\"" << y + 20 << "\">" << key_name(id) << "</text>";
+  svg << "<g class=\"lane\" data-lane=\"" << object_name(id) << "\"><text x=\"8\" y=\"" << y + 20 << "\">" << object_name(id) << "</text>";
   for (size_t i = 0; i < in.steps.size(); ++i) {
     const ShownStep& s = in.steps[i];
     const ObjectView* o = find(s.model_view, id);
