@@ -70,13 +70,15 @@ void Model::canonical_state(Time now, std::string* buffer) const {
       rel(o.lease);
       rel(o.put_start_time);
       put(out, o.group);
+      put(out, o.hard_pinned);
+      put(out, static_cast<int64_t>(o.replaced_charge));
+      put(out, o.reserved ? static_cast<int64_t>(*o.reserved) : -1);
       put(out, o.processing);
     }
   };
   objects(objects_.map());
   put(out, gauge_);
   for (uint64_t u : segment_used_) put(out, static_cast<int64_t>(u));
-  for (const auto& [t, u] : tenant_used_) if (u) { put(out, t); put(out, static_cast<int64_t>(u)); }
   put(out, -2);
   for (const auto& g : groups_needing_refresh_) { put(out, g.first); put(out, g.second); }
   put(out, -3);

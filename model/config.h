@@ -18,6 +18,9 @@ struct SegmentConfig {
   bool operator==(const SegmentConfig&) const = default;
 };
 
+// The largest quota a policy may request (Mooncake's 2^63 - 1 charge bound).
+inline constexpr uint64_t kMaxQuotaBytes = (uint64_t{1} << 63) - 1;
+
 struct Config {
   Profile profile = Profile::Rfc;
   uint64_t default_kv_soft_pin_ttl_ms = 30ull * 60 * 1000;  // 30 min
@@ -29,7 +32,11 @@ struct Config {
   std::vector<SegmentConfig> segments{{ReplicaKind::Memory, 1u << 20},
                                       {ReplicaKind::Memory, 1u << 20},
                                       {ReplicaKind::Nof, 1u << 20}};
-  // Per-tenant byte quota (size x replicas); a tenant not listed is unlimited.
+  // Mooncake's multi-tenant mode (enable_multi_tenants). Off: tenants are
+  // separate namespaces with no quota. On: a tenant writes only with a quota
+  // policy, its requested byte quota in tenant_quota_bytes (1..kMaxQuotaBytes),
+  // charged for size x memory replicas (docs/interpretations.md).
+  bool multi_tenant = false;
   std::map<TenantId, uint64_t> tenant_quota_bytes;
   // PR 2835 group retention.
   uint64_t max_retained_groups = 65'536;

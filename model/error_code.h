@@ -19,6 +19,7 @@ enum class ErrorCode : uint8_t {
   INVALID_WRITE,
   NO_AVAILABLE_HANDLE,
   TENANT_QUOTA_EXCEEDED,
+  TENANT_NOT_REGISTERED,  // multi-tenant mode: a write by a tenant without a quota policy
   INTERNAL_ERROR,
   UNSUPPORTED,  // a target that cannot perform the op (never the model)
 };

@@ -7,7 +7,9 @@
 // holds a read lease (this is how PR 2835 retention protects). Where
 // Mooncake's order is unspecified (nth_element ties, shard scan from a random
 // start) the model scans in key order, unless a runner asked it to follow a
-// target's choice (Model::scan_first_in_next_eviction).
+// target's choice (Model::scan_first_in_next_eviction). A hard-pinned object
+// is never taken, and every scan tests the hard pin first, so its stale soft
+// pin is not normalised here (Mooncake's BatchEvict order).
 #include "model.h"
 
 namespace pinsim {
@@ -51,53 +53,68 @@ void Model::discard_expired_processing(Time now) {
       obj.pending.reset();  // no PROCESSING replica is left, so none is viable
     }
     obj.processing = false;
+    settle_charge(obj);
     if (obj.replicas.empty()) erase_object(it++);
     else ++it;
   }
 }
 
 // Pops an object's evictable memory replicas; erases it when none remain.
-void Model::evict_memory(std::map<ObjectId, Object>::iterator it) {
+// Returns the bytes freed (size x replicas taken).
+uint64_t Model::evict_memory(std::map<ObjectId, Object>::iterator it) {
   Object& obj = it->second;
   auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) {
     return !(r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete);
   });
+  const uint64_t freed = obj.size * static_cast<uint64_t>(obj.replicas.end() - first);
   free_replicas(it->first, obj, first);
   if (obj.replicas.empty()) erase_object(it);
+  return freed;
 }
 
-// try_evict_group_or_object: returns how many objects lost their memory.
-uint64_t Model::try_evict(ObjectId id, bool allow_soft, Time now) {
+// The test every eviction scan makes of a candidate, in Mooncake's order:
+// hard pin, lease, (pass without pins: IsSoftPinActive, which lazily
+// normalises a stale pin), an evictable replica.
+bool Model::evictable_candidate(ObjectId id, Object& obj, bool allow_soft, Time now) {
+  if (obj.hard_pinned) {
+    hits_.hit(Rule::HardPinNeverEvicted);
+    return false;
+  }
+  if (now < obj.lease) return false;
+  if (!allow_soft && normalise_if_expired(id, obj, now)) return false;
+  return has_evictable_memory(obj);
+}
+
+// try_evict_group_or_object: how many objects lost their memory, and the
+// bytes taken.
+Model::Evicted Model::try_evict(ObjectId id, bool allow_soft, Time now) {
   auto it = find_object(id);
   const GroupId group = it->second.group;
   auto members = group == 0 ? group_members_.end() : group_members_.find({id.tenant, group});
   if (members == group_members_.end()) {
     hits_.hit(it->second.soft_pin_active(now) ? Rule::Rfc9 : Rule::EvictPass1);
-    evict_memory(it);
-    return 1;
+    return {1, evict_memory(it)};
   }
   const std::vector<KeyId> keys(members->second.begin(), members->second.end());
   for (KeyId k : keys) {
     if (now < find_object({id.tenant, k})->second.lease) {
       hits_.hit(Rule::EvictGroupSkip);
-      return 0;  // any member with a live lease protects the whole group
+      return {};  // any member with a live lease protects the whole group
     }
   }
-  uint64_t count = 0;
+  Evicted out;
   for (KeyId k : keys) {
     auto m = find_object({id.tenant, k});
     // Mooncake's BatchEvict group expansion / RFC 3028 "Read and eviction
-    // paths": Mooncake tests each member for hard pin, lease, (!allow_soft &&
-    // IsSoftPinActive), then an evictable replica, in that order. A member
-    // with no evictable replica is still evaluated, so its stale pin is
-    // normalised (gauge -1).
-    if (!allow_soft && normalise_if_expired(m->first, m->second, now)) continue;
-    if (!has_evictable_memory(m->second)) continue;
+    // paths": each member is tested as any candidate is (evictable_candidate).
+    // A member with no evictable replica is still evaluated, so its stale
+    // pin is normalised (gauge -1).
+    if (!evictable_candidate(m->first, m->second, allow_soft, now)) continue;
     hits_.hit(m->second.soft_pin_active(now) ? Rule::Rfc9 : Rule::EvictPass1);
-    evict_memory(m);
-    ++count;
+    out.bytes += evict_memory(m);
+    ++out.objects;
   }
-  return count;
+  return out;
 }
 
 Outcome Model::evict(const Op& op, Time now) {
@@ -120,6 +137,10 @@ Outcome Model::evict(const Op& op, Time now) {
   std::vector<Time> soft;
   uint64_t base = 0;
   for (auto& [id, obj] : objects_) {
+    if (obj.hard_pinned) {
+      hits_.hit(Rule::HardPinNeverEvicted);
+      continue;
+    }
     if (!has_evictable_memory(obj)) continue;
     ++base;
     if (now < obj.lease) continue;
@@ -144,7 +165,7 @@ Outcome Model::evict(const Op& op, Time now) {
   // (found by the Mooncake lane; docs/interpretations.md).
   if (k > 0 && target * 44 < 1000) {
     for (auto& [id, obj] : objects_)
-      if (now >= obj.lease) normalise_if_expired(id, obj, now);
+      if (!obj.hard_pinned && now >= obj.lease) normalise_if_expired(id, obj, now);
   }
   if (k > 0) {
     const Time cutoff = no_pin[k - 1].lease;
@@ -157,7 +178,7 @@ Outcome Model::evict(const Op& op, Time now) {
         leftover.push_back(c.lease);
         continue;
       }
-      const int64_t n = static_cast<int64_t>(try_evict(c.id, false, now));
+      const int64_t n = static_cast<int64_t>(try_evict(c.id, false, now).objects);
       evicted += n;
       done += n;
     }
@@ -173,29 +194,36 @@ Outcome Model::evict(const Op& op, Time now) {
   std::sort(leftover.begin(), leftover.end());
   const bool pass_2a = n <= static_cast<int64_t>(leftover.size());
   const Time cutoff = pass_2a ? leftover[n - 1] : soft[n - leftover.size() - 1];
-  // The scan order: key order, after any objects a runner asked for first
-  // (scan_first_in_next_eviction; Mooncake starts at a random shard).
+  evict_second_pass(n, pass_2a, cutoff, scan_first, now);
+  return Outcome{};
+}
+
+// BatchEvict's second pass scan: up to `n` objects, in key order after any
+// objects a runner asked for first (scan_first_in_next_eviction; Mooncake
+// starts at a random shard).
+void Model::evict_second_pass(int64_t n, bool pass_2a, Time cutoff, const std::vector<ObjectId>& scan_first,
+                              Time now) {
   std::vector<ObjectId> scan = scan_first;
   for (const auto& [id, obj] : objects_)
     if (std::find(scan_first.begin(), scan_first.end(), id) == scan_first.end()) scan.push_back(id);
   for (ObjectId id : scan) {
     if (n <= 0) break;
     auto it = find_object(id);
+    if (it == objects_.end() || it->second.hard_pinned || now < it->second.lease) continue;
     if (pass_2a) {
       // Mooncake's BatchEvict pass 2A: its scan tests hard pin, lease expired,
       // lease <= cutoff, !IsSoftPinActive, and only then an evictable replica,
       // so an expired-lease object inside the cutoff is lazily normalised
       // even when it has nothing to evict (RFC 3028 "Read and eviction paths").
-      if (it == objects_.end() || now < it->second.lease || it->second.lease > cutoff) continue;
+      if (it->second.lease > cutoff) continue;
       if (normalise_if_expired(id, it->second, now) || !has_evictable_memory(it->second)) continue;
-      n -= static_cast<int64_t>(try_evict(id, false, now));
+      n -= static_cast<int64_t>(try_evict(id, false, now).objects);
     } else {
-      if (!eligible(it)) continue;
+      if (!has_evictable_memory(it->second)) continue;
       if (normalise_if_expired(id, it->second, now) && it->second.lease > cutoff) continue;
-      n -= static_cast<int64_t>(try_evict(id, true, now));
+      n -= static_cast<int64_t>(try_evict(id, true, now).objects);
     }
   }
-  return Outcome{};
 }
 
 }  // namespace pinsim

@@ -12,11 +12,18 @@ std::variant<Model, std::string> Model::create(const Config& config) {
 Model::Model(const Config& config)
     : config_(config), segment_used_(config.segments.size(), 0) {
   hits_.hit(Rule::ConfigC1);
+  init_quotas();
 }
 
 Outcome Model::apply(const Op& op, Time now) {
   if (now < last_now_ || now < 0) return Outcome::of(ErrorCode::INVALID_PARAMS);
   last_now_ = now;
+  Outcome out = dispatch(op, now);
+  scan_first_.clear();  // a runner's scan order holds for one op
+  return out;
+}
+
+Outcome Model::dispatch(const Op& op, Time now) {
   switch (op.kind) {
     case OpKind::PutStart: return put_start(op, now);
     case OpKind::UpsertStart: return upsert_start(op, now);
@@ -64,7 +71,7 @@ Outcome Model::batch(const Op& op, Time now) {
   const bool well_formed = batch_well_formed(op);
   if (is_start(op.kind)) batch_preference_ = preference_order(config_.segments, segment_used_);
   for (size_t i = 0; i < op.keys.size(); ++i)
-    out.results.push_back(well_formed ? apply(batch_element(op, i), now).as_key_result()
+    out.results.push_back(well_formed ? dispatch(batch_element(op, i), now).as_key_result()
                                       : KeyResult{ErrorCode::INVALID_PARAMS, {}, {}});
   batch_preference_.clear();
   return out;
@@ -87,16 +94,14 @@ void Model::release_replica(const Replica& r, uint64_t size) {
   segment_used_[r.segment] -= size;
 }
 
-void Model::free_replicas(ObjectId id, Object& obj, std::vector<Replica>::iterator from) {
+void Model::free_replicas(ObjectId, Object& obj, std::vector<Replica>::iterator from) {
   for (auto r = from; r != obj.replicas.end(); ++r) release_replica(*r, obj.size);
-  tenant_used_[id.tenant] -= obj.size * (obj.replicas.end() - from);
   obj.replicas.erase(from, obj.replicas.end());
 }
 
-void Model::discard_replicas(ObjectId id, Object& obj, std::vector<Replica>::iterator from,
+void Model::discard_replicas(ObjectId, Object& obj, std::vector<Replica>::iterator from,
                              Time release_at) {
   Discarded d{release_at, {from, obj.replicas.end()}, obj.size};
-  tenant_used_[id.tenant] -= obj.size * d.replicas.size();
   obj.replicas.erase(from, obj.replicas.end());
   if (!d.replicas.empty()) discarded_.push_back(std::move(d));
 }
@@ -119,7 +124,6 @@ uint64_t Model::release_discarded(Time now) {
 void Model::erase_object(std::map<ObjectId, Object>::iterator it) {
   Object& obj = it->second;
   set_deadline(it->first, obj, std::nullopt);  // the destructor owns the -1
-  tenant_used_[it->first.tenant] -= obj.charged_bytes();
   for (const Replica& r : obj.replicas) release_replica(r, obj.size);
   if (obj.group != 0) {
     const GroupKey g{it->first.tenant, obj.group};
@@ -195,6 +199,7 @@ std::optional<ObjectView> Model::object_view(ObjectId id) const {
     v.pending = p;
   }
   v.group = o.group;
+  v.hard_pinned = o.hard_pinned;
   v.lease = o.lease;
   return v;
 }
@@ -208,8 +213,9 @@ View Model::view(Time now) const {
     if (deadline > now) v.retention.push_back({g.first, g.second, deadline});
   v.retained_group_count = retained_group_count_;
   v.retention_entries = retention_.size();
-  for (const auto& [tenant, bytes] : tenant_used_)
-    if (bytes != 0) v.usage.push_back({tenant, bytes});
+  if (config_.multi_tenant) v.usage = tenant_usage();
+  for (size_t s = 0; s < config_.segments.size(); ++s)
+    if (config_.segments[s].kind == ReplicaKind::Memory) v.memory_used.push_back(segment_used_[s]);
   return v;
 }
 

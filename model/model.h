@@ -48,13 +48,18 @@ class Model {
   // nothing changed.
   Outcome apply(const Op& op, Time now);
 
-  // Mooncake's second eviction pass scans shards from a random start, so
-  // which of several admissible objects it takes is not specified; the
+  // Mooncake's second eviction pass (and its quota eviction) scans shards from
+  // a random start, so which of several admissible objects it takes is not specified; the
   // model scans in key order. A runner following a target whose order is
   // unspecified (Target::eviction_order_unspecified) asks the model to scan
   // `first` before the others on the next evict: the result is still one
   // the rules allow, and the model then agrees with the target's choice.
   void scan_first_in_next_eviction(std::vector<ObjectId> first) { scan_first_ = std::move(first); }
+  // Whether `op` may evict: an evict, or in multi-tenant mode a write whose
+  // quota refusal evicts the tenant's own objects before it retries.
+  bool may_evict(const Op& op) const {
+    return op.kind == OpKind::Evict || (config_.multi_tenant && is_start(op.kind));
+  }
 
   View view(Time now) const;
   // One object's view (nullopt when absent); cheap, for incremental checks.
@@ -89,9 +94,13 @@ class Model {
     std::vector<Discarded> discarded;  // serialised with the metadata, as Mooncake does
   };
 
+  Outcome dispatch(const Op& op, Time now);
+  void init_quotas();
   // write_path.cpp
-  Outcome put_start(const Op& op, Time now);
-  Outcome upsert_start(const Op& op, Time now);
+  Outcome put_start(const Op& op, Time now) { return with_quota_retries(op, now, &Model::put_start_once); }
+  Outcome upsert_start(const Op& op, Time now) { return with_quota_retries(op, now, &Model::upsert_start_once); }
+  Outcome put_start_once(const Op& op, Time now);
+  Outcome upsert_start_once(const Op& op, Time now);
   Outcome end(const Op& op, Time now);
   Outcome revoke(const Op& op, Time now);
   std::optional<ErrorCode> validate_start(const Op& op, Resolved* out);
@@ -100,8 +109,9 @@ class Model {
   // the replaced object gives back when the write goes ahead.
   std::optional<ErrorCode> admit(const Op& op, uint64_t released, std::vector<Replica>* placed);
   void create_object(const Op& op, GroupId group, const Resolved& req, std::vector<Replica> placed,
-                     std::optional<Time> carried, Time now);
-  std::optional<ErrorCode> admit_replacement(const Op& op, const Object& obj, std::vector<Replica>* placed);
+                     std::optional<Time> carried, Time now, bool hard_pinned);
+  std::optional<ErrorCode> admit_replacement(const Op& op, const Object& obj, bool keeps_charge,
+                                             std::vector<Replica>* placed);
   void preempt(ObjectId id, Object& obj, Time now);
   void upsert_in_place(const Op& op, Object& obj, const Resolved& req, Time now);
   void commit_pending(ObjectId id, Object& obj, Time now);
@@ -112,12 +122,26 @@ class Model {
   Outcome remove_all(const Op& op, Time now);
   Outcome batch(const Op& op, Time now);  // model.cpp
   void grant_read_lease(ObjectId id, Object& obj, Time now);
+  // tenant_quota.cpp: multi-tenant mode (rules tenant.*)
+  Outcome with_quota_retries(const Op& op, Time now, Outcome (Model::*attempt)(const Op&, Time));
+  std::optional<ErrorCode> check_registered(TenantId tenant);
+  std::optional<ErrorCode> charge_admits(TenantId tenant, uint64_t need, uint64_t released);
+  uint64_t tenant_charge(TenantId tenant) const;
+  std::vector<UsageView> tenant_usage() const;
+  void settle_charge(Object& obj);
+  uint64_t evict_for_quota(TenantId tenant, uint64_t target, bool allow_soft, Time now);
   // eviction.cpp
   Outcome evict(const Op& op, Time now);
   bool normalise_if_expired(ObjectId id, Object& obj, Time now);
   void discard_expired_processing(Time now);
-  void evict_memory(std::map<ObjectId, Object>::iterator it);
-  uint64_t try_evict(ObjectId id, bool allow_soft, Time now);
+  uint64_t evict_memory(std::map<ObjectId, Object>::iterator it);
+  struct Evicted {
+    uint64_t objects = 0;
+    uint64_t bytes = 0;  // size x memory replicas taken
+  };
+  Evicted try_evict(ObjectId id, bool allow_soft, Time now);
+  void evict_second_pass(int64_t n, bool pass_2a, Time cutoff, const std::vector<ObjectId>& scan_first, Time now);
+  bool evictable_candidate(ObjectId id, Object& obj, bool allow_soft, Time now);
   // expiry.cpp
   Outcome cleanup(Time now);
   // snapshot.cpp
@@ -154,7 +178,8 @@ class Model {
   ObjectTable objects_;
   std::vector<uint64_t> segment_used_;
   std::vector<uint64_t> batch_preference_;  // during a batch start: a score per segment (higher first); else empty
-  std::map<TenantId, uint64_t> tenant_used_;
+  std::map<TenantId, uint64_t> effective_quota_;  // multi-tenant mode, from the policies and capacity
+  uint64_t quota_deficit_ = 0;                    // of the last refused charge
   int64_t gauge_ = 0;
   // Stored deadlines in time order: lets cleanup visit only due objects
   // (derived from objects_, kept in step by set_deadline alone).

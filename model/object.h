@@ -46,6 +46,12 @@ struct Object {
   Time lease = 0;  // read lease timeout ("hard lease")
   Time put_start_time = 0;
   GroupId group = 0;
+  // Mooncake's hard pin (ReplicateConfig::with_hard_pin): set when the object
+  // is created, never by a later write except a size-changing Upsert that ORs
+  // it in; no eviction takes the object.
+  bool hard_pinned = false;
+  std::optional<uint64_t> reserved;  // a new write's reservation, until settle
+  uint64_t replaced_charge = 0;      // a size-changing Upsert's old charge, until settle
   bool processing = false;  // in Mooncake's processing_keys
 
   bool any_complete() const {
@@ -60,7 +66,20 @@ struct Object {
   }
   // RFC 3028 rule 4: protection only while now < D.
   bool soft_pin_active(Time now) const { return deadline && now < *deadline; }
-  uint64_t charged_bytes() const { return size * replicas.size(); }
+  // Multi-tenant mode: bytes charged to the tenant (rule tenant.charge). A
+  // new write is charged what it reserved, size x the memory replicas it
+  // asked for, until it settles; then size x its memory replicas. A
+  // replaced object's charge is added until the write settles.
+  uint64_t charged_bytes() const {
+    const auto memory = std::count_if(replicas.begin(), replicas.end(),
+                                      [](const Replica& r) { return r.kind == ReplicaKind::Memory; });
+    return reserved.value_or(size * static_cast<uint64_t>(memory)) + replaced_charge;
+  }
+  bool memory_processing() const {
+    return std::any_of(replicas.begin(), replicas.end(), [](const Replica& r) {
+      return r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Processing;
+    });
+  }
 };
 
 inline bool selected(ReplicaSelector s, ReplicaKind k) {

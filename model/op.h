@@ -108,6 +108,7 @@ struct Op {
   uint32_t nof_replicas = 0;     // *_start
   SoftPinRequest soft_pin{};     // *_start
   GroupId group = 0;             // *_start: 0 = ungrouped
+  bool hard_pin = false;         // *_start: Mooncake's with_hard_pin
   ReplicaSelector selector = ReplicaSelector::All;  // *_end, *_revoke
   bool force = false;            // remove
   std::vector<GroupId> groups;   // retain_groups
@@ -123,7 +124,8 @@ struct Op {
   // check below fails to compile until someone looks.
   auto fields() const {
     return std::tie(kind, client, object.tenant, object.key, size, memory_replicas, nof_replicas, soft_pin.action,
-                    soft_pin.ttl_ms, group, selector, force, groups, ttl_ms, evict_target_pct, evict_lowerbound_pct,
+                    soft_pin.ttl_ms, group, hard_pin, selector, force, groups, ttl_ms, evict_target_pct,
+                    evict_lowerbound_pct,
                     fail_first_candidate, advance_ms, keys, sizes);
   }
 };

@@ -58,8 +58,22 @@ namespace pinsim {
     "a group is skipped while any member holds a lease")                                                             \
   X(RemoveLease, "remove.lease", "Mooncake main Remove (unchanged path)",                                            \
     "non-forced remove refuses an object with a live lease")                                                         \
-  X(Quota, "tenant.quota", "Mooncake main PutStart, UpsertStart (unchanged path)",                                   \
-    "a write over the tenant byte quota is refused")                                                                 \
+  X(Quota, "tenant.quota", "Mooncake main tenant quota (docs/interpretations.md, Tenants and quotas)",              \
+    "a write over the tenant's effective quota is refused after its quota-eviction retries")                         \
+  X(TenantNotRegistered, "tenant.registration", "Mooncake main multi-tenant mode (ResolveTenantIdForWrite)",          \
+    "in multi-tenant mode a write by a tenant without a quota policy is TENANT_NOT_REGISTERED")                      \
+  X(EffectiveQuota, "tenant.effective-quota", "Mooncake main tenant quota (BuildEffectiveQuotaAssignments)",          \
+    "quotas above the memory capacity are scaled down in proportion, largest remainders first")                      \
+  X(QuotaCharge, "tenant.charge", "Mooncake main tenant quota ledger (docs/interpretations.md)",                      \
+    "a tenant is charged size x memory replicas; a replaced object's charge stays until the new write settles")      \
+  X(QuotaEviction, "tenant.quota-eviction", "Mooncake main EvictTenantMemoryForQuota",                               \
+    "a write refused for quota evicts the tenant's own evictable objects and is retried, three attempts in all")     \
+  X(HardPinSet, "hardpin.set", "Mooncake main ReplicateConfig::with_hard_pin",                                       \
+    "a hard pin is set when the object is created, from the request")                                                \
+  X(HardPinKept, "hardpin.kept", "Mooncake main UpsertStart Cases B and C",                                          \
+    "an upsert keeps the hard pin: in place unchanged, a size change ORs in the request's")                          \
+  X(HardPinNeverEvicted, "hardpin.never-evicted", "Mooncake main BatchEvict, EvictTenantMemoryForQuota",              \
+    "no eviction takes a hard-pinned object, and none normalises its soft pin")                                      \
   X(NoHandle, "alloc.no-handle", "Mooncake main PutStart, UpsertStart (unchanged path)",                             \
     "allocation without room fails with NO_AVAILABLE_HANDLE")                                                        \
   X(RestoreRfc, "restore.rfc", "RFC 3028 Snapshot and HA semantics", "restore keeps unexpired deadlines, normalises expired ones")    \

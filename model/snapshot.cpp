@@ -58,6 +58,7 @@ Outcome Model::restore(const Op& op, Time now) {
     obj.lease = saved.lease;
     obj.put_start_time = saved.put_start_time;
     obj.group = saved.group;
+    obj.hard_pinned = saved.hard_pinned;  // snapshots keep the hard pin
     // RFC restore step 1: an expired soft deadline is normalised to Disabled.
     if (obj.deadline && *obj.deadline <= now) obj.deadline.reset();
     // Steps 2-4: a non-COMPLETE object is dropped; an expired lease drops the
@@ -66,7 +67,6 @@ Outcome Model::restore(const Op& op, Time now) {
     const bool pinned = rules.pinned_object_survives_expired_lease && obj.deadline.has_value();
     if (!obj.all_complete() || obj.replicas.empty() || !(lease_live || pinned)) continue;
     for (const Replica& r : obj.replicas) segment_used_[r.segment] += obj.size;
-    tenant_used_[id.tenant] += obj.charged_bytes();
     if (obj.group != 0) {  // RebuildGroupRoutingIndex: every restored group is dirty
       group_members_[{id.tenant, obj.group}].insert(id.key);
       groups_needing_refresh_.insert({id.tenant, obj.group});

@@ -29,6 +29,7 @@ struct ObjectView {
   std::optional<Time> deadline;  // committed soft pin as stored (may be stale)
   std::optional<PendingView> pending;
   GroupId group = 0;
+  bool hard_pinned = false;
   Time lease = 0;                // read lease timeout
   bool operator==(const ObjectView&) const = default;
 };
@@ -54,6 +55,9 @@ struct View {
   uint64_t retained_group_count = 0;     // the admission counter as kept
   uint64_t retention_entries = 0;        // entries stored, expired included
   std::vector<UsageView> usage;          // tenant charges, sorted by tenant
+  // Bytes allocated in each memory segment, in config order, replicas held
+  // after a discard included: placement's input, invisible in the objects.
+  std::vector<uint64_t> memory_used;
   bool operator==(const View&) const = default;
 };
 
@@ -66,7 +70,8 @@ enum Capability : uint32_t {
   kCapGauge = 1u << 4,      // soft-pin gauge
   kCapRetention = 1u << 5,  // group retention table and counter
   kCapUsage = 1u << 6,      // bytes charged per tenant
-  kCapAll = (1u << 7) - 1,
+  kCapSegments = 1u << 7,   // bytes allocated per memory segment
+  kCapAll = (1u << 8) - 1,
 };
 using Capabilities = uint32_t;
 

@@ -24,11 +24,11 @@ std::string_view name_at(const std::array<std::string_view, N>& names, size_t i)
   return i < N ? names[i] : std::string_view("?");
 }
 
-constexpr std::array<std::string_view, 13> kErrorNames{
+constexpr std::array<std::string_view, 14> kErrorNames{
     "OK", "INVALID_PARAMS", "OBJECT_NOT_FOUND", "OBJECT_ALREADY_EXISTS",
     "OBJECT_HAS_LEASE", "OBJECT_REPLICA_BUSY", "REPLICA_IS_NOT_READY",
     "ILLEGAL_CLIENT", "INVALID_WRITE", "NO_AVAILABLE_HANDLE",
-    "TENANT_QUOTA_EXCEEDED", "INTERNAL_ERROR", "UNSUPPORTED"};
+    "TENANT_QUOTA_EXCEEDED", "TENANT_NOT_REGISTERED", "INTERNAL_ERROR", "UNSUPPORTED"};
 
 constexpr std::array<std::string_view, kOpKindCount> kOpNames = [] {
   std::array<std::string_view, kOpKindCount> names{};
@@ -73,6 +73,12 @@ std::optional<std::string> validate(const Config& c) {
     return "default_kv_soft_pin_ttl_ms " + std::to_string(c.default_kv_soft_pin_ttl_ms) +
            " exceeds max_kv_soft_pin_ttl_ms " + std::to_string(c.max_kv_soft_pin_ttl_ms);
   if (c.segments.empty()) return "no segment configured";
+  if (!c.tenant_quota_bytes.empty() && !c.multi_tenant)
+    return "tenant_quota_bytes needs multi_tenant: quotas exist only in multi-tenant mode";
+  for (const auto& [t, q] : c.tenant_quota_bytes)
+    if (q == 0 || q > kMaxQuotaBytes)
+      return "tenant " + std::to_string(t) + ": quota " + std::to_string(q) + " is outside 1.." +
+             std::to_string(kMaxQuotaBytes);
   return std::nullopt;
 }
 

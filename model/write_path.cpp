@@ -43,16 +43,9 @@ std::optional<ErrorCode> Model::validate_start(const Op& op, Resolved* out) {
 // Revoke: "An Upsert that has not yet become readable does not immediately
 // consume or replace the previous committed deadline"; failure atomicity).
 std::optional<ErrorCode> Model::admit(const Op& op, uint64_t released, std::vector<Replica>* placed) {
-  const TenantId tenant = op.object.tenant;
-  const uint64_t requested = op.size * (op.memory_replicas + op.nof_replicas);
-  if (auto q = config_.tenant_quota_bytes.find(tenant); q != config_.tenant_quota_bytes.end()) {
-    const auto used = tenant_used_.find(tenant);
-    const uint64_t kept = (used == tenant_used_.end() ? 0 : used->second) - released;
-    if (kept + requested > q->second) {
-      hits_.hit(Rule::Quota);
-      return ErrorCode::TENANT_QUOTA_EXCEEDED;
-    }
-  }
+  const unsigned __int128 need = static_cast<unsigned __int128>(op.size) * op.memory_replicas;
+  const uint64_t charge = need > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(need);
+  if (auto err = charge_admits(op.object.tenant, charge, released)) return err;
   auto plan = plan_placement(op);
   if (!plan) {
     hits_.hit(Rule::NoHandle);
@@ -66,7 +59,7 @@ std::optional<ErrorCode> Model::admit(const Op& op, uint64_t released, std::vect
 // a carried deadline (+1 in the constructor), group registration and PR 2835
 // inheritance.
 void Model::create_object(const Op& op, GroupId group, const Resolved& req, std::vector<Replica> placed,
-                          std::optional<Time> carried, Time now) {
+                          std::optional<Time> carried, Time now, bool hard_pinned) {
   const ObjectId id = op.object;
   for (Replica& r : placed) {
     r.id = next_replica_id_++;
@@ -76,9 +69,11 @@ void Model::create_object(const Op& op, GroupId group, const Resolved& req, std:
   obj.client = op.client;
   obj.size = op.size;
   obj.replicas = std::move(placed);
-  tenant_used_[id.tenant] += obj.charged_bytes();
   obj.put_start_time = now;
   obj.group = group;
+  obj.hard_pinned = hard_pinned;
+  if (hard_pinned) hits_.hit(Rule::HardPinSet);
+  obj.reserved = op.size * op.memory_replicas;  // AdoptPendingCharge
   obj.processing = true;
   Pending p{req.action, req.ttl_ms, {}};
   for (const Replica& r : obj.replicas) p.eligible.push_back(r.id);
@@ -94,22 +89,31 @@ void Model::create_object(const Op& op, GroupId group, const Resolved& req, std:
 }
 
 // A Start that would replace `obj` is admitted first; when it is refused the
-// old object, its committed deadline and its in-flight write stay.
-std::optional<ErrorCode> Model::admit_replacement(const Op& op, const Object& obj, std::vector<Replica>* placed) {
-  auto err = admit(op, obj.charged_bytes(), placed);
+// old object, its committed deadline and its in-flight write stay. The
+// replaced object's charge is given back, except the part a size-changing
+// Upsert keeps charged until its write settles (`keeps_charge`: what is left
+// after the in-flight write is preempted, its COMPLETE memory replicas).
+std::optional<ErrorCode> Model::admit_replacement(const Op& op, const Object& obj, bool keeps_charge,
+                                                  std::vector<Replica>* placed) {
+  uint64_t kept = 0;
+  if (keeps_charge)
+    for (const Replica& r : obj.replicas)
+      kept += r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete ? obj.size : 0;
+  auto err = admit(op, obj.charged_bytes() - kept, placed);
   if (err) hits_.hit(Rule::StartFailureAtomic);
   return err;
 }
 
-Outcome Model::put_start(const Op& op, Time now) {
+Outcome Model::put_start_once(const Op& op, Time now) {
   Resolved req{};
   if (auto err = validate_start(op, &req)) return Outcome::of(*err);
+  if (auto err = check_registered(op.object.tenant)) return Outcome::of(*err);
   std::vector<Replica> placed;
   if (auto it = find_object(op.object); it != objects_.end()) {
     const Object& obj = it->second;
     const Time discard_at = saturating_deadline(obj.put_start_time, config_.put_start_discard_timeout_ms);
     if (obj.any_complete() || now <= discard_at) return Outcome::of(ErrorCode::OBJECT_ALREADY_EXISTS);
-    if (auto err = admit_replacement(op, obj, &placed)) return Outcome::of(*err);
+    if (auto err = admit_replacement(op, obj, false, &placed)) return Outcome::of(*err);
     // Only stale PROCESSING replicas: erase and recreate; the committed
     // deadline is not carried (unlike Upsert Case A). The old replicas'
     // memory is held until put_start_time + release timeout.
@@ -120,7 +124,7 @@ Outcome Model::put_start(const Op& op, Time now) {
   } else if (auto err = admit(op, 0, &placed)) {
     return Outcome::of(*err);
   }
-  create_object(op, op.group, req, std::move(placed), std::nullopt, now);
+  create_object(op, op.group, req, std::move(placed), std::nullopt, now, op.hard_pin);
   return Outcome{};
 }
 
@@ -141,12 +145,14 @@ void Model::preempt(ObjectId id, Object& obj, Time now) {
   if (obj.pending) hits_.hit(Rule::PendingPreempted);
   obj.pending.reset();
   obj.processing = false;
+  settle_charge(obj);
 }
 
 // Case B, in place: every COMPLETE replica becomes PROCESSING and eligible;
 // the committed deadline is untouched until End.
 void Model::upsert_in_place(const Op& op, Object& obj, const Resolved& req, Time now) {
   hits_.hit(Rule::UpsertInPlace);
+  if (obj.hard_pinned || op.hard_pin) hits_.hit(Rule::HardPinKept);
   Pending p{req.action, req.ttl_ms, {}};
   for (Replica& r : obj.replicas) {
     r.status = ReplicaStatus::Processing;
@@ -158,14 +164,15 @@ void Model::upsert_in_place(const Op& op, Object& obj, const Resolved& req, Time
   obj.processing = true;
 }
 
-Outcome Model::upsert_start(const Op& op, Time now) {
+Outcome Model::upsert_start_once(const Op& op, Time now) {
   Resolved req{};
   if (auto err = validate_start(op, &req)) return Outcome::of(*err);
+  if (auto err = check_registered(op.object.tenant)) return Outcome::of(*err);
   std::vector<Replica> placed;
   auto it = find_object(op.object);
   if (it == objects_.end()) {
     if (auto err = admit(op, 0, &placed)) return Outcome::of(*err);
-    create_object(op, op.group, req, std::move(placed), std::nullopt, now);
+    create_object(op, op.group, req, std::move(placed), std::nullopt, now, op.hard_pin);
     return Outcome{};
   }
   Object& obj = it->second;
@@ -177,7 +184,7 @@ Outcome Model::upsert_start(const Op& op, Time now) {
   const bool case_a = obj.processing && !obj.any_complete();
   const bool in_place = !case_a && op.size == obj.size;
   if (!in_place)
-    if (auto err = admit_replacement(op, obj, &placed)) return Outcome::of(*err);
+    if (auto err = admit_replacement(op, obj, !case_a, &placed)) return Outcome::of(*err);
   if (obj.processing) preempt(op.object, obj, now);
   if (in_place) {
     upsert_in_place(op, obj, req, now);
@@ -186,10 +193,16 @@ Outcome Model::upsert_start(const Op& op, Time now) {
   hits_.hit(case_a ? Rule::UpsertAfterPreempt : Rule::UpsertReplace);
   const std::optional<Time> carried = carry_unexpired(obj, now, hits_);
   const GroupId group = case_a ? op.group : obj.group;
+  // Hard pin: Case A takes the request's; Case C keeps the old one, ORed with
+  // the request's (Case B, in place, ignores the request: it was set at creation).
+  const bool hard = op.hard_pin || (!case_a && obj.hard_pinned);
+  if (!case_a && obj.hard_pinned) hits_.hit(Rule::HardPinKept);
+  const uint64_t replaced_charge = case_a ? 0 : obj.charged_bytes();  // Case C: charged until settle
   discard_replicas(op.object, obj, obj.replicas.begin(),
                    saturating_deadline(now, config_.put_start_release_timeout_ms));
   erase_object(it);
-  create_object(op, group, req, std::move(placed), carried, now);
+  create_object(op, group, req, std::move(placed), carried, now, hard);
+  if (config_.multi_tenant) find_object(op.object)->second.replaced_charge = replaced_charge;
   return Outcome{};
 }
 
@@ -260,6 +273,7 @@ Outcome Model::end(const Op& op, Time now) {
   }
   obj.lease = std::max(obj.lease, now);  // GrantReadLease(0)
   if (obj.all_complete()) obj.processing = false;
+  settle_charge(obj);
   return Outcome{};
 }
 
@@ -287,9 +301,10 @@ Outcome Model::revoke(const Op& op, Time) {
   }
   if (obj.replicas.empty()) {
     erase_object(it);  // nothing valid remains: the object goes, -1 if pinned
-  } else if (obj.all_complete()) {
-    obj.processing = false;
+    return Outcome{};
   }
+  if (obj.all_complete()) obj.processing = false;
+  settle_charge(obj);
   return Outcome{};
 }
 

@@ -1,4 +1,4 @@
-// The property catalogue, P1..P13 in order.
+// The property catalogue, P1..P14 in order.
 #include "property.h"
 
 namespace pinsim {
@@ -16,10 +16,11 @@ const StepCheck* p10();
 const StepCheck* p11();
 const StepCheck* p12();
 const StepCheck* p13();
+const StepCheck* p14();
 
 const std::vector<const StepCheck*>& all_properties() {
   static const std::vector<const StepCheck*> all{p01(), p02(), p03(), p04(), p05(), p06(),
-                                                 p07(), p08(), p09(), p10(), p11(), p12(), p13()};
+                                                 p07(), p08(), p09(), p10(), p11(), p12(), p13(), p14()};
   return all;
 }
 

@@ -20,7 +20,14 @@ std::optional<std::string> DeadlineChangesOnlyByCommit::check(const StepContext&
     const bool expired_drop = old && *old <= s.now && !a.deadline;
     if (is_end(s.op.kind) && same_key && b && complete(*b) == 0) continue;  // the commit
     if ((s.op.kind == OpKind::Cleanup || s.op.kind == OpKind::Evict) && expired_drop) continue;
+    // A quota eviction's pass 1 normalises the expired pins it meets.
+    const bool quota_scan = s.config.multi_tenant && is_start(element_kind(s.op.kind)) &&
+                            a.id.tenant == s.op.object.tenant && !a.hard_pinned && b && s.now >= b->lease;
+    if (quota_scan && expired_drop) continue;
     if (is_start(s.op.kind) && same_key && (expired_drop || s.op.kind == OpKind::PutStart) && !a.deadline) continue;
+    // Evicted for the write's own quota, then written anew (tenant.quota-eviction).
+    if (is_start(element_kind(s.op.kind)) && same_key && !a.deadline && b && quota_evictable(s.config, s.op, *b, s.now))
+      continue;
     return std::string(to_string(s.op.kind)) + " changed the deadline of " + name(a.id) + " from " + show(old) + " to " +
            show(a.deadline);
   }

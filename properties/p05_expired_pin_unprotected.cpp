@@ -1,6 +1,6 @@
 // P5, RFC 3028 rules 4 and 9: an expired pin gives no protection. With a
 // first-pass target of 100%, BatchEvict's pass 1 takes every unpinned
-// candidate, so an ungrouped object whose lease has expired and whose pin is
+// candidate, so an ungrouped, not hard-pinned object whose lease has expired and whose pin is
 // absent or expired (now >= D) must lose its memory replicas.
 #include "property.h"
 
@@ -12,7 +12,7 @@ PINSIM_PROPERTY(ExpiredPinUnprotected, "P5", "RFC 3028 rules 4, 9: an expired pi
 std::optional<std::string> ExpiredPinUnprotected::check(const StepContext& s) const {
   if (s.op.kind != OpKind::Evict || s.op.evict_target_pct != 100) return std::nullopt;
   for (const ObjectView& b : s.before.objects) {
-    const bool candidate = b.group == 0 && s.now >= b.lease && b.complete_memory > 0;
+    const bool candidate = b.group == 0 && !b.hard_pinned && s.now >= b.lease && b.complete_memory > 0;
     const bool unpinned = !b.deadline || s.now >= *b.deadline;
     if (!candidate || !unpinned) continue;
     const ObjectView* a = find_object(s.after, b.id);

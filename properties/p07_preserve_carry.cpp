@@ -15,6 +15,8 @@ std::optional<std::string> PreserveCarriesUnexpiredOnly::check(const StepContext
   const ObjectView* b = find_object(s.before, s.op.object);
   const ObjectView* a = find_object(s.after, s.op.object);
   if (!b || !a || !b->deadline || s.outcome.code != ErrorCode::OK) return std::nullopt;
+  // Evicted for the write's own quota first, then written anew (tenant.quota-eviction).
+  if (quota_evictable(s.config, s.op, *b, s.now)) return std::nullopt;
   const bool expired = s.now >= *b->deadline;
   if (s.op.kind == OpKind::UpsertStart) {
     if (!expired && a->deadline != b->deadline)

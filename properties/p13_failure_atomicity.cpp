@@ -19,6 +19,13 @@
 //   3. A failed restore is a restart: when no snapshot candidate is usable
 //      the master starts empty (RFC 3028 "Snapshot and HA semantics"), so
 //      restore is not checked here (P9 covers it).
+//   4. In multi-tenant mode a write refused (for quota, or on a retry after
+//      quota eviction, for room) may first have evicted its tenant's own
+//      evictable objects (rule tenant.quota-eviction: eviction may take them
+//      at any time): an object of that tenant whose
+//      lease had expired and that is not hard-pinned may lose its COMPLETE
+//      memory replicas, with their charge, and go (gauge -1 if it had a
+//      deadline).
 // A target that does not show a part (lease, retention, usage) shows it
 // empty before and after, so that part compares equal.
 #include "property.h"
@@ -85,6 +92,38 @@ int64_t lazily_dropped(const View& before, const View& after, Time now) {
 
 }  // namespace
 
+namespace {
+
+// Exception 4: `before` as if the quota eviction the refused write made had
+// run first. Only objects that could be evicted, and that lost all their
+// COMPLETE memory replicas, are adjusted.
+View quota_evicted(const StepContext& s) {
+  View v = s.before;
+  const TenantId tenant = s.op.object.tenant;
+  const Time now = s.now;
+  std::vector<ObjectView> kept;
+  for (ObjectView o : v.objects) {
+    const ObjectView* a = find_object(s.after, o.id);
+    if (!quota_evictable(s.config, s.op, o, now) || (a && a->complete_memory != 0)) {
+      kept.push_back(o);
+      continue;
+    }
+    for (UsageView& u : v.usage)
+      if (u.tenant == tenant) u.bytes -= o.size * o.complete_memory;
+    o.complete_memory = 0;
+    if (o.complete_nof + o.processing > 0) {
+      kept.push_back(o);
+    } else if (o.deadline && *o.deadline > now) {
+      --v.gauge;  // erased with a live deadline (an expired one is counted as lazily dropped)
+    }
+  }
+  v.objects = std::move(kept);
+  std::erase_if(v.usage, [](const UsageView& u) { return u.bytes == 0; });
+  return v;
+}
+
+}  // namespace
+
 std::optional<std::string> FailureAtomic::check(const StepContext& s) const {
   // A batch fails as a whole when every element failed (whole-batch
   // validation, or each key refused): then nothing may change either.
@@ -94,12 +133,13 @@ std::optional<std::string> FailureAtomic::check(const StepContext& s) const {
   if ((s.outcome.code == ErrorCode::OK && !batch_failed) || s.op.kind == OpKind::Restore) return std::nullopt;
   const ErrorCode code = batch_failed ? s.outcome.results.front().code : s.outcome.code;
   const std::string what = std::string(to_string(s.op.kind)) + " failed with " + std::string(to_string(code));
-  if (auto change = object_change(s.before, s.after, s.now)) return what + " but changed committed state: " + *change;
-  const int64_t want_gauge = s.before.gauge - lazily_dropped(s.before, s.after, s.now);
+  const View before = quota_evicted(s);
+  if (auto change = object_change(before, s.after, s.now)) return what + " but changed committed state: " + *change;
+  const int64_t want_gauge = before.gauge - lazily_dropped(s.before, s.after, s.now);
   if (s.after.gauge != want_gauge)
     return what + " but moved the gauge from " + std::to_string(s.before.gauge) + " to " + std::to_string(s.after.gauge);
-  if (s.after.retention != s.before.retention) return what + " but changed the live retention entries";
-  if (s.after.usage != s.before.usage) return what + " but changed a tenant's charged bytes";
+  if (s.after.retention != before.retention) return what + " but changed the live retention entries";
+  if (s.after.usage != before.usage) return what + " but changed a tenant's charged bytes";
   return std::nullopt;
 }
 

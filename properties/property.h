@@ -1,4 +1,4 @@
-// Shared helpers for the properties P1-P13: each
+// Shared helpers for the properties P1-P14: each
 // property is a StepCheck in its own file, saying which rule it protects.
 #pragma once
 #include <algorithm>
@@ -27,6 +27,14 @@ inline bool touches(const Op& op, ObjectId id) {
 
 inline uint32_t complete(const ObjectView& o) { return o.complete_memory + o.complete_nof; }
 
+// Whether a write in multi-tenant mode may have evicted `before` for its
+// tenant's quota (rule tenant.quota-eviction): a write by that tenant, and an
+// object with COMPLETE memory, an expired lease and no hard pin.
+inline bool quota_evictable(const Config& config, const Op& op, const ObjectView& before, Time now) {
+  return config.multi_tenant && is_start(element_kind(op.kind)) && before.id.tenant == op.object.tenant &&
+         now >= before.lease && !before.hard_pinned && before.complete_memory > 0;
+}
+
 // Declares a property class; its check() is defined in the property's file.
 #define PINSIM_PROPERTY(Class, Id, Rule, Needs)                                       \
   class Class final : public StepCheck {                                              \
@@ -37,7 +45,7 @@ inline uint32_t complete(const ObjectView& o) { return o.complete_memory + o.com
     std::optional<std::string> check(const StepContext& s) const override;            \
   };
 
-// Every property, P1..P13, in order.
+// Every property, P1..P14, in order.
 const std::vector<const StepCheck*>& all_properties();
 const StepCheck* property_by_id(std::string_view id);
 

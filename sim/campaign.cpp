@@ -48,6 +48,7 @@ CampaignSummary run_campaign(const CampaignOptions& o, TargetFactory factory, co
         sum.steps += r.trace.steps.size();
         sum.comparisons += r.comparisons;
         sum.hits.merge(r.hits);
+        for (int i = 0; i < kRuleCount; ++i) sum.seeds_hitting.count[i] += r.hits.count[i] != 0;
         const KnownFinding* k = r.failure ? match_known(o.known, failure_signature(*r.failure, r.trace), r.variant) : nullptr;
         if (k) ++sum.known[k->file];
         else if (r.failure) ++sum.failures;

@@ -41,6 +41,7 @@ struct CampaignSummary {
   uint64_t seeds = 0, refused = 0, steps = 0, comparisons = 0, failures = 0;
   std::map<std::string, uint64_t> known;  // finding file -> failing seeds recognised as it
   RuleHits hits;
+  RuleHits seeds_hitting;  // per rule: how many run seeds applied it at least once
 };
 
 // The one seed loop: seeds first..last in order, only those of one shard

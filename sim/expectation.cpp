@@ -56,6 +56,7 @@ void match_object(Matcher& m, const ObjectExpectation& e, const View& view) {
   m.field("complete_nof", kCapObjects, e.complete_nof, o->complete_nof, who, as_number);
   m.field("processing", kCapObjects, e.processing, o->processing, who, as_number);
   m.field("group", kCapObjects, e.group, o->group, who, as_number);
+  m.field("hard_pinned", kCapObjects, e.hard_pinned, o->hard_pinned, who, as_number);
 }
 
 }  // namespace
@@ -72,6 +73,13 @@ std::optional<StateMismatch> mismatch(const StateExpectation& e, const View& vie
       if (x.tenant == r.tenant && x.group == r.group) live = x.deadline;
     const std::string who = "t" + std::to_string(r.tenant) + "/g" + std::to_string(r.group) + ": ";
     m.field("retention", kCapRetention, std::optional<std::optional<Time>>(r.deadline), live, who, time_or_none);
+  }
+  for (const UsageView& u : e.usage) {
+    uint64_t charged = 0;
+    for (const UsageView& x : view.usage)
+      if (x.tenant == u.tenant) charged = x.bytes;
+    m.field("usage", kCapUsage, std::optional<uint64_t>(u.bytes), charged, "t" + std::to_string(u.tenant) + ": ",
+            as_number);
   }
   return m.first_;
 }

@@ -1,6 +1,6 @@
 // Expectations on state: what a trace step may say about the View after it
-// (per key: presence, deadline, lease, pending action, replica counts, group;
-// the gauge; the key count; live retention entries). Matching is partial:
+// (per key: presence, deadline, lease, pending action, replica counts, group,
+// hard pin; the gauge; the key count; live retention entries; tenant charges). Matching is partial:
 // a field the step does not name is not compared. The runner checks each
 // expectation against the target's View and against the model's.
 #pragma once
@@ -23,6 +23,7 @@ struct ObjectExpectation {
   std::optional<std::optional<SoftPinAction>> pending;  // inner nullopt: no Pending
   std::optional<uint32_t> complete_memory, complete_nof, processing;
   std::optional<GroupId> group;
+  std::optional<bool> hard_pinned;
   bool operator==(const ObjectExpectation&) const = default;
 };
 
@@ -38,6 +39,7 @@ struct StateExpectation {
   std::optional<int64_t> gauge;
   std::optional<uint64_t> keys;
   std::vector<RetentionExpectation> retention;
+  std::vector<UsageView> usage;  // bytes charged per listed tenant (0: nothing)
   bool operator==(const StateExpectation&) const = default;
 };
 

@@ -3,7 +3,7 @@
 // same generator as campaigns driven by the odometer, so the two can never
 // disagree on what an op means. Each distinct model state (canonical
 // encoding, actors renamed, times relative to now) is expanded once; every
-// transition is checked with P1-P13 on the model, and, when a target is
+// transition is checked with P1-P14 on the model, and, when a target is
 // given, in lockstep against it. Breadth-first order makes the first
 // counterexample a shortest one.
 #pragma once

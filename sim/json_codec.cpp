@@ -95,6 +95,7 @@ json encode_op(const Op& op) {
     if (op.soft_pin.ttl_ms) sp["ttl_ms"] = *op.soft_pin.ttl_ms;
     j["soft_pin"] = sp;
     j["group"] = op.group;
+    if (op.hard_pin) j["hard_pin"] = true;
   }
   if (has_field(k, kFieldSelector)) j["replicas"] = std::string(to_string(op.selector));
   if (has_field(k, kFieldForce)) j["force"] = op.force;
@@ -143,6 +144,7 @@ static Op decode_op_fields(Fields& f) {
     op.memory_replicas = f.u32_or("memory_replicas", 1);
     op.nof_replicas = f.u32_or("nof_replicas", 0);
     op.group = f.u32_or("group", 0);
+    op.hard_pin = f.boolean_or("hard_pin", false);
     if (f.has("soft_pin")) {
       Fields sp(f.raw("soft_pin"), f.at("soft_pin"));
       const json& a = sp.raw("action");
@@ -266,6 +268,7 @@ json encode_config(const Config& c) {
   for (const SegmentConfig& s : c.segments)
     segs.push_back({{"kind", std::string(to_string(s.kind))}, {"capacity", s.capacity}});
   j["segments"] = segs;
+  j["multi_tenant"] = c.multi_tenant;
   json quotas = json::object();
   for (const auto& [t, q] : c.tenant_quota_bytes) quotas[std::to_string(t)] = q;
   j["tenant_quota_bytes"] = quotas;
@@ -297,6 +300,7 @@ Config decode_config(const json& j, const std::string& path) {
       s.finish();
     }
   }
+  c.multi_tenant = f.boolean_or("multi_tenant", c.multi_tenant);
   if (f.has("tenant_quota_bytes")) {
     const json& q = f.raw("tenant_quota_bytes");
     if (!q.is_object()) Fields::fail(f.at("tenant_quota_bytes"), "expected an object of tenant -> bytes");
@@ -324,6 +328,7 @@ json encode_view(const View& v) {
            {"complete_memory", o.complete_memory}, {"complete_nof", o.complete_nof},
            {"processing", o.processing}, {"group", o.group}, {"lease", o.lease}};
     x["deadline"] = o.deadline ? json(*o.deadline) : json(nullptr);
+    if (o.hard_pinned) x["hard_pinned"] = true;
     if (o.pending)
       x["pending"] = {{"action", std::string(to_string(o.pending->action))},
                       {"ttl_ms", o.pending->ttl_ms}, {"viable", o.pending->viable}};
@@ -342,6 +347,7 @@ json encode_view(const View& v) {
   json usage = json::array();
   for (const UsageView& u : v.usage) usage.push_back({{"tenant", u.tenant}, {"bytes", u.bytes}});
   j["usage"] = usage;
+  j["memory_used"] = v.memory_used;
   return j;
 }
 
@@ -379,6 +385,7 @@ ObjectExpectation decode_object_expectation(const json& j, const std::string& pa
   if (f.has("complete_nof")) e.complete_nof = f.u32_or("complete_nof", 0);
   if (f.has("processing")) e.processing = f.u32_or("processing", 0);
   if (f.has("group")) e.group = f.u32_or("group", 0);
+  if (f.has("hard_pinned")) e.hard_pinned = f.boolean_or("hard_pinned", false);
   f.finish();
   return e;
 }
@@ -415,6 +422,14 @@ StateExpectation decode_state_expectation(const json& j, const std::string& path
       e.retention.push_back(x);
     }
   }
+  if (f.has("usage")) {
+    const json& a = array_field(f, "usage");
+    for (size_t i = 0; i < a.size(); ++i) {
+      Fields u(a[i], f.at("usage") + "[" + std::to_string(i) + "]");
+      e.usage.push_back({u.u32_or("tenant", 0), u.u64("bytes")});
+      u.finish();
+    }
+  }
   f.finish();
   return e;
 }
@@ -435,6 +450,7 @@ json encode_state_expectation(const StateExpectation& e) {
       if (o.complete_nof) x["complete_nof"] = *o.complete_nof;
       if (o.processing) x["processing"] = *o.processing;
       if (o.group) x["group"] = *o.group;
+      if (o.hard_pinned) x["hard_pinned"] = *o.hard_pinned;
       a.push_back(std::move(x));
     }
     j["objects"] = std::move(a);
@@ -444,6 +460,11 @@ json encode_state_expectation(const StateExpectation& e) {
     for (const RetentionExpectation& r : e.retention)
       a.push_back({{"tenant", r.tenant}, {"group", r.group}, {"deadline", r.deadline ? json(*r.deadline) : json(nullptr)}});
     j["retention"] = std::move(a);
+  }
+  if (!e.usage.empty()) {
+    json a = json::array();
+    for (const UsageView& u : e.usage) a.push_back({{"tenant", u.tenant}, {"bytes", u.bytes}});
+    j["usage"] = std::move(a);
   }
   return j;
 }

@@ -35,8 +35,10 @@ void pins(Choices& c, WorkloadConfig& w, Config& m) {
 
 void quotas(Choices& c, WorkloadConfig& w, Config& m) {
   w.tenants = std::max<uint32_t>(w.tenants, 2);
-  for (TenantId t = 0; t < w.tenants; ++t) m.tenant_quota_bytes[t] = 64 * (1 + c.pick(3));
+  draw_tenants(c, w.tenants, &m);
+  w.hard_pin_pct = std::max<uint32_t>(w.hard_pin_pct, 10);
   at_least(w, {OpKind::PutStart, OpKind::UpsertStart, OpKind::PutEnd, OpKind::UpsertEnd, OpKind::Remove}, 10);
+  at_least(w, {OpKind::Advance, OpKind::Get}, 6);  // leases expire, so quota eviction finds objects
 }
 
 void restore(Choices&, WorkloadConfig& w, Config&) {
@@ -69,7 +71,7 @@ constexpr Preset kPresets[] = {
     {"swarm", "the plain swarm draw", &swarm},
     {"groups", "groups with reads, leases, removal and grouped eviction", &groups},
     {"pins", "soft pins across upserts, preemption and revoke, often with no room left", &pins},
-    {"quotas", "several tenants, each under a tight byte quota", &quotas},
+    {"quotas", "multi-tenant mode: several tenants under tight quotas, quota eviction, hard pins", &quotas},
     {"restore", "snapshots and restores between writes", &restore},
     {"pressure", "eviction under memory pressure on small segments", &pressure},
     {"retention", "group retention at a small admission cap", &retention},

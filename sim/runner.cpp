@@ -19,6 +19,14 @@ Model build_model(const Config& config) {
 
 std::string opt(const std::optional<Time>& t) { return t ? std::to_string(*t) : "none"; }
 
+// "t0 128, t1 64" (or "none"): a View's tenant charges, for a report.
+std::string usage_text(const std::vector<UsageView>& usage) {
+  std::string out;
+  for (const UsageView& u : usage)
+    out += (out.empty() ? "t" : ", t") + std::to_string(u.tenant) + " " + std::to_string(u.bytes);
+  return out.empty() ? "none" : out;
+}
+
 }  // namespace
 
 Lockstep::Lockstep(const Config& config, Target& target, Checks checks)
@@ -52,6 +60,7 @@ View masked(View v, Capabilities caps) {
     v.retention_entries = 0;
   }
   if (!(caps & kCapUsage)) v.usage.clear();
+  if (!(caps & kCapSegments)) v.memory_used.clear();
   return v;
 }
 
@@ -62,7 +71,6 @@ Difference describe_difference(const View& e, const View& a) {
                                         ", got " + std::to_string(a.retained_group_count)};
   if (e.retention != a.retention) return {"retention", "retention table differs"};
   if (e.retention_entries != a.retention_entries) return {"retention_entries", "retention_entries differs"};
-  if (e.usage != a.usage) return {"usage", "tenant usage differs"};
   const size_t n = std::max(e.objects.size(), a.objects.size());
   for (size_t i = 0; i < n; ++i) {
     if (i >= e.objects.size())
@@ -75,13 +83,24 @@ Difference describe_difference(const View& e, const View& a) {
     if (x.deadline != y.deadline) return {"deadline", who + "deadline expected " + opt(x.deadline) + ", got " + opt(y.deadline)};
     if (x.pending != y.pending) return {"pending", who + "pending differs"};
     if (x.lease != y.lease) return {"lease", who + "lease expected " + std::to_string(x.lease) + ", got " + std::to_string(y.lease)};
+    if (x.hard_pinned != y.hard_pinned)
+      return {"hard_pinned", who + "hard pin expected " + (x.hard_pinned ? "set" : "unset") + ", got " +
+                                 (y.hard_pinned ? "set" : "unset")};
     if (x != y) return {"replicas", who + "replicas, size or group differ"};
   }
+  // Charges and allocations last: a missing or extra object is the cause, not its bytes.
+  if (e.usage != a.usage)
+    return {"usage", "tenant usage differs: " + usage_text(e.usage) + " expected, got " + usage_text(a.usage)};
+  for (size_t s = 0; s < std::min(e.memory_used.size(), a.memory_used.size()); ++s)
+    if (e.memory_used[s] != a.memory_used[s])
+      return {"segments", "memory segment " + std::to_string(s) + ": expected " + std::to_string(e.memory_used[s]) +
+                              " bytes allocated, got " + std::to_string(a.memory_used[s])};
   return {};
 }
 
-// The target evicted other objects than the model's key-order scan: replay
-// the eviction on the model with the objects the target took scanned first.
+// The target evicted other objects than the model's key-order scan (in an
+// evict, or in a write's quota eviction): replay the op on the model with the
+// objects the target took scanned first.
 // If that gives the target's View, the target's choice was admissible and the
 // model adopts it; otherwise the comparison below reports the difference.
 void Lockstep::follow_eviction_choice(const Op& op, Model before, Outcome* om, View* vm, const View& vt) {
@@ -106,7 +125,8 @@ std::optional<Failure> Lockstep::check_outcome_expectation(const Outcome& expect
   ++comparisons_;
   if (expect == got) return std::nullopt;
   return Failure{index_ - 1, "expect", "the " + std::string(side) + "'s outcome differs from the trace's expectation",
-                 encode_outcome(expect).dump(), encode_outcome(got).dump(), std::string(to_string(got.code))};
+                 encode_outcome(expect).dump(), encode_outcome(got).dump(), std::string(to_string(got.code)),
+                 side == "model"};
 }
 
 std::optional<Failure> Lockstep::check_state_expectation(const StateExpectation& e, const View& view,
@@ -115,7 +135,7 @@ std::optional<Failure> Lockstep::check_state_expectation(const StateExpectation&
   auto m = mismatch(e, view, caps, &unchecked_);
   if (!m) return std::nullopt;
   return Failure{index_ - 1, "expect", "the " + std::string(side) + "'s state differs from the trace's expectation: " + m->detail,
-                 encode_state_expectation(e).dump(), encode_view(view).dump(), "state." + m->field};
+                 encode_state_expectation(e).dump(), encode_view(view).dump(), "state." + m->field, side == "model"};
 }
 
 std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>& expect, Trace* record,
@@ -125,7 +145,7 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
   // An eviction whose scan order the target leaves open: keep the model as
   // it was, so that it can follow the target's choice below.
   std::optional<Model> before_evict;
-  if (op.kind == OpKind::Evict && target_.eviction_order_unspecified() && checks_.compare_with_model)
+  if (model_.may_evict(op) && target_.eviction_order_unspecified() && checks_.compare_with_model)
     before_evict = model_;
   Outcome om = model_.apply(op, now_);
   const Outcome ot = target_.apply(op, now_);

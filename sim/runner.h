@@ -27,6 +27,9 @@ struct Failure {
   // view. The shrinker keeps a candidate only if this and `what` and the
   // failing op kind stay the same ("fails the same way").
   std::string field;
+  // An expectation the model itself breaks (the trace contradicts the rules),
+  // as opposed to one the target breaks: never the same failure.
+  bool on_model = false;
 };
 
 // What a run checks besides lockstep equality.

@@ -20,7 +20,8 @@ class Shrinker {
     return replay(t, factory_, options_, checks_).failure;
   }
   std::string signature(const Failure& f, const Trace& t) const {
-    return f.what + "|" + std::string(to_string(t.steps[f.step].op.kind)) + "|" + f.field;
+    const std::string side = f.on_model ? "|model" : "";
+    return f.what + "|" + std::string(to_string(t.steps[f.step].op.kind)) + "|" + f.field + side;
   }
   bool fails_same(const Trace& t) {
     if (t.steps.empty() || replays_ >= kMaxReplays) return false;

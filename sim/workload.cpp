@@ -12,6 +12,17 @@ const T& pick_of(Choices& c, const std::vector<T>& v) { return v[c.pick(v.size()
 
 }  // namespace
 
+void draw_tenants(Choices& c, uint32_t tenants, Config* m) {
+  m->multi_tenant = true;
+  m->tenant_quota_bytes.clear();
+  for (TenantId t = 0; t < tenants; ++t) {
+    if (t > 0 && c.chance(15)) continue;  // a tenant without a policy: TENANT_NOT_REGISTERED
+    // Mostly tight (refusals and quota eviction), now and then more than the
+    // memory holds (scaled down to effective quotas).
+    m->tenant_quota_bytes[t] = c.chance(80) ? 64 * (1 + c.pick(4)) : uint64_t{1} << (20 + c.pick(3));
+  }
+}
+
 void draw_swarm(Choices& c, WorkloadConfig* w, Config* m) {
   // Each op is switched off with probability 1/4, and weights vary 1..20,
   // so rare mixes (only upserts, no cleanup, eviction storms) come up.
@@ -38,7 +49,8 @@ void draw_swarm(Choices& c, WorkloadConfig* w, Config* m) {
   if (c.chance(30)) m->max_retained_groups = c.pick(4);      // many tenants sharing a small cap
   if (c.chance(20)) m->max_group_retention_ttl_ms = UINT64_MAX;
   if (c.chance(20)) m->allow_evict_soft_pinned_objects = false;
-  if (c.chance(25)) m->tenant_quota_bytes[0] = 64 * (1 + c.pick(4));  // quota near full
+  if (c.chance(25)) draw_tenants(c, w->tenants, m);
+  w->hard_pin_pct = c.chance(50) ? 0 : 2 + static_cast<uint32_t>(c.pick(20));
   if (c.chance(50)) m->profile = Profile::MooncakeMain;
   if (c.chance(30)) w->soft_pin_ttls.push_back(UINT64_MAX);
 }
@@ -58,8 +70,8 @@ Op Workload::start(Choices& c, OpKind kind) const {
   if (w_.groups == 0) op.group = 0;
   else if (c.chance(w_.regroup_pct)) op.group = static_cast<GroupId>(c.pick(w_.groups + 1));
   else op.group = op.object.key % 2 ? 1 + (op.object.key / 2) % w_.groups : 0;
-  uint64_t a = c.pick(3);
-  if (a == static_cast<uint64_t>(SoftPinAction::Enable) && !w_.soft_pin_enable) a = 0;
+  op.hard_pin = c.chance(w_.hard_pin_pct);
+  const uint64_t a = c.pick(3);
   op.soft_pin.action = static_cast<uint8_t>(a);
   if (a == static_cast<uint64_t>(SoftPinAction::Enable) && c.chance(70)) op.soft_pin.ttl_ms = pick_of(c, w_.soft_pin_ttls);
   if (c.chance(w_.invalid_request_pct)) {

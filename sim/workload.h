@@ -39,13 +39,15 @@ struct WorkloadConfig {
   uint32_t max_retain_groups = 3;    // RetainGroups names 0..max groups
   uint32_t invalid_retain_pct = 5;   // group 0 or a TTL out of range in RetainGroups
   uint32_t aim_pct = 40;             // advances aimed at an upcoming deadline or lease end
-  bool soft_pin_enable = true;       // false: writes never Enable (Preserve instead)
+  uint32_t hard_pin_pct = 8;         // writes asking for a hard pin
   std::vector<uint64_t> advance_steps{1, 10, 250, 1'000, 5'000, 30'000, 600'001};
   std::vector<uint32_t> evict_target_pcts{5, 25, 50, 100};
 };
 
 // Draws a swarm configuration: op mix, universe size and master config.
 void draw_swarm(Choices& choices, WorkloadConfig* workload, Config* config);
+// Multi-tenant mode with a quota policy for most of `tenants` tenants.
+void draw_tenants(Choices& choices, uint32_t tenants, Config* config);
 
 class Workload {
  public:

@@ -77,7 +77,7 @@ Checks checks_of(const po::variables_map& vm) {
     c.properties.clear();
     for (const std::string& id : vm["property"].as<std::vector<std::string>>()) {
       const StepCheck* p = property_by_id(id);
-      if (!p) throw UsageError("--property: unknown property '" + id + "' (P1..P13)");
+      if (!p) throw UsageError("--property: unknown property '" + id + "' (P1..P14)");
       c.properties.push_back(p);
     }
   }
@@ -91,7 +91,7 @@ void add_target_and_check_options(po::options_description& desc) {
   desc.add_options()
       ("target", po::value<std::string>()->default_value("model"), "target to check against the model")
       ("fault", po::value<std::vector<std::string>>()->composing(), "switch on a seeded fault of the target (repeatable)")
-      ("property", po::value<std::vector<std::string>>()->composing(), "check only these properties (P1..P13; default all)")
+      ("property", po::value<std::vector<std::string>>()->composing(), "check only these properties (P1..P14; default all)")
       ("no-compare", po::bool_switch(), "check properties on the target alone, without comparing it with the model");
 }
 

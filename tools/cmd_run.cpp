@@ -112,6 +112,16 @@ void print_summary(const po::variables_map& vm, const CampaignOptions& o, const 
 
 }  // namespace
 
+// --out-dir, created and checked writable before any seed runs ("" if absent).
+std::string prepared_out_dir(const po::variables_map& vm) {
+  const std::string dir = vm.count("out-dir") ? vm["out-dir"].as<std::string>() : "";
+  if (dir.empty()) return dir;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  check_writable(dir + "/.pinsim-probe");
+  return dir;
+}
+
 int cmd_run(const std::vector<std::string>& args) {
   po::options_description desc("pinsim run");
   desc.add_options()
@@ -147,12 +157,7 @@ int cmd_run(const std::vector<std::string>& args) {
                                 : vm.count("max-failures") ? parse_count("--max-failures", vm["max-failures"].as<std::string>(), UINT64_MAX)
                                                            : UINT64_MAX;
   if (max_failures == 0) throw UsageError("--max-failures: 0 would stop before the first seed");
-  const std::string out_dir = vm.count("out-dir") ? vm["out-dir"].as<std::string>() : "";
-  if (!out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(out_dir, ec);
-    check_writable(out_dir + "/.pinsim-probe");
-  }
+  const std::string out_dir = prepared_out_dir(vm);
   const TargetOptions target_options = target_options_of(vm);
   const Checks checks = checks_of(vm);
   if (!o.seed.swarm && !o.seed.preset) {  // one fixed configuration: refused means bad usage
@@ -182,7 +187,8 @@ int cmd_run(const std::vector<std::string>& args) {
   progress.done();
   print_summary(vm, o, s, checks.properties.size(), progress.seconds());
   const bool require_all = vm.count("require-rules") > 0;
-  const int never_hit = vm["coverage"].as<bool>() || require_all ? print_coverage(s.hits, stdout) : 0;
+  const int never_hit =
+      vm["coverage"].as<bool>() || require_all ? print_coverage(s.hits, stdout, &s.seeds_hitting, s.seeds) : 0;
   if (vm["overhead"].as<bool>()) overhead.print(stdout);
   if (s.failures) return 1;
   if (s.seeds == 0 || s.steps == 0) {

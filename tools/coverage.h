@@ -7,7 +7,9 @@
 
 namespace pinsim {
 
-// Prints the report; returns how many rules were never hit.
-int print_coverage(const RuleHits& hits, std::FILE* out);
+// Prints the report; returns how many rules were never hit. With
+// `seeds_hitting` and the number of seeds run, it also says in what share of
+// the seeds each rule applied.
+int print_coverage(const RuleHits& hits, std::FILE* out, const RuleHits* seeds_hitting = nullptr, uint64_t seeds = 0);
 
 }  // namespace pinsim

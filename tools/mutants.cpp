@@ -1,5 +1,5 @@
 // The mutation table: for each seeded fault of the embedded target, the
-// campaign (swarm seeds, lockstep with the model, P1-P13 every step) runs
+// campaign (swarm seeds, lockstep with the model, P1-P14 every step) runs
 // until the first failure; the failing trace is shrunk. Times are measured
 // here and printed, never asserted.
 #include "mutants.h"

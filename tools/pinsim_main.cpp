@@ -77,13 +77,20 @@ int cmd_replay(const std::vector<std::string>& args) {
       ("trace", po::value<std::string>(), "trace file")
       ("record", po::value<std::string>(), "write the replayed trace here")
       ("require-rule", po::bool_switch(), "fail unless the model applied the trace's own rule")
+      ("profile", po::value<std::string>(), "replay under this profile instead of the trace's: rfc or mooncake-main")
       ("max-trace-mb", po::value<std::string>()->default_value("64"), "refuse a trace file larger than this");
   add_target_and_check_options(desc);
   const po::variables_map vm = parse(args, desc, "trace");
   if (!vm.count("trace")) throw UsageError("replay: missing trace file");
   const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
   const std::string path = vm["trace"].as<std::string>();
-  const Trace trace = load_trace(path, count_of(vm, "max-trace-mb", 1u << 20) << 20);
+  Trace trace = load_trace(path, count_of(vm, "max-trace-mb", 1u << 20) << 20);
+  if (vm.count("profile")) {
+    const std::string name = vm["profile"].as<std::string>();
+    const auto profile = parse_profile(name);
+    if (!profile) throw UsageError("--profile: unknown profile '" + name + "' (rfc, mooncake-main)");
+    trace.config.profile = *profile;
+  }
   RunResult r = replay(trace, factory, target_options_of(vm), checks_of(vm));
   if (!r.error.empty()) throw UsageError(path + ": $.config: " + r.error);
   if (vm.count("record")) write_file(vm["record"].as<std::string>(), write_trace(r.trace));
@@ -124,6 +131,20 @@ std::vector<uint64_t> parse_list(const std::string& flag, const std::string& tex
   return out;
 }
 
+// --ops: weight 1 for each op kind of a comma-separated list, 0 for the rest.
+std::array<uint32_t, kOpKindCount> weights_of_ops(const std::string& list) {
+  std::array<uint32_t, kOpKindCount> weights{};
+  for (size_t i = 0; i <= list.size();) {
+    const size_t comma = std::min(list.find(',', i), list.size());
+    const std::string name = list.substr(i, comma - i);
+    const auto kind = parse_op_kind(name);
+    if (!kind) throw UsageError("--ops: unknown op '" + name + "'");
+    weights[static_cast<int>(*kind)] = 1;
+    i = comma + 1;
+  }
+  return weights;
+}
+
 int cmd_explore(const std::vector<std::string>& args) {
   po::options_description desc("pinsim explore");
   desc.add_options()
@@ -140,6 +161,7 @@ int cmd_explore(const std::vector<std::string>& args) {
       ("evict", po::value<std::string>()->default_value("100"), "eviction targets (percent, comma list)")
       ("retain-max", po::value<std::string>()->default_value("1"), "RetainGroups names 0..N groups")
       ("invalid", po::bool_switch(), "also generate requests that break a request rule")
+      ("hard-pin", po::bool_switch(), "writes may also ask for a hard pin (doubles the writes' fan-out)")
       ("ops", po::value<std::string>(), "only these op kinds (comma list of names, e.g. put_start,put_end,get,advance)")
       ("profile", po::value<std::string>()->default_value("rfc"), "rfc or mooncake-main")
       ("target", po::value<std::string>(), "also run each transition in lockstep against this target")
@@ -172,18 +194,8 @@ int cmd_explore(const std::vector<std::string>& args) {
   w.invalid_request_pct = invalid ? 4 : 0;
   w.invalid_retain_pct = invalid ? 5 : 0;
   w.regroup_pct = invalid ? 5 : 0;
-  if (vm.count("ops")) {
-    w.weights.fill(0);
-    const std::string list = vm["ops"].as<std::string>();
-    for (size_t i = 0; i <= list.size();) {
-      const size_t comma = std::min(list.find(',', i), list.size());
-      const std::string name = list.substr(i, comma - i);
-      const auto kind = parse_op_kind(name);
-      if (!kind) throw UsageError("--ops: unknown op '" + name + "'");
-      w.weights[static_cast<int>(*kind)] = 1;
-      i = comma + 1;
-    }
-  }
+  w.hard_pin_pct = vm["hard-pin"].as<bool>() ? 8 : 0;
+  if (vm.count("ops")) w.weights = weights_of_ops(vm["ops"].as<std::string>());
   auto profile = parse_profile(vm["profile"].as<std::string>());
   if (!profile) throw UsageError("--profile: unknown profile '" + vm["profile"].as<std::string>() + "'");
   o.config.profile = *profile;

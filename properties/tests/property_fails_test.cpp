@@ -1,4 +1,4 @@
-// Every property can fail: for each of P1-P13, a campaign against the
+// Every property can fail: for each of P1-P14, a campaign against the
 // embedded target with one seeded fault, checking that property alone and
 // without the model comparison, must report it within a fixed seed budget.
 // (A property no fault can break is redundant or missing a fault.)
@@ -40,7 +40,7 @@ INSTANTIATE_TEST_SUITE_P(EachProperty, PropertyFails,
                                            Breaker{"P4", "F10"}, Breaker{"P5", "F14"}, Breaker{"P6", "F4"},
                                            Breaker{"P7", "F5"}, Breaker{"P8", "F6"}, Breaker{"P9", "F11"},
                                            Breaker{"P10", "F7"}, Breaker{"P11", "F8"}, Breaker{"P12", "F15"},
-                                           Breaker{"P13", "F16"}),
+                                           Breaker{"P13", "F16"}, Breaker{"P14", "F17"}),
                          [](const auto& info) { return std::string(info.param.property) + "_" + info.param.fault; });
 
 TEST(PropertyFails, WithoutFaultsNothingFails) {

@@ -7,8 +7,15 @@
 
 namespace pinsim::embedded {
 
+namespace {
+// RequestedMemoryQuotaCharge: what a write is charged until it settles, size
+// x the memory replicas it asks for (placed or not); reserve() refuses one
+// above TenantQuotaAccount::kMaxChargedBytes first.
+uint64_t requested_memory_bytes(const Op& op) { return op.size * op.memory_replicas; }
+}  // namespace
+
 EmbeddedMaster::EmbeddedMaster(const Config& config, const Faults& faults)
-    : config_(config), faults_(faults), segment_used_(config.segments.size(), 0) {}
+    : config_(config), faults_(faults), quotas_(config), segment_used_(config.segments.size(), 0) {}
 
 EmbeddedMaster::~EmbeddedMaster() {
   for (Shard& s : shards_) s.objects.clear();  // destructors settle the gauge
@@ -64,24 +71,17 @@ Outcome EmbeddedMaster::batch(const Op& op, Time now) {
     out.results.assign(op.keys.size(), KeyResult{ErrorCode::INVALID_PARAMS, {}, {}});
     return out;
   }
-  if (is_start(op.kind)) {
-    std::lock_guard lock(alloc_mutex_);
-    batch_preference_ = preference_order(config_.segments, segment_used_);
-  }
+  const std::vector<uint64_t> preference = is_start(op.kind) ? placement_preference() : std::vector<uint64_t>{};
   for (size_t i = 0; i < op.keys.size(); ++i) {
     const Op e = batch_element(op, i);
     Outcome r;
-    if (e.kind == OpKind::UpsertStart) r = upsert_start(e, now);
+    if (e.kind == OpKind::UpsertStart) r = upsert_start(e, now, &preference);
     else if (is_end(e.kind)) r = end(e, now);
     else if (is_revoke(e.kind)) r = revoke(e, now);
     else if (e.kind == OpKind::Get) r = get(e, now);
     else if (e.kind == OpKind::Exist) r = exist(e, now);
     else r = remove(e, now);
     out.results.push_back(r.as_key_result());
-  }
-  if (is_start(op.kind)) {
-    std::lock_guard lock(alloc_mutex_);
-    batch_preference_.clear();
   }
   return out;
 }
@@ -105,6 +105,7 @@ View EmbeddedMaster::view(Time now) const {
       o.deadline = md->committed_deadline();
       if (md->pending) o.pending = PendingView{md->pending->action, md->pending->ttl_ms, md->viable_pending_replicas()};
       o.group = md->group;
+      o.hard_pinned = md->hard_pinned;
       o.lease = md->lease;
       v.objects.push_back(o);
     }
@@ -119,11 +120,10 @@ View EmbeddedMaster::view(Time now) const {
   });
   v.gauge = gauge_.value();
   v.retained_group_count = retained_group_count_.load();
-  {
-    std::lock_guard lock(alloc_mutex_);
-    for (const auto& [tenant, bytes] : tenant_used_)
-      if (bytes != 0) v.usage.push_back({tenant, bytes});
-  }
+  v.usage = quotas_.ListCharges();  // empty unless multi-tenant
+  std::lock_guard lock(alloc_mutex_);
+  for (size_t s = 0; s < config_.segments.size(); ++s)
+    if (config_.segments[s].kind == ReplicaKind::Memory) v.memory_used.push_back(segment_used_[s]);
   return v;
 }
 
@@ -204,16 +204,17 @@ void EmbeddedMaster::apply_evaluation(ObjectId id, size_t shard, const SoftPinEv
   gauge_.add(eval.delta);
 }
 
-// EraseMetadata: the registration goes by key, the destructor owns the -1.
+// EraseMetadata: the registration goes by key, the destructor owns the -1,
+// the ledger gives back the whole charge (ReleaseAll).
 void EmbeddedMaster::erase_object(size_t shard, ObjectId id) {
   Shard& s = shards_[shard];
   auto it = s.objects.find(id);
   ObjectMetadata& md = *it->second;
   const GroupId group = md.group;
   if (md.committed_deadline()) index_.remove(id);
+  release_all_quota(id, md.quota);
   {
     std::lock_guard lock(alloc_mutex_);
-    tenant_used_[id.tenant] -= md.size * md.replicas.size();
     for (const Replica& r : md.replicas) segment_used_[r.segment] -= md.size;
   }
   if (group != 0) {  // UnregisterGroupMember
@@ -231,10 +232,18 @@ void EmbeddedMaster::erase_object(size_t shard, ObjectId id) {
   if (group != 0) erase_route(id);  // after the erase: see lock_home_shard
 }
 
-// Distinct segments of the right kind, most free space first, then the
-// lowest index; memory-only writes are best effort, writes with NoF replicas
-// strict except 1 memory + 1 NoF (HasExpectedReplicaAllocation).
-bool EmbeddedMaster::allocate_locked(const Op& op, std::vector<Replica>* out) {
+// A request's placement preference, fixed when it begins: most free space
+// first, the lowest index on ties (preference_order).
+std::vector<uint64_t> EmbeddedMaster::placement_preference() const {
+  std::lock_guard lock(alloc_mutex_);
+  return preference_order(config_.segments, segment_used_);
+}
+
+// Distinct segments of the right kind with room, in the request's
+// preference order; memory-only writes are best effort, writes with NoF
+// replicas strict except 1 memory + 1 NoF (HasExpectedReplicaAllocation).
+bool EmbeddedMaster::allocate_locked(const Op& op, const std::vector<uint64_t>& preference,
+                                     std::vector<Replica>* out) {
   std::vector<Replica> placed;
   auto place = [&](ReplicaKind kind, uint32_t count) {
     for (uint32_t n = 0; n < count; ++n) {
@@ -242,7 +251,7 @@ bool EmbeddedMaster::allocate_locked(const Op& op, std::vector<Replica>* out) {
       uint64_t best_free = 0;
       for (size_t s = 0; s < config_.segments.size(); ++s) {
         const uint64_t free = config_.segments[s].capacity - segment_used_[s];
-        const uint64_t score = batch_preference_.empty() ? free : batch_preference_[s];
+        const uint64_t score = preference[s];
         if (config_.segments[s].kind != kind || free < op.size || (best >= 0 && score <= best_free)) continue;
         if (std::any_of(placed.begin(), placed.end(), [&](const Replica& r) { return r.segment == s; })) continue;
         best = static_cast<int>(s);
@@ -268,47 +277,62 @@ bool EmbeddedMaster::allocate_locked(const Op& op, std::vector<Replica>* out) {
   return true;
 }
 
-ErrorCode EmbeddedMaster::reserve(const Op& op, uint64_t released, std::vector<Replica>* out) {
-  const TenantId tenant = op.object.tenant;
+// ChargeTenantQuota, then placement: the tenant's account is charged
+// size x requested memory replicas (the pending charge create_object's
+// ledger adopts, kept until the write settles even where fewer replicas
+// were placed); a placement failure refunds it (refund_pending_quota).
+ErrorCode EmbeddedMaster::reserve(const Op& op, uint64_t released, std::vector<Replica>* out,
+                                  StartRequest* request) {
+  TenantQuotaAccount* account = quotas_.Find(op.object.tenant);
+  const unsigned __int128 requested = static_cast<unsigned __int128>(op.size) * op.memory_replicas;
+  if (account && requested > TenantQuotaAccount::kMaxChargedBytes) return ErrorCode::INVALID_PARAMS;
+  const uint64_t need = account ? requested_memory_bytes(op) : 0;
+  if (account && !account->TryCharge(need, released, &request->deficit)) return ErrorCode::TENANT_QUOTA_EXCEEDED;
   std::lock_guard lock(alloc_mutex_);
-  const uint64_t requested = op.size * (op.memory_replicas + op.nof_replicas);
-  if (auto q = config_.tenant_quota_bytes.find(tenant); q != config_.tenant_quota_bytes.end())
-    if (tenant_used_[tenant] - released + requested > q->second) return ErrorCode::TENANT_QUOTA_EXCEEDED;
-  if (!allocate_locked(op, out)) return ErrorCode::NO_AVAILABLE_HANDLE;
-  tenant_used_[tenant] += op.size * out->size();
-  return ErrorCode::OK;
+  if (allocate_locked(op, request->preference, out)) return ErrorCode::OK;
+  if (account) account->Release(need);
+  return ErrorCode::NO_AVAILABLE_HANDLE;
 }
 
-void EmbeddedMaster::unreserve(ObjectId id, const std::vector<Replica>& replicas, uint64_t size) {
+// A reservation that is not used after all: its space and every charge the
+// new object's ledger would have adopted.
+void EmbeddedMaster::unreserve(const Op& op, const std::vector<Replica>& replicas, TenantQuotaLedger& quota) {
+  if (TenantQuotaAccount* account = quotas_.Find(op.object.tenant)) {
+    account->Release(requested_memory_bytes(op));
+    quota.ReleaseAll(*account);
+  }
   std::lock_guard lock(alloc_mutex_);
-  for (const Replica& r : replicas) segment_used_[r.segment] -= size;
-  tenant_used_[id.tenant] -= size * replicas.size();
+  for (const Replica& r : replicas) segment_used_[r.segment] -= op.size;
 }
 
 // AllocateAndInsertMetadata's insert, with `shard` (the home for `group`)
 // write-locked and the replicas already reserved.
-ErrorCode EmbeddedMaster::create_object(const Op& op, size_t shard, GroupId group, const Resolved& req,
-                                        std::vector<Replica> replicas, std::optional<Time> carried, Time now) {
+ErrorCode EmbeddedMaster::create_object(const Op& op, size_t shard, Inherited from, const Resolved& req,
+                                        std::vector<Replica> replicas, Time now) {
   const ObjectId id = op.object;
+  const GroupId group = from.group;
   Shard& s = shards_[shard];
   if (s.objects.count(id)) {  // raced in on another path
-    unreserve(id, replicas, op.size);
+    unreserve(op, replicas, from.quota);
     return ErrorCode::OBJECT_ALREADY_EXISTS;
   }
-  auto md = std::make_unique<ObjectMetadata>(gauge_, carried, faults_.f3_gauge_double_decrement);
+  auto md = std::make_unique<ObjectMetadata>(gauge_, from.deadline, faults_.f3_gauge_double_decrement);
   md->client = op.client;
   md->size = op.size;
   md->replicas = std::move(replicas);
   md->put_start_time = now;
   md->group = group;
+  md->hard_pinned = from.hard_pinned;
   md->processing = true;
+  md->quota = from.quota;  // Case C: the replaced object's charge
+  if (quotas_.Find(id.tenant)) md->quota.AdoptPendingCharge(requested_memory_bytes(op));
   Pending p{req.action, req.ttl_ms, {}};
   for (const Replica& r : md->replicas) p.eligible.push_back(r.id);
   md->pending = std::move(p);
   ObjectMetadata& stored = *md;
   if (group != 0) set_route(id, group);  // before the insert: see lock_home_shard
   s.objects.emplace(id, std::move(md));
-  if (carried) index_.upsert(id, shard, *carried);
+  if (from.deadline) index_.upsert(id, shard, *from.deadline);
   if (group != 0) {  // RegisterGroupMember
     const GroupKey g{id.tenant, group};
     s.group_members[g].insert(id.key);
@@ -318,21 +342,19 @@ ErrorCode EmbeddedMaster::create_object(const Op& op, size_t shard, GroupId grou
   return ErrorCode::OK;
 }
 
-void EmbeddedMaster::free_replicas(ObjectId id, ObjectMetadata& md, std::vector<Replica>::iterator from) {
+// Frees replicas now; the caller settles their charge with the ledger.
+void EmbeddedMaster::free_replicas(ObjectMetadata& md, std::vector<Replica>::iterator from) {
   std::lock_guard lock(alloc_mutex_);
   for (auto r = from; r != md.replicas.end(); ++r) segment_used_[r->segment] -= md.size;
-  tenant_used_[id.tenant] -= md.size * static_cast<uint64_t>(md.replicas.end() - from);
   md.replicas.erase(from, md.replicas.end());
 }
 
 // discarded_replicas_: the memory stays allocated until `release_at` and the
-// next eviction pass.
-void EmbeddedMaster::discard_replicas(ObjectId id, ObjectMetadata& md, std::vector<Replica>::iterator from,
-                                      Time release_at) {
+// next eviction pass (no longer charged once the caller settles).
+void EmbeddedMaster::discard_replicas(ObjectMetadata& md, std::vector<Replica>::iterator from, Time release_at) {
   Discarded d{release_at, {from, md.replicas.end()}, md.size};
   md.replicas.erase(from, md.replicas.end());
   std::lock_guard lock(alloc_mutex_);
-  tenant_used_[id.tenant] -= md.size * d.replicas.size();
   if (!d.replicas.empty()) discarded_.push_back(std::move(d));
 }
 

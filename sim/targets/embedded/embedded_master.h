@@ -2,7 +2,9 @@
 // MasterService is for the soft pin and group retention (RFC 3028, PR 2835;
 // docs/rules.md): sharded metadata behind shared mutexes, per-object soft-pin
 // state, the deadline index and its expiry cycle, an incremental gauge, and
-// the PR 2835 retention table with one global admission counter. It is
+// the PR 2835 retention table with one global admission counter, hard pins,
+// and in multi-tenant mode the tenant quota accounts with a per-object
+// ledger and the quota-eviction retry of Starts (tenant_quota*.h). It is
 // thread-safe, and carries the seeded faults of faults.h. The lockstep runner
 // checks it against the model step by step.
 #pragma once
@@ -20,6 +22,7 @@
 #include "deadline_index.h"
 #include "faults.h"
 #include "shard.h"
+#include "tenant_quota.h"
 #include "model.h"  // preference_order
 #include "target.h"
 
@@ -46,11 +49,34 @@ class EmbeddedMaster final : public Target {
   // or restore (apply's Cleanup op is the thread-safe way).
   int64_t run_expiry_cycle(Time now);
   int64_t run_scan_cycle(Time now);
+  // Multi-tenant mode: the charges the object ledgers hold, per tenant (the
+  // accounts, View::usage, must equal them whenever no op is running).
+  std::vector<UsageView> ledger_usage() const;
 
  private:
   struct Resolved {
     SoftPinAction action;
     uint64_t ttl_ms;
+  };
+  // What new metadata takes from the request or from the object it
+  // replaces: the group, a carried deadline, the hard pin, and (Upsert Case
+  // C) the old charge in the replaced bucket.
+  struct Inherited {
+    GroupId group = 0;
+    std::optional<Time> deadline;
+    bool hard_pinned = false;
+    TenantQuotaLedger quota;
+  };
+  // One Put/UpsertStart request across its attempts: the placement
+  // preference of its ReplicateConfig, fixed when the request begins (a
+  // batch's elements share the batch's), and its last quota deficit.
+  struct StartRequest {
+    std::vector<uint64_t> preference;  // a score per segment, higher first
+    uint64_t deficit = 0;
+  };
+  struct Evicted {  // what one eviction candidate gave up
+    uint64_t objects = 0;
+    uint64_t bytes = 0;  // size x memory replicas taken
   };
   struct Discarded {
     Time release_at;
@@ -66,6 +92,7 @@ class EmbeddedMaster final : public Target {
     Time lease;
     Time put_start_time;
     GroupId group;
+    bool hard_pinned;
   };
   struct SnapshotImage {
     std::vector<ObjectRecord> objects;
@@ -93,26 +120,36 @@ class EmbeddedMaster final : public Target {
   void apply_evaluation(ObjectId id, size_t shard, const SoftPinEvaluation& eval);
   void erase_object(size_t shard, ObjectId id);  // EraseMetadata
   // Quota and placement for a new object, reserved before the old one goes;
-  // `released` is the charge the replaced object gives back.
-  ErrorCode reserve(const Op& op, uint64_t released, std::vector<Replica>* out);
-  void unreserve(ObjectId id, const std::vector<Replica>& replicas, uint64_t size);
-  ErrorCode create_object(const Op& op, size_t shard, GroupId group, const Resolved& req,
-                          std::vector<Replica> replicas, std::optional<Time> carried, Time now);
-  bool allocate_locked(const Op& op, std::vector<Replica>* out);
-  void free_replicas(ObjectId id, ObjectMetadata& md, std::vector<Replica>::iterator from);
-  void discard_replicas(ObjectId id, ObjectMetadata& md, std::vector<Replica>::iterator from,
-                        Time release_at);
+  // `released` is the charge the replaced object gives back. A quota
+  // refusal sets the request's deficit.
+  ErrorCode reserve(const Op& op, uint64_t released, std::vector<Replica>* out, StartRequest* request);
+  void unreserve(const Op& op, const std::vector<Replica>& replicas, TenantQuotaLedger& quota);
+  ErrorCode create_object(const Op& op, size_t shard, Inherited from, const Resolved& req,
+                          std::vector<Replica> replicas, Time now);
+  std::vector<uint64_t> placement_preference() const;
+  bool allocate_locked(const Op& op, const std::vector<uint64_t>& preference, std::vector<Replica>* out);
+  void free_replicas(ObjectMetadata& md, std::vector<Replica>::iterator from);
+  void discard_replicas(ObjectMetadata& md, std::vector<Replica>::iterator from, Time release_at);
   uint64_t release_discarded(Time now);
   void grant_lease(ObjectId id, size_t shard, ObjectMetadata& md, Time lease, Time now);
 
   // write_path.cpp
   std::optional<ErrorCode> validate_start(const Op& op, Resolved* out) const;
   std::optional<Time> carry_unexpired(const ObjectMetadata& md, Time now) const;
-  ErrorCode reserve_for(const Op& op, const ObjectMetadata* replaced, std::vector<Replica>* out);
-  ErrorCode reserve_late(const Op& op, bool replaced, std::vector<Replica>* out);
+  ErrorCode reserve_for(const Op& op, const ObjectMetadata* replaced, bool keeps_charge, std::vector<Replica>* out,
+                        StartRequest* request);
+  ErrorCode reserve_late(const Op& op, bool replaced, std::vector<Replica>* out, StartRequest* request);
+  void preempt(ObjectId id, ObjectMetadata& md, Time now);
+  Inherited inherit_replaced(const Op& op, ObjectMetadata& md, bool case_a, Time now);
   void restart_in_place(const Op& op, ObjectMetadata& md, const Resolved& req, Time now);
-  Outcome put_start(const Op& op, Time now);
-  Outcome upsert_start(const Op& op, Time now);
+  Outcome put_start(const Op& op, Time now) {
+    return with_quota_eviction(op, now, &EmbeddedMaster::put_start_once, nullptr);
+  }
+  Outcome upsert_start(const Op& op, Time now, const std::vector<uint64_t>* batch_preference = nullptr) {
+    return with_quota_eviction(op, now, &EmbeddedMaster::upsert_start_once, batch_preference);
+  }
+  Outcome put_start_once(const Op& op, Time now, StartRequest* request);
+  Outcome upsert_start_once(const Op& op, Time now, StartRequest* request);
   Outcome end(const Op& op, Time now);
   Outcome revoke(const Op& op, Time now);
   // read_path.cpp
@@ -126,8 +163,19 @@ class EmbeddedMaster final : public Target {
   Outcome evict(const Op& op, Time now);
   bool normalise_if_expired(ObjectId id, Time now);
   void discard_expired_processing(Time now);
-  void evict_memory(ObjectId id);
-  uint64_t try_evict(ObjectId id, bool allow_soft, Time now);
+  void evict_second_pass(int64_t n, bool pass_2a, Time cutoff, Time now);
+  uint64_t evict_memory(ObjectId id);
+  bool evictable_candidate(ObjectId id, ObjectMetadata& md, bool allow_soft, Time now);
+  Evicted try_evict(ObjectId id, bool allow_soft, Time now);
+  // tenant_quota_paths.cpp (multi-tenant mode)
+  using StartAttempt = Outcome (EmbeddedMaster::*)(const Op&, Time, StartRequest*);
+  Outcome with_quota_eviction(const Op& op, Time now, StartAttempt attempt, const std::vector<uint64_t>* preference);
+  std::optional<ErrorCode> check_registered(TenantId tenant) const;
+  void settle_primary_write(ObjectId id, ObjectMetadata& md);
+  void release_all_quota(ObjectId id, TenantQuotaLedger& quota);
+  void evict_tenant_memory_for_quota(TenantId tenant, uint64_t target, Time now);
+  uint64_t evict_tenant_memory_pass(TenantId tenant, uint64_t target, bool allow_soft, Time now);
+  void rebuild_quota_usage();
   // expiry.cpp
   Outcome cleanup(Time now);
   // retention.cpp
@@ -147,16 +195,17 @@ class EmbeddedMaster final : public Target {
   // restore) -> op stripe (Starts only) -> shards (ascending; a path that
   // moves an object releases one before taking the next) -> alloc_mutex_ ->
   // route_mutex_ -> the deadline index's mutex. The object lock is taken
-  // under a shard lock and released before the index mutex.
+  // under a shard lock and released before the index mutex. A Start's quota
+  // eviction runs between its attempts, with no op stripe held; the tenant
+  // accounts are atomics and take no lock.
   std::array<std::mutex, 64> op_locks_;  // AcquireObjectOperationLock stripes
   mutable std::shared_mutex snapshot_mutex_;
   std::array<Shard, kShardCount> shards_;
   mutable std::mutex route_mutex_;
   std::unordered_map<ObjectId, GroupId, ObjectIdHash> routes_;  // object_group_ids_
-  mutable std::mutex alloc_mutex_;  // guards the five below
+  const TenantQuotaTable quotas_;  // fixed accounts; their charges are atomic
+  mutable std::mutex alloc_mutex_;  // guards the three below
   std::vector<uint64_t> segment_used_;
-  std::vector<uint64_t> batch_preference_;  // during a batch start (one ReplicateConfig): see Model::batch
-  std::map<TenantId, uint64_t> tenant_used_;
   std::vector<Discarded> discarded_;
   ReplicaId next_replica_id_ = 1;
   DeadlineIndex index_;

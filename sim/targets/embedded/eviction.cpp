@@ -2,7 +2,9 @@
 // write-locked in index order (Mooncake main BatchEvict). It has the model's
 // observable results: candidates in key order, sorted by (lease, key), the
 // same pass 1 / 2A / 2B cutoffs, the group rule and lazy normalisation of
-// expired pins (IsSoftPinActive) wherever Mooncake evaluates one.
+// expired pins (IsSoftPinActive) wherever Mooncake evaluates one. Every scan
+// tests the hard pin first: a hard-pinned object is never taken, never
+// counted in the base, and its stale pin is not normalised here.
 #include <algorithm>
 #include <tuple>
 
@@ -35,46 +37,57 @@ void EmbeddedMaster::discard_expired_processing(Time now) {
     if (!md->processing || expiry >= now) continue;
     auto first = std::stable_partition(md->replicas.begin(), md->replicas.end(),
                                        [](const Replica& r) { return r.status == ReplicaStatus::Complete; });
-    discard_replicas(id, *md, first, expiry);
+    discard_replicas(*md, first, expiry);
     md->pending.reset();
     md->processing = false;
+    settle_primary_write(id, *md);
     if (md->replicas.empty()) erase_object(shard, id);
   }
 }
 
-// evict_replicas: pops the evictable memory replicas, erases an empty object.
-void EmbeddedMaster::evict_memory(ObjectId id) {
+// evict_replicas: pops the evictable memory replicas (their charge goes
+// back, ReleaseCommitted), erases an empty object; returns the bytes taken.
+uint64_t EmbeddedMaster::evict_memory(ObjectId id) {
   size_t shard = 0;
   ObjectMetadata* md = find_locked(id, &shard);
   auto first = std::stable_partition(md->replicas.begin(), md->replicas.end(), [](const Replica& r) {
     return !(r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete);
   });
-  free_replicas(id, *md, first);
+  const uint64_t bytes = md->size * static_cast<uint64_t>(md->replicas.end() - first);
+  if (TenantQuotaAccount* account = quotas_.Find(id.tenant)) md->quota.ReleaseCommitted(*account, bytes);
+  free_replicas(*md, first);
   if (md->replicas.empty()) erase_object(shard, id);
+  return bytes;
 }
 
-// try_evict_group_or_object: how many objects lost their memory.
-uint64_t EmbeddedMaster::try_evict(ObjectId id, bool allow_soft, Time now) {
+// A candidate as every eviction scan tests one, in Mooncake's order: hard
+// pin, lease, (without soft pins: IsSoftPinActive, normalising a stale pin),
+// an evictable memory replica.
+bool EmbeddedMaster::evictable_candidate(ObjectId id, ObjectMetadata& md, bool allow_soft, Time now) {
+  if ((md.hard_pinned && !faults_.f17_eviction_takes_hard_pinned) || now < md.lease) return false;  // F17
+  if (!allow_soft && normalise_if_expired(id, now)) return false;
+  return md.has_evictable_memory();
+}
+
+// try_evict_group_or_object: how many objects lost their memory, and the
+// bytes taken.
+EmbeddedMaster::Evicted EmbeddedMaster::try_evict(ObjectId id, bool allow_soft, Time now) {
   size_t shard = 0;
   const GroupId group = find_locked(id, &shard)->group;
   Shard& s = shards_[shard];
   auto members = group == 0 ? s.group_members.end() : s.group_members.find({id.tenant, group});
-  if (members == s.group_members.end()) {
-    evict_memory(id);
-    return 1;
-  }
+  if (members == s.group_members.end()) return {1, evict_memory(id)};
   const std::vector<KeyId> keys(members->second.begin(), members->second.end());
-  for (KeyId k : keys)
-    if (now < find_in(shard, {id.tenant, k})->lease) return 0;  // a live lease protects the group
-  uint64_t count = 0;
+  for (KeyId k : keys)  // a live lease protects the group, a hard-pinned member's too
+    if (now < find_in(shard, {id.tenant, k})->lease) return {};
+  Evicted out;
   for (KeyId k : keys) {
     const ObjectId member{id.tenant, k};
-    if (!allow_soft && normalise_if_expired(member, now)) continue;
-    if (!find_in(shard, member)->has_evictable_memory()) continue;
-    evict_memory(member);
-    ++count;
+    if (!evictable_candidate(member, *find_in(shard, member), allow_soft, now)) continue;
+    out.bytes += evict_memory(member);
+    ++out.objects;
   }
-  return count;
+  return out;
 }
 
 Outcome EmbeddedMaster::evict(const Op& op, Time now) {
@@ -94,7 +107,7 @@ Outcome EmbeddedMaster::evict(const Op& op, Time now) {
   uint64_t base = 0;
   for (ObjectId id : all_ids_locked()) {  // census
     ObjectMetadata* md = find_locked(id);
-    if (!md->has_evictable_memory()) continue;
+    if (md->hard_pinned || !md->has_evictable_memory()) continue;
     ++base;
     if (now < md->lease) continue;
     if (!normalise_if_expired(id, now)) no_pin.push_back({md->lease, id});
@@ -104,7 +117,7 @@ Outcome EmbeddedMaster::evict(const Op& op, Time now) {
   std::sort(no_pin.begin(), no_pin.end());
   std::sort(soft.begin(), soft.end());
 
-  auto eligible = [&](ObjectMetadata* md) { return md && now >= md->lease && md->has_evictable_memory(); };
+  auto eligible = [&](const ObjectMetadata* md) { return now >= md->lease && md->has_evictable_memory(); };
   // Pass 1: the k oldest unpinned leases, ties at the cutoff included.
   int64_t evicted = 0;
   std::vector<Time> leftover;
@@ -113,7 +126,8 @@ Outcome EmbeddedMaster::evict(const Op& op, Time now) {
   // object goes through IsSoftPinActive, evictable or not.
   if (k > 0 && target * 44 < 1000) {
     for (ObjectId id : all_ids_locked())
-      if (now >= find_locked(id)->lease) normalise_if_expired(id, now);
+      if (const ObjectMetadata* md = find_locked(id); !md->hard_pinned && now >= md->lease)
+        normalise_if_expired(id, now);
   }
   if (k > 0) {
     const Time cutoff = no_pin[k - 1].lease;
@@ -129,7 +143,7 @@ Outcome EmbeddedMaster::evict(const Op& op, Time now) {
         leftover.push_back(c.lease);
         continue;
       }
-      const int64_t n = static_cast<int64_t>(try_evict(c.id, false, now));
+      const int64_t n = static_cast<int64_t>(try_evict(c.id, false, now).objects);
       evicted += n;
       done += n;
     }
@@ -142,21 +156,27 @@ Outcome EmbeddedMaster::evict(const Op& op, Time now) {
   if (n <= 0) return Outcome{};
   std::sort(leftover.begin(), leftover.end());
   const bool pass_2a = n <= static_cast<int64_t>(leftover.size());
-  const Time cutoff = pass_2a ? leftover[n - 1] : soft[n - leftover.size() - 1];
+  evict_second_pass(n, pass_2a, pass_2a ? leftover[n - 1] : soft[n - leftover.size() - 1], now);
+  return Outcome{};
+}
+
+// BatchEvict's second pass, in key order, until `n` objects lost their
+// memory: 2A takes unpinned objects with lease <= cutoff, 2B any unpinned
+// one and pinned ones with lease <= cutoff. Hard-pinned objects are skipped
+// before anything is evaluated.
+void EmbeddedMaster::evict_second_pass(int64_t n, bool pass_2a, Time cutoff, Time now) {
   for (ObjectId id : all_ids_locked()) {
     if (n <= 0) break;
     ObjectMetadata* md = find_locked(id);
+    if (!md || md->hard_pinned || now < md->lease) continue;
     if (pass_2a) {
-      if (!md || now < md->lease || md->lease > cutoff) continue;
-      if (normalise_if_expired(id, now) || !md->has_evictable_memory()) continue;
-      n -= static_cast<int64_t>(try_evict(id, false, now));
+      if (md->lease > cutoff || normalise_if_expired(id, now) || !md->has_evictable_memory()) continue;
+      n -= static_cast<int64_t>(try_evict(id, false, now).objects);
     } else {
-      if (!eligible(md)) continue;
-      if (normalise_if_expired(id, now) && md->lease > cutoff) continue;
-      n -= static_cast<int64_t>(try_evict(id, true, now));
+      if (!md->has_evictable_memory() || (normalise_if_expired(id, now) && md->lease > cutoff)) continue;
+      n -= static_cast<int64_t>(try_evict(id, true, now).objects);
     }
   }
-  return Outcome{};
 }
 
 }  // namespace pinsim::embedded

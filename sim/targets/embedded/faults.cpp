@@ -7,7 +7,7 @@ namespace pinsim::embedded {
 
 namespace {
 
-constexpr std::array<FaultInfo, 16> kFaults{{
+constexpr std::array<FaultInfo, 17> kFaults{{
     {"F1", "reads renew the soft pin (the pre-#2909 behaviour)", &Faults::f1_reads_renew_soft_pin},
     {"F2", "cleanup clears a pin without the deadline-equality check (stale index entry)",
      &Faults::f2_cleanup_skips_deadline_check},
@@ -28,6 +28,8 @@ constexpr std::array<FaultInfo, 16> kFaults{{
      &Faults::f15_retention_writes_soft_pin},
     {"F16", "a refused replacing Start has already erased the old object and its deadline (no failure atomicity)",
      &Faults::f16_failed_start_drops_object},
+    {"F17", "quota eviction and group expansion take a hard-pinned object (no hard-pin test)",
+     &Faults::f17_eviction_takes_hard_pinned},
 }};
 
 }  // namespace

@@ -26,6 +26,7 @@ struct Faults {
   bool f14_expired_pin_protects = false;          // F14
   bool f15_retention_writes_soft_pin = false;     // F15
   bool f16_failed_start_drops_object = false;     // F16
+  bool f17_eviction_takes_hard_pinned = false;    // F17
 };
 
 struct FaultInfo {

@@ -115,6 +115,19 @@ bool ObjectMetadata::has_evictable_memory() const {
   });
 }
 
+bool ObjectMetadata::memory_processing() const {
+  return std::any_of(replicas.begin(), replicas.end(), [](const Replica& r) {
+    return r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Processing;
+  });
+}
+
+uint64_t ObjectMetadata::complete_memory_bytes() const {
+  const auto n = std::count_if(replicas.begin(), replicas.end(), [](const Replica& r) {
+    return r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete;
+  });
+  return size * static_cast<uint64_t>(n);
+}
+
 uint32_t ObjectMetadata::viable_pending_replicas() const {
   if (!pending) return 0;
   uint32_t n = 0;

@@ -1,7 +1,8 @@
 // Per-object state as Mooncake's ObjectMetadata keeps it: replicas, the
 // committed soft pin (soft_pin_timeout, behind the object's own lock because
 // the expiry cycle clears it under a shard *read* lock), the Pending write
-// intent with its eligible replica ids, the read lease and the group. The
+// intent with its eligible replica ids, the read lease, the group, the hard
+// pin and the tenant quota ledger. The
 // object owns its share of the gauge: +1 when built with a deadline, -1 when
 // destroyed with one stored (RFC 3028 "Metrics": object destruction remains
 // responsible for decrementing an active committed soft pin).
@@ -13,6 +14,7 @@
 
 #include "object.h"
 #include "soft_pin_gauge.h"
+#include "tenant_quota_ledger.h"
 #include "virtual_time.h"
 
 namespace pinsim::embedded {
@@ -62,11 +64,15 @@ class ObjectMetadata {
   Time lease = 0;
   Time put_start_time = 0;
   GroupId group = 0;
-  bool processing = false;  // in processing_keys
+  bool hard_pinned = false;  // with_hard_pin: set at creation only, never evicted
+  bool processing = false;   // in processing_keys
+  TenantQuotaLedger quota;   // multi-tenant mode: this object's charge
 
   bool any_complete() const;
   bool all_complete() const;
   bool has_evictable_memory() const;
+  bool memory_processing() const;           // a memory replica is PROCESSING
+  uint64_t complete_memory_bytes() const;   // size x COMPLETE memory replicas
   uint32_t viable_pending_replicas() const;
 
  private:

@@ -6,7 +6,9 @@
 // newest first; `fail_first_candidate` fails the newest after decoding, which
 // resets again (ResetStateAfterFailedRestoreAttempt). Decoding normalises
 // expired deadlines, keeps the survivors and rebuilds the index from them;
-// the restore then rebuilds the metrics, the soft-pin gauge from the index.
+// the restore then rebuilds the metrics, the soft-pin gauge from the index,
+// and (multi-tenant mode) the tenant charges from the surviving objects.
+// Hard pins are serialised with the metadata.
 #include <algorithm>
 
 #include "embedded_master.h"
@@ -20,7 +22,7 @@ Outcome EmbeddedMaster::snapshot() {  // snapshot_mutex_ held exclusively
     for (const auto& [id, md] : s.objects) {
       image.objects.push_back({id, md->client, md->size, md->replicas,
                                keeps_pin ? md->committed_deadline() : std::nullopt,  // else false/0 slots
-                               md->lease, md->put_start_time, md->group});
+                               md->lease, md->put_start_time, md->group, md->hard_pinned});
     }
   }
   {
@@ -48,7 +50,6 @@ void EmbeddedMaster::reset_state(bool clear_index) {
   }
   std::lock_guard lock(alloc_mutex_);
   std::fill(segment_used_.begin(), segment_used_.end(), 0);
-  tenant_used_.clear();
   discarded_.clear();
   retained_group_count_.store(0);
 }
@@ -83,10 +84,10 @@ void EmbeddedMaster::decode(const SnapshotImage& image, Time now) {
     md->lease = rec.lease;
     md->put_start_time = rec.put_start_time;
     md->group = rec.group;
+    md->hard_pinned = rec.hard_pinned;
     {
       std::lock_guard lock(alloc_mutex_);
       for (const Replica& r : rec.replicas) segment_used_[r.segment] += rec.size;
-      tenant_used_[rec.id.tenant] += rec.size * rec.replicas.size();
     }
     if (rec.group != 0) {  // RebuildGroupRoutingIndex: every restored group is dirty
       set_route(rec.id, rec.group);
@@ -113,6 +114,7 @@ Outcome EmbeddedMaster::restore(const Op& op, Time now) {  // snapshot_mutex_ he
     break;
   }
   gauge_.rebuild(static_cast<int64_t>(index_.registration_count()));  // metrics rebuilt after restore
+  rebuild_quota_usage();
   return out;
 }
 

@@ -37,21 +37,28 @@ std::optional<Time> EmbeddedMaster::carry_unexpired(const ObjectMetadata& md, Ti
 
 // A Start that replaces existing metadata reserves the new object's space
 // first, so that a refusal leaves the old object, its deadline and its
-// in-flight write untouched. F16 takes Mooncake main's order instead: the
-// old metadata is erased, then the allocation may fail.
-ErrorCode EmbeddedMaster::reserve_for(const Op& op, const ObjectMetadata* replaced, std::vector<Replica>* out) {
+// in-flight write untouched. The old object's charge counts as given back,
+// except (Upsert Case C, `keeps_charge`) its COMPLETE memory replicas, which
+// stay charged until the new write settles. F16 takes Mooncake main's order
+// instead: the old metadata is erased, then the allocation may fail.
+ErrorCode EmbeddedMaster::reserve_for(const Op& op, const ObjectMetadata* replaced, bool keeps_charge,
+                                     std::vector<Replica>* out, StartRequest* request) {
   if (replaced && faults_.f16_failed_start_drops_object) return ErrorCode::OK;  // reserved after the erase
-  return reserve(op, replaced ? replaced->size * replaced->replicas.size() : 0, out);
+  uint64_t released = 0;
+  if (replaced)
+    released = replaced->quota.TotalChargedBytes() - (keeps_charge ? replaced->complete_memory_bytes() : 0);
+  return reserve(op, released, out, request);
 }
 
-ErrorCode EmbeddedMaster::reserve_late(const Op& op, bool replaced, std::vector<Replica>* out) {
+ErrorCode EmbeddedMaster::reserve_late(const Op& op, bool replaced, std::vector<Replica>* out, StartRequest* request) {
   if (!replaced || !faults_.f16_failed_start_drops_object) return ErrorCode::OK;
-  return reserve(op, 0, out);
+  return reserve(op, 0, out, request);
 }
 
-Outcome EmbeddedMaster::put_start(const Op& op, Time now) {
+Outcome EmbeddedMaster::put_start_once(const Op& op, Time now, StartRequest* request) {
   Resolved req{};
   if (auto err = validate_start(op, &req)) return Outcome::of(*err);
+  if (auto err = check_registered(op.object.tenant)) return Outcome::of(*err);
   const ObjectId id = op.object;
   std::lock_guard op_lock(op_locks_[ObjectIdHash{}(id) % op_locks_.size()]);
   ShardLock lock;
@@ -62,23 +69,52 @@ Outcome EmbeddedMaster::put_start(const Op& op, Time now) {
     if (md->any_complete() || now <= discard_at) return Outcome::of(ErrorCode::OBJECT_ALREADY_EXISTS);
   }
   std::vector<Replica> replicas;
-  if (ErrorCode err = reserve_for(op, md, &replicas); err != ErrorCode::OK) return Outcome::of(err);
+  if (ErrorCode err = reserve_for(op, md, false, &replicas, request); err != ErrorCode::OK) return Outcome::of(err);
   if (md) {  // only stale PROCESSING replicas: erase and recreate, carrying nothing
-    discard_replicas(id, *md, md->replicas.begin(),
+    discard_replicas(*md, md->replicas.begin(),
                      saturating_deadline(md->put_start_time, config_.put_start_release_timeout_ms));
     erase_object(shard, id);
   }
-  if (ErrorCode err = reserve_late(op, md != nullptr, &replicas); err != ErrorCode::OK) return Outcome::of(err);
+  if (ErrorCode err = reserve_late(op, md != nullptr, &replicas, request); err != ErrorCode::OK)
+    return Outcome::of(err);
   if (const size_t target = home_shard(id, op.group); target != shard) {
     lock.unlock();  // never hold two shard locks out of order
     lock = ShardLock(shards_[target].mutex);
     shard = target;
   }
-  return Outcome::of(create_object(op, shard, op.group, req, std::move(replicas), std::nullopt, now));
+  Inherited from;  // PutStart: everything from the request
+  from.group = op.group;
+  from.hard_pinned = op.hard_pin;
+  return Outcome::of(create_object(op, shard, std::move(from), req, std::move(replicas), now));
+}
+
+// Preemption: the in-flight write's replicas are discarded, its Pending
+// cleared (ClearPendingSoftPinAction) and its charge settled.
+void EmbeddedMaster::preempt(ObjectId id, ObjectMetadata& md, Time now) {
+  auto first = std::stable_partition(md.replicas.begin(), md.replicas.end(),
+                                     [](const Replica& r) { return r.status == ReplicaStatus::Complete; });
+  discard_replicas(md, first, saturating_deadline(now, config_.put_start_release_timeout_ms));
+  md.pending.reset();
+  md.processing = false;
+  settle_primary_write(id, md);
+}
+
+// What replacement metadata takes over: an unexpired deadline (RFC 3028
+// rule 7); Case A the request's group and hard pin; Case C the old group,
+// the hard pin ORed with the request's (merged_config), and the old charge
+// (TransferReplacementCharge).
+EmbeddedMaster::Inherited EmbeddedMaster::inherit_replaced(const Op& op, ObjectMetadata& md, bool case_a, Time now) {
+  Inherited from;
+  from.deadline = carry_unexpired(md, now);
+  from.group = case_a ? op.group : md.group;
+  from.hard_pinned = op.hard_pin || (!case_a && md.hard_pinned);
+  if (!case_a && quotas_.Find(op.object.tenant)) md.quota.TransferReplacementCharge(from.quota);
+  return from;
 }
 
 // Case B, in place: every replica becomes PROCESSING and eligible; the
-// committed deadline is untouched until End.
+// committed deadline is untouched until End, and so are the hard pin and
+// the ledger's committed bytes.
 void EmbeddedMaster::restart_in_place(const Op& op, ObjectMetadata& md, const Resolved& req, Time now) {
   Pending p{req.action, req.ttl_ms, {}};
   for (Replica& r : md.replicas) {
@@ -91,9 +127,10 @@ void EmbeddedMaster::restart_in_place(const Op& op, ObjectMetadata& md, const Re
   md.processing = true;
 }
 
-Outcome EmbeddedMaster::upsert_start(const Op& op, Time now) {
+Outcome EmbeddedMaster::upsert_start_once(const Op& op, Time now, StartRequest* request) {
   Resolved req{};
   if (auto err = validate_start(op, &req)) return Outcome::of(*err);
+  if (auto err = check_registered(op.object.tenant)) return Outcome::of(*err);
   const ObjectId id = op.object;
   std::lock_guard op_lock(op_locks_[ObjectIdHash{}(id) % op_locks_.size()]);
   ShardLock lock;
@@ -107,38 +144,33 @@ Outcome EmbeddedMaster::upsert_start(const Op& op, Time now) {
   const bool in_place = md && !replace_a && op.size == md->size;
   std::vector<Replica> replicas;
   if (!in_place)
-    if (ErrorCode err = reserve_for(op, md, &replicas); err != ErrorCode::OK) return Outcome::of(err);
-  std::optional<Time> carried;
-  GroupId group = op.group;
+    if (ErrorCode err = reserve_for(op, md, !replace_a, &replicas, request); err != ErrorCode::OK)
+      return Outcome::of(err);
+  Inherited from;
+  from.group = op.group;
+  from.hard_pinned = op.hard_pin;
   if (md) {
-    if (md->processing) {
-      // Preemption: the in-flight write's replicas are discarded and its
-      // Pending cleared (ClearPendingSoftPinAction).
-      auto first = std::stable_partition(md->replicas.begin(), md->replicas.end(), [](const Replica& r) {
-        return r.status == ReplicaStatus::Complete;
-      });
-      discard_replicas(id, *md, first, saturating_deadline(now, config_.put_start_release_timeout_ms));
-      md->pending.reset();
-      md->processing = false;
-    }
+    if (md->processing) preempt(id, *md, now);
     if (in_place) {
       restart_in_place(op, *md, req, now);
       return Outcome{};
     }
     // Replacement: the old metadata goes (destructor -1), the new one carries
     // an unexpired deadline (constructor +1).
-    carried = carry_unexpired(*md, now);
-    if (!replace_a) group = md->group;
-    discard_replicas(id, *md, md->replicas.begin(), saturating_deadline(now, config_.put_start_release_timeout_ms));
+    from = inherit_replaced(op, *md, replace_a, now);
+    discard_replicas(*md, md->replicas.begin(), saturating_deadline(now, config_.put_start_release_timeout_ms));
     erase_object(shard, id);
   }
-  if (ErrorCode err = reserve_late(op, md != nullptr, &replicas); err != ErrorCode::OK) return Outcome::of(err);
-  if (const size_t target = home_shard(id, group); target != shard) {
+  if (ErrorCode err = reserve_late(op, md != nullptr, &replicas, request); err != ErrorCode::OK) {
+    release_all_quota(id, from.quota);  // the replaced charge goes with the failed write
+    return Outcome::of(err);
+  }
+  if (const size_t target = home_shard(id, from.group); target != shard) {
     lock.unlock();  // never hold two shard locks out of order
     lock = ShardLock(shards_[target].mutex);
     shard = target;
   }
-  return Outcome::of(create_object(op, shard, group, req, std::move(replicas), carried, now));
+  return Outcome::of(create_object(op, shard, std::move(from), req, std::move(replicas), now));
 }
 
 // PutEnd / UpsertEnd.
@@ -182,6 +214,7 @@ Outcome EmbeddedMaster::end(const Op& op, Time now) {
   }
   md->lease = std::max(md->lease, now);  // GrantReadLease(0)
   if (md->all_complete()) md->processing = false;
+  settle_primary_write(id, *md);  // SettlePrimaryWriteQuotaIfReady
   return Outcome{};
 }
 
@@ -200,7 +233,7 @@ Outcome EmbeddedMaster::revoke(const Op& op, Time) {
   auto kept = std::stable_partition(md->replicas.begin(), md->replicas.end(),
                                     [&](const Replica& r) { return !selected(op.selector, r.kind); });
   const bool revoked_any = kept != md->replicas.end();
-  free_replicas(id, *md, kept);
+  free_replicas(*md, kept);
   // ClearPendingSoftPinIfNoViableReplica.
   if (md->pending) {
     const bool viable = md->viable_pending_replicas() > 0;
@@ -208,8 +241,12 @@ Outcome EmbeddedMaster::revoke(const Op& op, Time) {
     // eligible PROCESSING replica remains.
     if (!viable || (faults_.f4_partial_revoke_drops_pending && revoked_any)) md->pending.reset();
   }
-  if (md->replicas.empty()) erase_object(shard, id);
-  else if (md->all_complete()) md->processing = false;
+  if (md->replicas.empty()) {
+    erase_object(shard, id);  // ReleaseAll
+    return Outcome{};
+  }
+  if (md->all_complete()) md->processing = false;
+  settle_primary_write(id, *md);
   return Outcome{};
 }
 

@@ -28,6 +28,8 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -166,7 +168,9 @@ class MasterServiceSnapshotTestBase {
     ReplicaID id;
   };
   struct Object {
+    std::string tenant;  // Mooncake's tenant id ("default" without multi-tenant mode)
     std::string key;
+    bool hard_pinned;
     uint64_t size;
     std::vector<Replica> replicas;
     std::optional<Clock::time_point> deadline;
@@ -178,17 +182,22 @@ class MasterServiceSnapshotTestBase {
     std::string group;
   };
 
-  // Every object of the default tenant, in no particular order.
+  // Every object of every tenant, in no particular order.
   static std::vector<Object> Objects(const MasterService& s) {
     std::vector<Object> out;
     for (size_t i = 0; i < MasterService::kNumShards; ++i) {
       MasterService::MetadataShardAccessorRO shard(&s, i);
       for (const auto& [tenant, state] : shard->tenants) {
-        if (!IsDefaultTenant(tenant)) continue;
         for (const auto& [key, md] : state.metadata) {
           Object o;
+          o.tenant = TenantName(tenant);
           o.key = key;
           o.size = md.size;
+#if PINSIM_MC_HAS_HARD_PIN
+          o.hard_pinned = md.IsHardPinned();
+#else
+          o.hard_pinned = false;
+#endif
           for (const auto& r : md.GetAllReplicas())
             o.replicas.push_back({r.is_memory_replica(), r.is_nof_replica(), r.status(), r.id()});
           {
@@ -216,8 +225,22 @@ class MasterServiceSnapshotTestBase {
 
 #if PINSIM_MC_HAS_TENANT_ID_CLASS
   static bool IsDefaultTenant(const TenantId& t) { return t == TenantId::Default(); }
+  static const std::string& TenantName(const TenantId& t) { return t.value(); }
 #else  // the PR 2835 tree: tenant ids are strings, "default" without multi-tenancy
   static bool IsDefaultTenant(const std::string& t) { return t == "default"; }
+  static const std::string& TenantName(const std::string& t) { return t; }
+#endif
+
+#if PINSIM_MC_HAS_MULTI_TENANT
+  // Bytes charged per tenant, by Mooncake's tenant name.
+  static std::vector<std::pair<std::string, uint64_t>> Charges(const MasterService& s) {
+    std::vector<std::pair<std::string, uint64_t>> out;
+    for (const auto& snap : s.ListTenantQuotaSnapshots()) out.push_back({snap.tenant_id.value(), snap.charged_bytes});
+    return out;
+  }
+  // What a restarted master does after restoring a snapshot (its constructor
+  // rebuilds every tenant's charge from the restored metadata).
+  static void RebuildCharges(MasterService& s) { s.RebuildTenantQuotaUsageFromMetadata(); }
 #endif
 
   static void Evict(MasterService& s, double target, double lowerbound) {
@@ -279,7 +302,8 @@ class MasterServiceSnapshotTestBase {
 #endif
 
   // Used bytes of each named memory segment (for deterministic placement).
-  static std::vector<std::pair<size_t, size_t>> Usage(MasterService& s, const std::vector<std::string>& names) {
+  static std::vector<std::pair<size_t, size_t>> Usage(const MasterService& cs, const std::vector<std::string>& names) {
+    auto& s = const_cast<MasterService&>(cs);  // the allocator accessor is not const; this only reads
     std::vector<std::pair<size_t, size_t>> out;  // {used, capacity}
     auto access = s.segment_manager_.getAllocatorAccess();
     const auto& manager = access.getAllocatorManager();
@@ -349,6 +373,20 @@ std::optional<uint32_t> parse_id(const std::string& s, char prefix) {
   return v;
 }
 
+// Tenant 0 is Mooncake's "default"; tenant n > 0 is "t" and n in ten digits,
+// so that names sort as the ids do (the effective-quota tie-break orders
+// tenants by name, the model by id).
+std::string tenant_name(TenantId t) {
+  if (t == 0) return "default";
+  std::string digits = std::to_string(t);
+  return "t" + std::string(10 - digits.size(), '0') + digits;
+}
+
+std::optional<TenantId> parse_tenant(const std::string& s) {
+  if (s == "default") return 0;
+  return parse_id(s, 't');
+}
+
 mc::UUID client_uuid(ClientId c) { return {0x70696e73696d0000ull | c, 0x636c69656e74ull}; }
 const mc::UUID kSegmentOwner{0x70696e73696d5345ull, 0x676d656e74ull};
 
@@ -363,6 +401,7 @@ class MooncakeTarget final : public Target {
       service_.reset();
       g_cut_sleeps.fetch_sub(1, std::memory_order_acq_rel);
     }
+    if (!policy_file_.empty()) std::remove(policy_file_.c_str());
   }
 
   bool start(std::string* error) {
@@ -378,6 +417,14 @@ class MooncakeTarget final : public Target {
 #if PINSIM_MC_HAS_RETAIN_GROUPS
     mc_config.max_retained_groups = config_.max_retained_groups;
     mc_config.max_group_retention_ttl_ms = config_.max_group_retention_ttl_ms;
+#endif
+#if PINSIM_MC_HAS_MULTI_TENANT
+    if (config_.multi_tenant) {
+      if (!write_policy_file(error)) return false;
+      mc_config.enable_multi_tenants = true;
+      mc_config.tenant_quota_connector_type = "file";
+      mc_config.tenant_quota_connector_uri = policy_file_;
+    }
 #endif
     set_now(0);
     g_virtual_clock.store(true, std::memory_order_release);
@@ -397,15 +444,37 @@ class MooncakeTarget final : public Target {
     return true;
   }
 
+  // Multi-tenant mode reads its quota policies from a connector; the file
+  // connector's YAML, written where the process keeps temporary files and
+  // removed with the target.
+  bool write_policy_file(std::string* error) {
+    static std::atomic<uint64_t> counter{0};
+    policy_file_ = (std::filesystem::temp_directory_path() /
+                    ("pinsim-tenants-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".yaml"))
+                       .string();
+    std::ofstream out(policy_file_);
+    out << "version: 1\ntenants:\n";
+    for (const auto& [t, q] : config_.tenant_quota_bytes)
+      out << "  - name: \"" << tenant_name(t) << "\"\n    quota: \"" << q << "\"\n";
+    out.close();
+    if (!out) {
+      *error = "cannot write the tenant quota policy file " + policy_file_;
+      return false;
+    }
+    return true;
+  }
+
   std::string_view name() const override { return "mooncake"; }
   std::string_view variant() const override { return PINSIM_MC_TREE_ID; }
 
-  bool supports(const Op& op) const override { return mooncake_target_supports(op); }
+  bool supports(const Op& op) const override { return mooncake_target_supports(op, config_); }
   // BatchEvict's second pass scans shards from randomIndex(kNumShards): which
   // of several admissible objects it takes is Mooncake's choice.
   bool eviction_order_unspecified() const override { return true; }
   Capabilities capabilities() const override {
     Capabilities caps = kCapObjects | kCapDeadline | kCapLease;
+    if (config_.multi_tenant) caps |= kCapUsage;
+    caps |= kCapSegments;
 #if PINSIM_MC_HAS_GAUGE
     caps |= kCapGauge;
 #endif
@@ -419,24 +488,22 @@ class MooncakeTarget final : public Target {
   }
 
   Outcome apply(const Op& op, Time now) override {
-    if (now > kMaxRepresentableMs || now < 0 || !mooncake_target_supports(op))
+    if (now > kMaxRepresentableMs || now < 0 || !mooncake_target_supports(op, config_))
       return Outcome::of(ErrorCode::UNSUPPORTED);
     set_now(now);
     last_now_ = now;
+    if (is_start(op.kind)) seed_quota_eviction();
 #if PINSIM_MC_HAS_TENANT_ID_CLASS
-    const mc::TenantId& tenant = mc::TenantId::Default();
+    const mc::TenantId tenant(tenant_name(op.object.tenant));
 #else
     const std::string tenant = "default";
 #endif
     const std::string key = key_name(op.object.key);
     switch (op.kind) {
       case OpKind::PutStart:
-      case OpKind::UpsertStart: {
-        mc::ReplicateConfig rc = replicate_config(op);
-        auto r = op.kind == OpKind::PutStart ? service_->PutStart(client_uuid(op.client), key, tenant, op.size, rc)
-                                             : service_->UpsertStart(client_uuid(op.client), key, tenant, op.size, rc);
-        return outcome_of(r);
-      }
+        return outcome_of(service_->PutStart(client_uuid(op.client), key, tenant, op.size, replicate_config(op)));
+      case OpKind::UpsertStart:
+        return outcome_of(service_->UpsertStart(client_uuid(op.client), key, tenant, op.size, replicate_config(op)));
       case OpKind::PutEnd:
         return outcome_of(service_->PutEnd(client_uuid(op.client), key, tenant, replica_type(op.selector)));
       case OpKind::UpsertEnd:
@@ -471,12 +538,7 @@ class MooncakeTarget final : public Target {
         return out;
       }
       case OpKind::Evict:
-        // BatchEvict's second pass scans shards from randomIndex(kNumShards),
-        // drawn from this thread's engine: seed it per pass so that the same
-        // trace evicts the same objects every time.
-#if PINSIM_MC_HAS_RANDOM_ENGINE
-        mc::threadLocalRandomEngine().seed(0x70696e73696dull + evictions_++);
-#endif
+        seed_batch_evict();
         Access::Evict(*service_, op.evict_target_pct / 100.0, op.evict_lowerbound_pct / 100.0);
         return Outcome{};
       case OpKind::Cleanup:
@@ -525,10 +587,12 @@ class MooncakeTarget final : public Target {
     View v;
     for (const Access::Object& o : Access::Objects(*service_)) {
       auto key = parse_id(o.key, 'k');
-      if (!key) continue;  // not a key this adapter wrote
+      auto tenant = parse_tenant(o.tenant);
+      if (!key || !tenant) continue;  // not a key this adapter wrote
       ObjectView ov;
-      ov.id = {0, *key};
+      ov.id = {*tenant, *key};
       ov.size = o.size;
+      ov.hard_pinned = o.hard_pinned;
       for (const auto& r : o.replicas) {
         if (r.status == mc::ReplicaStatus::PROCESSING) ++ov.processing;
         else if (r.status == mc::ReplicaStatus::COMPLETE) (r.memory ? ov.complete_memory : ov.complete_nof) += 1;
@@ -553,6 +617,18 @@ class MooncakeTarget final : public Target {
 #if PINSIM_MC_HAS_GAUGE
     v.gauge = mc::MasterMetricManager::instance().get_soft_pin_key_count() - baseline_;
 #endif
+    {
+      std::vector<std::string> names;
+      for (size_t i : memory_segments_) names.push_back(segment_name(i));
+      for (const auto& [used, capacity] : Access::Usage(*service_, names)) v.memory_used.push_back(used);
+    }
+#if PINSIM_MC_HAS_MULTI_TENANT
+    if (config_.multi_tenant)
+      for (const auto& [name, bytes] : Access::Charges(*service_))
+        if (auto t = parse_tenant(name); t && bytes != 0) v.usage.push_back({*t, bytes});
+    std::sort(v.usage.begin(), v.usage.end(),
+              [](const UsageView& a, const UsageView& b) { return a.tenant < b.tenant; });
+#endif
 #if PINSIM_MC_HAS_RETAIN_GROUPS
     for (const auto& [name, deadline] : Access::Retention(*service_)) {
       ++v.retention_entries;
@@ -568,6 +644,22 @@ class MooncakeTarget final : public Target {
   }
 
  private:
+  // BatchEvict's second pass scans shards from randomIndex(kNumShards), drawn
+  // from this thread's engine: seed it per pass so that the same trace
+  // evicts the same objects every time.
+  void seed_batch_evict() {
+#if PINSIM_MC_HAS_RANDOM_ENGINE
+    mc::threadLocalRandomEngine().seed(0x70696e73696dull + evictions_++);
+#endif
+  }
+  // A write refused for quota evicts the tenant's objects from a random
+  // shard start (EvictTenantMemoryForQuota): seed the engine per write.
+  void seed_quota_eviction() {
+#if PINSIM_MC_HAS_RANDOM_ENGINE
+    mc::threadLocalRandomEngine().seed(0x71756f7461ull + writes_++);
+#endif
+  }
+
   static mc::ReplicaType replica_type(ReplicaSelector s) {
     switch (s) {
       case ReplicaSelector::All: return mc::ReplicaType::ALL;
@@ -581,6 +673,9 @@ class MooncakeTarget final : public Target {
     mc::ReplicateConfig rc;
     rc.replica_num = op.memory_replicas;
     rc.nof_replica_num = op.nof_replicas;
+#if PINSIM_MC_HAS_HARD_PIN
+    rc.with_hard_pin = op.hard_pin;
+#endif
 #if PINSIM_MC_HAS_SOFT_PIN_ACTION
     rc.soft_pin_action = static_cast<mc::SoftPinAction>(op.soft_pin.action);
     rc.soft_pin_ttl_ms = op.soft_pin.ttl_ms;
@@ -721,6 +816,7 @@ class MooncakeTarget final : public Target {
       Access::ResetState(*service_);
       std::string error;
       if (!mount_segments(&error)) std::fprintf(stderr, "mooncake target: %s\n", error.c_str());
+      rebuild_charges();
       return Outcome::of(ErrorCode::INTERNAL_ERROR);
     };
     if (snapshots_.size() <= skip) return fresh();
@@ -733,9 +829,16 @@ class MooncakeTarget final : public Target {
       std::fprintf(stderr, "mooncake target: ApplySnapshotState failed: %s\n", r.error().message.c_str());
       return fresh();
     }
+    rebuild_charges();
     return Outcome{};
   }
 #endif
+
+  void rebuild_charges() {
+#if PINSIM_MC_HAS_MULTI_TENANT
+    if (config_.multi_tenant) Access::RebuildCharges(*service_);
+#endif
+  }
 
   Config config_;
   std::unique_ptr<mc::MasterService> service_;
@@ -746,6 +849,8 @@ class MooncakeTarget final : public Target {
   int64_t baseline_ = 0;
   Time last_now_ = 0;
   uint64_t evictions_ = 0;
+  uint64_t writes_ = 0;
+  std::string policy_file_;  // multi-tenant mode's quota policies
 };
 
 void quiet_logging() {
@@ -763,9 +868,12 @@ std::string_view mooncake_target_profile() { return PINSIM_MC_PROFILE; }
 
 std::string_view mooncake_target_description() {
   return "Mooncake " PINSIM_MC_TREE " tree; profile " PINSIM_MC_PROFILE
-         "; unsupported: tenants other than 0, tenant quotas"
-#if !PINSIM_MC_HAS_NOF
-         ", NoF replicas (built without USE_NOF)"
+         "; unsupported: NoF segments"
+#if !PINSIM_MC_HAS_MULTI_TENANT
+         ", multi-tenant mode and tenant quotas"
+#endif
+#if !PINSIM_MC_HAS_HARD_PIN
+         ", hard pin"
 #endif
 #if !PINSIM_MC_HAS_RETAIN_GROUPS
          ", retain_groups (no PR 2835)"
@@ -782,7 +890,11 @@ std::string_view mooncake_target_description() {
       ;
 }
 
-bool mooncake_target_supports(const Op& op) {
+bool mooncake_target_supports(const Op& op, const Config& config) {
+  // Tenants other than 0 exist only in multi-tenant mode (Mooncake folds every
+  // tenant into "default" outside it); the PR 2835 tree has no such mode.
+  const bool tenant_ok = op.object.tenant == 0 || (config.multi_tenant && PINSIM_MC_HAS_MULTI_TENANT);
+  const bool batch_ok = PINSIM_MC_HAS_BATCH_UPSERT != 0 && tenant_ok;
   switch (op.kind) {
     case OpKind::Advance:
     case OpKind::Evict:
@@ -796,34 +908,30 @@ bool mooncake_target_supports(const Op& op) {
       return PINSIM_MC_HAS_RETAIN_GROUPS != 0 && op.object.tenant == 0;
     case OpKind::PutStart:
     case OpKind::UpsertStart:
-      if (op.nof_replicas > 0 && !PINSIM_MC_HAS_NOF) return false;
       if (op.nof_replicas > 0) return false;  // NoF segments are not mounted by this adapter yet
-      return op.object.tenant == 0;
+      return (!op.hard_pin || PINSIM_MC_HAS_HARD_PIN) && tenant_ok;
     case OpKind::PutEnd:
     case OpKind::UpsertEnd:
     case OpKind::PutRevoke:
     case OpKind::UpsertRevoke:
-      if (op.selector == ReplicaSelector::Nof) return false;
-      return op.object.tenant == 0;
+      return op.selector != ReplicaSelector::Nof && tenant_ok;
     case OpKind::Get:
     case OpKind::Exist:
     case OpKind::Remove:
     case OpKind::RemoveAll:
-      return op.object.tenant == 0;
-    // The batch calls, like their single-key elements: tenant 0, no NoF.
+      return tenant_ok;
+    // The batch calls, like their single-key elements: no NoF.
     case OpKind::BatchUpsertStart:
-      if (op.nof_replicas > 0) return false;
-      return PINSIM_MC_HAS_BATCH_UPSERT != 0 && op.object.tenant == 0;
+      return op.nof_replicas == 0 && (!op.hard_pin || PINSIM_MC_HAS_HARD_PIN) && batch_ok;
     case OpKind::BatchPutEnd:
     case OpKind::BatchPutRevoke:
-      if (op.selector == ReplicaSelector::Nof) return false;
-      return PINSIM_MC_HAS_BATCH_UPSERT != 0 && op.object.tenant == 0;
+      return op.selector != ReplicaSelector::Nof && batch_ok;
     case OpKind::BatchExist:
     case OpKind::BatchGet:
     case OpKind::BatchUpsertEnd:
     case OpKind::BatchUpsertRevoke:
     case OpKind::BatchRemove:
-      return PINSIM_MC_HAS_BATCH_UPSERT != 0 && op.object.tenant == 0;
+      return batch_ok;
   }
   return false;
 }
@@ -839,8 +947,8 @@ std::unique_ptr<Target> make_mooncake_target(const Config& config, const TargetO
              "; run with --profile " + std::string(mooncake_target_profile());
     return nullptr;
   }
-  if (!config.tenant_quota_bytes.empty()) {
-    *error = "tenant quotas need Mooncake's multi-tenant mode, which this adapter does not drive";
+  if (config.multi_tenant && !PINSIM_MC_HAS_MULTI_TENANT) {
+    *error = "this Mooncake tree has no multi-tenant mode (tenant quotas)";
     return nullptr;
   }
   if (config.put_start_discard_timeout_ms % 1000 != 0 || config.put_start_release_timeout_ms % 1000 != 0) {

@@ -13,8 +13,8 @@
 namespace pinsim {
 
 // Refuses (nullptr, `error` set) a configuration the adapter cannot express:
-// a profile other than the tree's, tenant quotas, timeouts that are not whole
-// seconds, or a Mooncake constructor that throws.
+// a profile other than the tree's, multi-tenant mode on a tree without it,
+// timeouts that are not whole seconds, or a Mooncake constructor that throws.
 std::unique_ptr<Target> make_mooncake_target(const Config& config, const TargetOptions& options,
                                              std::string* error);
 
@@ -24,10 +24,11 @@ std::string_view mooncake_target_profile();
 std::string_view mooncake_target_description();
 
 // False for an op the attached tree or the adapter cannot perform (the target
-// answers UNSUPPORTED for it): tenants other than 0, NoF replicas or the NoF
+// answers UNSUPPORTED for it): tenants other than 0 outside multi-tenant mode
+// (Mooncake folds every tenant into "default" there), NoF replicas or the NoF
 // selector without a NoF build, retain_groups without PR 2835, cleanup without
 // the deadline index. A campaign that wants to compare only what both sides
 // can do draws another op instead (every campaign does).
-bool mooncake_target_supports(const Op& op);
+bool mooncake_target_supports(const Op& op, const Config& config);
 
 }  // namespace pinsim

@@ -95,7 +95,7 @@ TEST(MooncakeTarget, UnsupportedOpsSayUnsupported) {
   EXPECT_EQ(t->apply(other_tenant, 0).code, ErrorCode::UNSUPPORTED);
   Op nof = put_start(1, 0);
   nof.nof_replicas = 1;
-  EXPECT_EQ(t->apply(nof, 0).code, mooncake_target_supports(nof) ? ErrorCode::OK : ErrorCode::UNSUPPORTED);
+  EXPECT_EQ(t->apply(nof, 0).code, mooncake_target_supports(nof, Config{}) ? ErrorCode::OK : ErrorCode::UNSUPPORTED);
 }
 
 TEST(MooncakeTarget, SnapshotRestoreDropsPinsAndExpiredLeases) {

@@ -2,7 +2,9 @@
 // embedded master with random ops over a small key space, while a shared
 // virtual clock moves forward; then the invariants are checked (RFC 3028
 // "Metrics" and "Deadline index"): gauge == stored deadlines == index
-// registrations, heap >= registrations. Meant to run under ThreadSanitizer.
+// registrations, heap >= registrations; in multi-tenant mode (tight quotas,
+// hard pins) every tenant's account equals its objects' ledgers. Meant to
+// run under ThreadSanitizer.
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +31,7 @@ Op random_op(Prng& rng) {
     op.memory_replicas = 1 + static_cast<uint32_t>(rng.below(2));
     op.nof_replicas = static_cast<uint32_t>(rng.below(2));
     op.group = static_cast<GroupId>(rng.below(4));
+    op.hard_pin = rng.below(8) == 0;
     op.soft_pin.action = static_cast<uint8_t>(rng.below(3));
     if (op.soft_pin.action == static_cast<uint8_t>(SoftPinAction::Enable)) op.soft_pin.ttl_ms = kTtls[rng.below(4)];
   } else if (r < 40) {
@@ -61,13 +64,9 @@ Op random_op(Prng& rng) {
   return op;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const int threads = argc > 1 ? std::atoi(argv[1]) : 4;
-  const int ops = argc > 2 ? std::atoi(argv[2]) : 20'000;
-  Config config;
-  config.max_retained_groups = 2;
+// One run of `threads` actors x `ops` ops on a fresh master; true when the
+// invariants hold.
+bool stress(const Config& config, const char* label, int threads, int ops) {
   embedded::EmbeddedMaster master(config, embedded::Faults{});
   std::atomic<Time> clock{0};
   std::atomic<uint64_t> applied{0};
@@ -88,10 +87,28 @@ int main(int argc, char** argv) {
   const size_t stored = master.stored_deadlines();
   const size_t registrations = master.registration_count();
   const size_t heap = master.heap_size();
-  std::printf("embedded_stress: %d threads, %llu ops; gauge %lld, stored deadlines %zu, registrations %zu, heap %zu\n",
-              threads, static_cast<unsigned long long>(applied.load()), static_cast<long long>(gauge), stored,
+  std::printf("embedded_stress (%s): %d threads, %llu ops; gauge %lld, stored deadlines %zu, registrations %zu, "
+              "heap %zu\n",
+              label, threads, static_cast<unsigned long long>(applied.load()), static_cast<long long>(gauge), stored,
               registrations, heap);
-  const bool ok = gauge == static_cast<int64_t>(stored) && registrations == stored && heap >= registrations;
+  const bool charges = master.ledger_usage() == master.view(clock.load()).usage;
+  if (!charges) std::printf("embedded_stress: tenant accounts differ from the object ledgers\n");
+  const bool ok =
+      gauge == static_cast<int64_t>(stored) && registrations == stored && heap >= registrations && charges;
   if (!ok) std::printf("embedded_stress: INVARIANT VIOLATED\n");
-  return ok ? 0 : 1;
+  return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? std::atoi(argv[1]) : 4;
+  const int ops = argc > 2 ? std::atoi(argv[2]) : 20'000;
+  Config config;
+  config.max_retained_groups = 2;
+  const bool single = stress(config, "single tenant", threads, ops);
+  config.multi_tenant = true;  // tight quotas: refusals and quota eviction
+  config.tenant_quota_bytes = {{0, 256}, {1, 512}};
+  const bool multi = stress(config, "multi-tenant", threads, ops);
+  return single && multi ? 0 : 1;
 }

@@ -1,0 +1,157 @@
+// Tenants and quotas in multi-tenant mode, as Mooncake main's tenant quota
+// states them (rules tenant.*; docs/interpretations.md, "Tenants and
+// quotas"): registration, effective quotas scaled to the memory capacity,
+// the per-object charge and its settlement, and the quota-eviction retry.
+// RFC 3028 and PR 2835 are silent on quotas; where Mooncake's mechanism
+// breaks a stated rule (failure atomicity) the model keeps the rule.
+#include "model.h"
+
+namespace pinsim {
+
+namespace {
+
+// BuildEffectiveQuotaAssignments: requested quotas when they fit the
+// capacity; otherwise floor(C * q / sum) each, and the bytes left over go one
+// by one to the largest remainders (ties: the lower tenant id).
+std::map<TenantId, uint64_t> effective_quotas(const std::map<TenantId, uint64_t>& requested, uint64_t capacity) {
+  unsigned __int128 sum = 0;
+  for (const auto& [t, q] : requested) sum += q;
+  if (sum <= capacity) return requested;
+  struct Share {
+    TenantId tenant;
+    uint64_t base;
+    unsigned __int128 remainder;
+  };
+  std::vector<Share> shares;
+  uint64_t assigned = 0;
+  for (const auto& [t, q] : requested) {
+    const unsigned __int128 product = static_cast<unsigned __int128>(capacity) * q;
+    shares.push_back({t, static_cast<uint64_t>(product / sum), product % sum});
+    assigned += shares.back().base;
+  }
+  std::stable_sort(shares.begin(), shares.end(),
+                   [](const Share& a, const Share& b) { return a.remainder > b.remainder; });
+  uint64_t left = capacity - assigned;
+  std::map<TenantId, uint64_t> out;
+  for (Share& s : shares) {
+    if (left > 0) {
+      ++s.base;
+      --left;
+    }
+    out[s.tenant] = s.base;
+  }
+  return out;
+}
+
+}  // namespace
+
+void Model::init_quotas() {
+  if (!config_.multi_tenant) return;
+  uint64_t capacity = 0;
+  for (const SegmentConfig& s : config_.segments)
+    if (s.kind == ReplicaKind::Memory) capacity += s.capacity;
+  effective_quota_ = effective_quotas(config_.tenant_quota_bytes, capacity);
+  for (const auto& [t, q] : effective_quota_)
+    if (q != config_.tenant_quota_bytes.at(t)) hits_.hit(Rule::EffectiveQuota);
+}
+
+// ResolveTenantIdForWrite: only a tenant with a policy may write.
+std::optional<ErrorCode> Model::check_registered(TenantId tenant) {
+  if (!config_.multi_tenant || effective_quota_.count(tenant)) return std::nullopt;
+  hits_.hit(Rule::TenantNotRegistered);
+  return ErrorCode::TENANT_NOT_REGISTERED;
+}
+
+uint64_t Model::tenant_charge(TenantId tenant) const {
+  uint64_t charged = 0;
+  for (auto it = objects_.map().lower_bound({tenant, 0}); it != objects_.map().end() && it->first.tenant == tenant;
+       ++it)
+    charged += it->second.charged_bytes();
+  return charged;
+}
+
+std::vector<UsageView> Model::tenant_usage() const {
+  std::vector<UsageView> usage;
+  for (const auto& [id, obj] : objects_.map()) {
+    if (usage.empty() || usage.back().tenant != id.tenant) usage.push_back({id.tenant, 0});
+    usage.back().bytes += obj.charged_bytes();
+  }
+  std::erase_if(usage, [](const UsageView& u) { return u.bytes == 0; });
+  return usage;
+}
+
+// TryCharge: `need` more bytes fit when charged + need <= effective quota,
+// where the tenant's charge first gives back `released` (an object the write
+// erases before it charges). A refusal records the deficit for the retry.
+std::optional<ErrorCode> Model::charge_admits(TenantId tenant, uint64_t need, uint64_t released) {
+  if (!config_.multi_tenant) return std::nullopt;
+  if (need > kMaxQuotaBytes) return ErrorCode::INVALID_PARAMS;
+  hits_.hit(Rule::QuotaCharge);
+  const uint64_t charged = tenant_charge(tenant) - released;
+  const uint64_t quota = effective_quota_.at(tenant);
+  if (need == 0 || (charged <= quota && need <= quota - charged)) return std::nullopt;
+  quota_deficit_ = charged + need - quota;
+  return ErrorCode::TENANT_QUOTA_EXCEEDED;
+}
+
+// SettlePrimaryWrite: once no memory replica of the write is PROCESSING, the
+// reservation becomes the memory replicas' bytes and a replaced object's
+// charge is released.
+void Model::settle_charge(Object& obj) {
+  if ((!obj.reserved && obj.replaced_charge == 0) || obj.memory_processing()) return;
+  hits_.hit(Rule::QuotaCharge);
+  obj.reserved.reset();
+  obj.replaced_charge = 0;
+}
+
+// EvictTenantMemoryForQuota, one pass: the tenant's objects in scan order
+// (a runner's choice first, then key order), each tested as any eviction
+// candidate is, until `target` bytes are freed. Returns the bytes freed.
+uint64_t Model::evict_for_quota(TenantId tenant, uint64_t target, bool allow_soft, Time now) {
+  std::vector<ObjectId> scan;
+  for (ObjectId id : scan_first_)
+    if (id.tenant == tenant) scan.push_back(id);
+  for (auto it = objects_.map().lower_bound({tenant, 0}); it != objects_.map().end() && it->first.tenant == tenant;
+       ++it)
+    if (std::find(scan.begin(), scan.end(), it->first) == scan.end()) scan.push_back(it->first);
+  uint64_t freed = 0;
+  for (ObjectId id : scan) {
+    if (freed >= target) break;
+    auto it = find_object(id);
+    if (it == objects_.end() || !evictable_candidate(id, it->second, allow_soft, now)) continue;
+    freed += try_evict(id, allow_soft, now).bytes;
+  }
+  return freed;
+}
+
+// The quota-eviction retry of Put/UpsertStart: a refusal for quota evicts
+// the tenant's own objects (pass 1 without active soft pins, pass 2 with
+// them when allowed) until the deficit is freed, and tries again; three
+// attempts in all. Evictions stay when the last attempt is refused too
+// (eviction may take those objects at any time).
+Outcome Model::with_quota_retries(const Op& op, Time now, Outcome (Model::*attempt)(const Op&, Time)) {
+  constexpr int kAttempts = 3;
+  // The placement preference (most free space first) is the request's, as a
+  // client's ReplicateConfig is: fixed when the request begins, kept by its
+  // retries (and by a batch's elements, which set it already).
+  const bool own_preference = batch_preference_.empty();
+  if (own_preference) batch_preference_ = preference_order(config_.segments, segment_used_);
+  Outcome out;
+  for (int i = 0; i < kAttempts; ++i) {
+    out = (this->*attempt)(op, now);
+    if (out.code != ErrorCode::TENANT_QUOTA_EXCEEDED) break;
+    if (i + 1 == kAttempts) {
+      hits_.hit(Rule::Quota);
+      break;
+    }
+    hits_.hit(Rule::QuotaEviction);
+    const uint64_t target = quota_deficit_;
+    const uint64_t freed = evict_for_quota(op.object.tenant, target, false, now);
+    if (freed < target && config_.allow_evict_soft_pinned_objects)
+      evict_for_quota(op.object.tenant, target - freed, true, now);
+  }
+  if (own_preference) batch_preference_.clear();
+  return out;
+}
+
+}  // namespace pinsim

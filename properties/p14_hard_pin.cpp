@@ -1,0 +1,43 @@
+// P14, hard pin: no eviction takes a hard-pinned object's memory, and only a
+// write that creates or replaces an object sets its hard pin. Eviction here
+// is an evict op, or a write whose quota refusal made the master evict the
+// tenant's own objects (rule tenant.quota-eviction). Every other op leaves
+// each present object's hard pin as it was (a remove may still take it).
+#include "property.h"
+
+namespace pinsim {
+
+PINSIM_PROPERTY(HardPin, "P14", "hard pin: never evicted, set only by the write that creates the object",
+                kCapObjects)
+
+namespace {
+
+// The object a key op or a batch element writes (its own replacement or
+// in-place rewrite is not an eviction, and may set its hard pin).
+bool written_by(const Op& op, ObjectId id) {
+  if (!is_start(element_kind(op.kind)) || id.tenant != op.object.tenant) return false;
+  if (!is_batch(op.kind)) return id.key == op.object.key;
+  return std::find(op.keys.begin(), op.keys.end(), id.key) != op.keys.end();
+}
+
+}  // namespace
+
+std::optional<std::string> HardPin::check(const StepContext& s) const {
+  if (s.op.kind == OpKind::Restore) return std::nullopt;  // the snapshot's objects come back (P9)
+  for (const ObjectView& b : s.before.objects) {
+    if (written_by(s.op, b.id)) continue;
+    const ObjectView* a = find_object(s.after, b.id);
+    const bool removal = s.op.kind == OpKind::Remove || s.op.kind == OpKind::RemoveAll ||
+                         s.op.kind == OpKind::BatchRemove || is_revoke(s.op.kind);
+    if (b.hard_pinned && !removal && (a ? a->complete_memory : 0) < b.complete_memory)
+      return name(b.id) + " is hard-pinned but lost memory replicas in " + std::string(to_string(s.op.kind));
+    if (a && a->hard_pinned != b.hard_pinned)
+      return name(b.id) + "'s hard pin changed from " + (b.hard_pinned ? "set" : "unset") + " in " +
+             std::string(to_string(s.op.kind));
+  }
+  return std::nullopt;
+}
+
+const StepCheck* p14() { static HardPin p; return &p; }
+
+}  // namespace pinsim

@@ -1,0 +1,106 @@
+// The master's side of multi-tenant mode, as Mooncake main's MasterService
+// runs it: write admission of registered tenants only, the quota-eviction
+// retry of Put/UpsertStart (EvictTenantMemoryForQuota between attempts),
+// settling an object's ledger, and the usage rebuild after a restore. The
+// accounts and ledgers themselves are in tenant_quota*.h.
+#include "embedded_master.h"
+
+namespace pinsim::embedded {
+
+namespace {
+constexpr int kMaxTenantQuotaEvictionRetries = 2;  // three attempts in all
+}  // namespace
+
+// PutStart / UpsertStart's retry loop: an attempt refused for quota evicts
+// the tenant's own memory (the deficit it reported) and the Start runs again
+// from scratch, with the placement preference the request began with;
+// evictions stay when the last attempt is refused too.
+Outcome EmbeddedMaster::with_quota_eviction(const Op& op, Time now, StartAttempt attempt_once,
+                                            const std::vector<uint64_t>* preference) {
+  StartRequest request;
+  request.preference = preference ? *preference : placement_preference();
+  for (int attempt = 0;; ++attempt) {
+    Outcome out = (this->*attempt_once)(op, now, &request);
+    if (out.code != ErrorCode::TENANT_QUOTA_EXCEEDED || attempt == kMaxTenantQuotaEvictionRetries) return out;
+    evict_tenant_memory_for_quota(op.object.tenant, request.deficit, now);
+  }
+}
+
+// Multi-tenant mode: a write needs the tenant's quota policy (Mooncake's
+// zero-byte admission charge on a closed account).
+std::optional<ErrorCode> EmbeddedMaster::check_registered(TenantId tenant) const {
+  if (!config_.multi_tenant || quotas_.Find(tenant)) return std::nullopt;
+  return ErrorCode::TENANT_NOT_REGISTERED;
+}
+
+// SettlePrimaryWriteQuotaIfReady: once no memory replica is PROCESSING the
+// ledger keeps size x COMPLETE memory replicas and gives back the rest,
+// the replaced charge included.
+void EmbeddedMaster::settle_primary_write(ObjectId id, ObjectMetadata& md) {
+  TenantQuotaAccount* account = quotas_.Find(id.tenant);
+  if (!account || md.memory_processing()) return;
+  md.quota.SettlePrimaryWrite(*account, md.complete_memory_bytes());
+}
+
+void EmbeddedMaster::release_all_quota(ObjectId id, TenantQuotaLedger& quota) {
+  if (TenantQuotaAccount* account = quotas_.Find(id.tenant)) quota.ReleaseAll(*account);
+}
+
+// EvictTenantMemoryForQuota: the tenant's objects only, every shard held;
+// pass 1 spares active soft pins, pass 2 (when allowed and pass 1 fell
+// short) takes them too. Unlike BatchEvict it discards and releases nothing.
+void EmbeddedMaster::evict_tenant_memory_for_quota(TenantId tenant, uint64_t target, Time now) {
+  AllShards all = lock_all_shards();
+  const uint64_t freed = evict_tenant_memory_pass(tenant, target, false, now);
+  if (freed < target && config_.allow_evict_soft_pinned_objects)
+    evict_tenant_memory_pass(tenant, target - freed, true, now);
+}
+
+// One pass in key order (Mooncake starts at a random shard; the key order is
+// one it may take), each object tested as any eviction candidate and grouped
+// ones expanded to their group, until `target` bytes are freed (it may
+// overshoot by an object or a group). Returns the bytes freed.
+uint64_t EmbeddedMaster::evict_tenant_memory_pass(TenantId tenant, uint64_t target, bool allow_soft, Time now) {
+  uint64_t freed = 0;
+  for (ObjectId id : all_ids_locked()) {
+    if (freed >= target) break;
+    if (id.tenant != tenant) continue;
+    ObjectMetadata* md = find_locked(id);
+    if (!md || !evictable_candidate(id, *md, allow_soft, now)) continue;  // gone with its group, or kept
+    freed += try_evict(id, allow_soft, now).bytes;
+  }
+  return freed;
+}
+
+std::vector<UsageView> EmbeddedMaster::ledger_usage() const {
+  std::shared_lock snapshot(snapshot_mutex_);
+  std::map<TenantId, uint64_t> usage;
+  for (const Shard& s : shards_) {
+    std::shared_lock lock(s.mutex);
+    for (const auto& [id, md] : s.objects) usage[id.tenant] += md->quota.TotalChargedBytes();
+  }
+  std::vector<UsageView> out;
+  for (const auto& [tenant, bytes] : usage)
+    if (bytes != 0) out.push_back({tenant, bytes});
+  return out;
+}
+
+// RebuildTenantQuotaUsageFromMetadata, after a restore (snapshot_mutex_ held
+// exclusively): every ledger holds its object's memory, which is all
+// COMPLETE, and every account the sum of its tenant's.
+void EmbeddedMaster::rebuild_quota_usage() {
+  std::map<TenantId, uint64_t> usage;
+  for (Shard& s : shards_) {
+    for (auto& [id, md] : s.objects) {
+      if (!quotas_.Find(id.tenant)) continue;
+      md->quota.Rebuild(md->complete_memory_bytes());
+      usage[id.tenant] += md->complete_memory_bytes();
+    }
+  }
+  quotas_.ForEach([&](TenantId tenant, TenantQuotaAccount& account) {
+    auto it = usage.find(tenant);
+    account.SetChargedBytesForRebuild(it == usage.end() ? 0 : it->second);
+  });
+}
+
+}  // namespace pinsim::embedded
