@@ -40,6 +40,13 @@ struct SoftPinRequest {
   bool operator==(const SoftPinRequest&) const = default;
 };
 
+// The shape of ReplicateConfig::group_ids a write sends (Mooncake main
+// distinguishes them): ByGroup is unset for group 0 and one id per key
+// otherwise; Explicit is one id per key even for group 0 (the empty id:
+// explicitly ungrouped, which an existing grouped object refuses); EmptyList
+// is an empty list and TwoIds one id too many, both INVALID_PARAMS.
+enum class GroupShape : uint8_t { ByGroup, Explicit, EmptyList, TwoIds };
+
 // Replica kinds: memory plus NoF SSD, enough for partial End/Revoke (B4).
 enum class ReplicaKind : uint8_t { Memory, Nof };
 // Mooncake's ReplicaType selector on End/Revoke.
@@ -109,6 +116,7 @@ struct Op {
   SoftPinRequest soft_pin{};     // *_start
   GroupId group = 0;             // *_start: 0 = ungrouped
   bool hard_pin = false;         // *_start: Mooncake's with_hard_pin
+  GroupShape group_shape = GroupShape::ByGroup;  // *_start: how group_ids is sent
   ReplicaSelector selector = ReplicaSelector::All;  // *_end, *_revoke
   bool force = false;            // remove
   std::vector<GroupId> groups;   // retain_groups
@@ -124,7 +132,7 @@ struct Op {
   // check below fails to compile until someone looks.
   auto fields() const {
     return std::tie(kind, client, object.tenant, object.key, size, memory_replicas, nof_replicas, soft_pin.action,
-                    soft_pin.ttl_ms, group, hard_pin, selector, force, groups, ttl_ms, evict_target_pct,
+                    soft_pin.ttl_ms, group, hard_pin, group_shape, selector, force, groups, ttl_ms, evict_target_pct,
                     evict_lowerbound_pct,
                     fail_first_candidate, advance_ms, keys, sizes);
   }
@@ -144,11 +152,17 @@ inline Op batch_element(const Op& batch, size_t i) {
   return e;
 }
 
-// Whole-batch validation (Mooncake's BatchUpsertStart): sizes must pair with
-// keys one to one, else every element is INVALID_PARAMS and nothing changes.
+// Whole-batch validation (Mooncake's BatchUpsertStart): sizes, and group_ids
+// when sent, must pair with keys one to one, else every element is
+// INVALID_PARAMS and nothing changes.
 inline bool batch_well_formed(const Op& batch) {
-  return !has_field(batch.kind, kFieldSizes) || batch.sizes.size() == batch.keys.size();
+  if (!has_field(batch.kind, kFieldSizes)) return true;
+  const bool group_ids_pair = batch.group_shape == GroupShape::ByGroup || batch.group_shape == GroupShape::Explicit;
+  return batch.sizes.size() == batch.keys.size() && group_ids_pair;
 }
+
+// Whether a write sends group_ids (a group it must match, 0 meaning "none").
+inline bool sends_group(const Op& op) { return op.group != 0 || op.group_shape == GroupShape::Explicit; }
 
 // The virtual time at which `op` applies, from `now`: an advance moves the
 // clock (saturating at kTimeMax), every other op keeps it.
@@ -166,5 +180,7 @@ std::optional<SoftPinAction> parse_soft_pin_action(std::string_view name);
 std::string_view to_string(ReplicaSelector selector);
 std::optional<ReplicaSelector> parse_replica_selector(std::string_view name);
 std::string_view to_string(ReplicaKind kind);
+std::string_view to_string(GroupShape shape);
+std::optional<GroupShape> parse_group_shape(std::string_view name);
 
 }  // namespace pinsim

@@ -36,7 +36,7 @@ enum OpField : uint32_t {
   kFieldEvict = 1u << 6,     // target_pct, lowerbound_pct
   kFieldRestore = 1u << 7,   // fail_first_candidate
   kFieldAdvance = 1u << 8,   // ms
-  kFieldWriteConfig = 1u << 9,  // memory_replicas, nof_replicas, soft_pin, group, hard_pin
+  kFieldWriteConfig = 1u << 9,  // memory_replicas, nof_replicas, soft_pin, group, group_ids, hard_pin
   kFieldKeys = 1u << 10,     // keys: a batch op's keys, applied in order
   kFieldSizes = 1u << 11,    // sizes: batch_upsert_start, one per key
 };

@@ -68,6 +68,8 @@ namespace pinsim {
     "a tenant is charged size x memory replicas; a replaced object's charge stays until the new write settles")      \
   X(QuotaEviction, "tenant.quota-eviction", "Mooncake main EvictTenantMemoryForQuota",                               \
     "a write refused for quota evicts the tenant's own evictable objects and is retried, three attempts in all")     \
+  X(GroupIdsShape, "group.ids-shape", "Mooncake main GetGroupIdForKey, UpsertStart group immutability",           \
+    "group_ids must hold one id per key; an explicit empty id is ungrouped and must match the object")               \
   X(HardPinSet, "hardpin.set", "Mooncake main ReplicateConfig::with_hard_pin",                                       \
     "a hard pin is set when the object is created, from the request")                                                \
   X(HardPinKept, "hardpin.kept", "Mooncake main UpsertStart Cases B and C",                                          \

@@ -39,6 +39,7 @@ constexpr std::array<std::string_view, kOpKindCount> kOpNames = [] {
 constexpr std::array<std::string_view, 3> kActionNames{"preserve", "enable", "disable"};
 constexpr std::array<std::string_view, 3> kSelectorNames{"all", "memory", "nof"};
 constexpr std::array<std::string_view, 2> kKindNames{"memory", "nof"};
+constexpr std::array<std::string_view, 4> kGroupShapeNames{"by_group", "explicit", "empty_list", "two_ids"};
 
 }  // namespace
 
@@ -51,6 +52,10 @@ std::optional<SoftPinAction> parse_soft_pin_action(std::string_view n) { return 
 std::string_view to_string(ReplicaSelector s) { return name_at(kSelectorNames, static_cast<size_t>(s)); }
 std::optional<ReplicaSelector> parse_replica_selector(std::string_view n) { return parse_by_name<ReplicaSelector>(kSelectorNames, n); }
 std::string_view to_string(ReplicaKind k) { return name_at(kKindNames, static_cast<size_t>(k)); }
+std::string_view to_string(GroupShape s) { return name_at(kGroupShapeNames, static_cast<size_t>(s)); }
+std::optional<GroupShape> parse_group_shape(std::string_view n) {
+  return parse_by_name<GroupShape>(kGroupShapeNames, n);
+}
 
 const std::array<RuleInfo, kRuleCount>& rule_catalogue() {
   static const std::array<RuleInfo, kRuleCount> catalogue{{

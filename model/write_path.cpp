@@ -11,6 +11,10 @@ namespace pinsim {
 std::optional<ErrorCode> Model::validate_start(const Op& op, Resolved* out) {
   if (op.memory_replicas + op.nof_replicas == 0 || op.size == 0)
     return ErrorCode::INVALID_PARAMS;
+  if (op.group_shape == GroupShape::EmptyList || op.group_shape == GroupShape::TwoIds) {
+    hits_.hit(Rule::GroupIdsShape);  // GetGroupIdForKey: one id per key
+    return ErrorCode::INVALID_PARAMS;
+  }
   const SoftPinRequest& req = op.soft_pin;
   if (req.action > static_cast<uint8_t>(SoftPinAction::Disable)) {
     hits_.hit(Rule::ReqR5);  // RFC 3028 R5: unknown action
@@ -177,7 +181,10 @@ Outcome Model::upsert_start_once(const Op& op, Time now) {
   }
   Object& obj = it->second;
   // Group membership cannot change.
-  if (op.group != 0 && op.group != obj.group) return Outcome::of(ErrorCode::INVALID_PARAMS);
+  if (sends_group(op) && op.group != obj.group) {
+    if (op.group == 0) hits_.hit(Rule::GroupIdsShape);  // an explicit empty id is a group too
+    return Outcome::of(ErrorCode::INVALID_PARAMS);
+  }
   // Case A: a preempted write with nothing COMPLETE is replaced (group from
   // the request); Case B: same size, in place; Case C: size change, replaced
   // (same group). Both replacements carry an unexpired deadline.

@@ -96,6 +96,7 @@ json encode_op(const Op& op) {
     j["soft_pin"] = sp;
     j["group"] = op.group;
     if (op.hard_pin) j["hard_pin"] = true;
+    if (op.group_shape != GroupShape::ByGroup) j["group_ids"] = std::string(to_string(op.group_shape));
   }
   if (has_field(k, kFieldSelector)) j["replicas"] = std::string(to_string(op.selector));
   if (has_field(k, kFieldForce)) j["force"] = op.force;
@@ -145,6 +146,8 @@ static Op decode_op_fields(Fields& f) {
     op.nof_replicas = f.u32_or("nof_replicas", 0);
     op.group = f.u32_or("group", 0);
     op.hard_pin = f.boolean_or("hard_pin", false);
+    if (f.has("group_ids"))
+      op.group_shape = enum_field<GroupShape>(f, "group_ids", parse_group_shape, "group_ids shape");
     if (f.has("soft_pin")) {
       Fields sp(f.raw("soft_pin"), f.at("soft_pin"));
       const json& a = sp.raw("action");

@@ -71,6 +71,11 @@ Op Workload::start(Choices& c, OpKind kind) const {
   else if (c.chance(w_.regroup_pct)) op.group = static_cast<GroupId>(c.pick(w_.groups + 1));
   else op.group = op.object.key % 2 ? 1 + (op.object.key / 2) % w_.groups : 0;
   op.hard_pin = c.chance(w_.hard_pin_pct);
+  if (c.chance(w_.group_shape_pct)) {
+    static constexpr GroupShape kShapes[] = {GroupShape::Explicit, GroupShape::Explicit, GroupShape::Explicit,
+                                             GroupShape::EmptyList, GroupShape::TwoIds};
+    op.group_shape = kShapes[c.pick(std::size(kShapes))];
+  }
   const uint64_t a = c.pick(3);
   op.soft_pin.action = static_cast<uint8_t>(a);
   if (a == static_cast<uint64_t>(SoftPinAction::Enable) && c.chance(70)) op.soft_pin.ttl_ms = pick_of(c, w_.soft_pin_ttls);

@@ -195,6 +195,7 @@ int cmd_explore(const std::vector<std::string>& args) {
   w.invalid_retain_pct = invalid ? 5 : 0;
   w.regroup_pct = invalid ? 5 : 0;
   w.hard_pin_pct = vm["hard-pin"].as<bool>() ? 8 : 0;
+  w.group_shape_pct = invalid ? 6 : 0;
   if (vm.count("ops")) w.weights = weights_of_ops(vm["ops"].as<std::string>());
   auto profile = parse_profile(vm["profile"].as<std::string>());
   if (!profile) throw UsageError("--profile: unknown profile '" + vm["profile"].as<std::string>() + "'");

@@ -21,6 +21,7 @@ static ExploreOptions small_universe(uint32_t depth) {
   o.workload.keys = o.workload.actors = o.workload.tenants = o.workload.groups = 1;
   o.workload.sizes = {32};
   o.workload.hard_pin_pct = 0;  // hard pin doubles the writes' fan-out; campaigns and P14 cover it
+  o.workload.group_shape_pct = 0;
   o.workload.soft_pin_ttls = {500};
   o.workload.retention_ttls = {500, 5000};
   o.checks = Checks{all_properties(), true};

@@ -67,7 +67,8 @@ Outcome EmbeddedMaster::apply(const Op& op, Time now) {
 // with the preference fixed at its beginning (Model::batch).
 Outcome EmbeddedMaster::batch(const Op& op, Time now) {
   Outcome out;
-  if (has_field(op.kind, kFieldSizes) && op.sizes.size() != op.keys.size()) {
+  const bool one_group_id_per_key = op.group_shape == GroupShape::ByGroup || op.group_shape == GroupShape::Explicit;
+  if (has_field(op.kind, kFieldSizes) && (op.sizes.size() != op.keys.size() || !one_group_id_per_key)) {
     out.results.assign(op.keys.size(), KeyResult{ErrorCode::INVALID_PARAMS, {}, {}});
     return out;
   }

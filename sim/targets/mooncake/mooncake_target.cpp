@@ -684,7 +684,7 @@ class MooncakeTarget final : public Target {
     // with_soft_pin, which always uses the master's default TTL.
     rc.with_soft_pin = op.soft_pin.action == static_cast<uint8_t>(SoftPinAction::Enable);
 #endif
-    if (op.group != 0) rc.group_ids = std::vector<std::string>{group_name(op.group)};
+    rc.group_ids = group_ids(op, 1);
     // Deterministic placement, the model's rule: most free space first, then
     // the lowest segment index. Mooncake tries preferred segments in order
     // before its random walk, and every memory segment is listed.
@@ -702,16 +702,30 @@ class MooncakeTarget final : public Target {
 
   static std::string segment_name(size_t index) { return "seg" + std::to_string(index); }
 
+  // ReplicateConfig::group_ids for `keys` keys, in the op's shape.
+  static std::optional<std::vector<std::string>> group_ids(const Op& op, size_t keys) {
+    const std::string id = op.group == 0 ? std::string() : group_name(op.group);
+    switch (op.group_shape) {
+      case GroupShape::ByGroup: return op.group == 0 ? std::nullopt : std::optional(std::vector<std::string>(keys, id));
+      case GroupShape::Explicit: return std::vector<std::string>(keys, id);
+      case GroupShape::EmptyList: return std::vector<std::string>{};
+      case GroupShape::TwoIds: return std::vector<std::string>(keys + 1, id);
+    }
+    return std::nullopt;
+  }
+
 #if PINSIM_MC_HAS_BATCH_UPSERT
   // The batch ops: Mooncake's own Batch* calls, one result per key.
   template <typename Tenant>
   Outcome batch(const Op& op, const Tenant& tenant) {
     std::vector<std::string> keys;
+    for (KeyId k : op.keys) keys.push_back(key_name(k));
+#if PINSIM_MC_HAS_OBJECT_META_BATCH
     std::vector<mc::ObjectMeta> metas;
-    for (KeyId k : op.keys) {
-      keys.push_back(key_name(k));
-      metas.push_back(mc::ObjectMeta{key_name(k), std::nullopt});
-    }
+    for (const std::string& k : keys) metas.push_back(mc::ObjectMeta{k, std::nullopt});
+#else
+    const std::vector<std::string>& metas = keys;
+#endif
     const mc::UUID client = client_uuid(op.client);
     Outcome out;
     auto codes = [&out](const auto& results) {
@@ -740,7 +754,7 @@ class MooncakeTarget final : public Target {
       case OpKind::BatchUpsertStart: {
         mc::ReplicateConfig rc = replicate_config(op);
         // One group id per key (ReplicateConfig::ForSingleKey), the batch's group for each.
-        if (op.group != 0) rc.group_ids = std::vector<std::string>(keys.size(), group_name(op.group));
+        rc.group_ids = group_ids(op, keys.size());
         return codes(service_->BatchUpsertStart(client, keys, tenant, op.sizes, rc));
       }
       case OpKind::BatchUpsertEnd:
