@@ -10,35 +10,25 @@ namespace pinsim {
 
 namespace {
 
-// BuildEffectiveQuotaAssignments: requested quotas when they fit the
-// capacity; otherwise floor(C * q / sum) each, and the bytes left over go one
-// by one to the largest remainders (ties: the lower tenant id).
+// Rule tenant.effective-quota, stated directly: with S the sum of the
+// requested quotas and C the memory capacity, tenant t gets q_t when S <= C;
+// otherwise floor(C q_t / S), plus one byte when fewer than L tenants rank
+// before it by (remainder of C q / S, larger first; then lower id), L being
+// the bytes the floors leave of C.
 std::map<TenantId, uint64_t> effective_quotas(const std::map<TenantId, uint64_t>& requested, uint64_t capacity) {
   unsigned __int128 sum = 0;
   for (const auto& [t, q] : requested) sum += q;
   if (sum <= capacity) return requested;
-  struct Share {
-    TenantId tenant;
-    uint64_t base;
-    unsigned __int128 remainder;
-  };
-  std::vector<Share> shares;
-  uint64_t assigned = 0;
-  for (const auto& [t, q] : requested) {
-    const unsigned __int128 product = static_cast<unsigned __int128>(capacity) * q;
-    shares.push_back({t, static_cast<uint64_t>(product / sum), product % sum});
-    assigned += shares.back().base;
-  }
-  std::stable_sort(shares.begin(), shares.end(),
-                   [](const Share& a, const Share& b) { return a.remainder > b.remainder; });
-  uint64_t left = capacity - assigned;
+  auto floor_of = [&](uint64_t q) { return static_cast<uint64_t>(static_cast<unsigned __int128>(capacity) * q / sum); };
+  auto remainder_of = [&](uint64_t q) { return static_cast<unsigned __int128>(capacity) * q % sum; };
+  uint64_t left = capacity;
+  for (const auto& [t, q] : requested) left -= floor_of(q);
   std::map<TenantId, uint64_t> out;
-  for (Share& s : shares) {
-    if (left > 0) {
-      ++s.base;
-      --left;
-    }
-    out[s.tenant] = s.base;
+  for (const auto& [t, q] : requested) {
+    uint64_t ahead = 0;
+    for (const auto& [u, p] : requested)
+      ahead += remainder_of(p) > remainder_of(q) || (remainder_of(p) == remainder_of(q) && u < t);
+    out[t] = floor_of(q) + (ahead < left ? 1 : 0);
   }
   return out;
 }
