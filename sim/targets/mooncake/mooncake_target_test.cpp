@@ -43,16 +43,37 @@ Op simple(OpKind kind, KeyId k = 0) {
   return op;
 }
 
-TEST(MooncakeTarget, RefusesOtherProfilesAndQuotas) {
+TEST(MooncakeTarget, RefusesOtherProfiles) {
   Config c = main_config();
   c.profile = Profile::Rfc;
   std::string error;
   if (mooncake_target_profile() != "rfc") {
     EXPECT_FALSE(make_mooncake_target(c, {}, &error));
   }
-  c = main_config();
-  c.tenant_quota_bytes[0] = 64;
-  EXPECT_FALSE(make_mooncake_target(c, {}, &error));
+}
+
+// Multi-tenant mode: the quota policies reach MasterService through the file
+// connector, an unregistered tenant may not write, charges show in the View.
+TEST(MooncakeTarget, MultiTenantModeChargesAndRefusesUnregisteredTenants) {
+  Config c = main_config();
+  c.multi_tenant = true;
+  c.tenant_quota_bytes = {{0, 64}, {1, 128}};
+  std::string error;
+  auto t = make_mooncake_target(c, {}, &error);
+  if (mooncake_target_description().find("multi-tenant") != std::string_view::npos) {
+    EXPECT_FALSE(t) << "a tree without multi-tenant mode must refuse it";
+    return;
+  }
+  ASSERT_TRUE(t) << error;
+  Op w = put_start(1, 1, 1000);
+  w.object.tenant = 1;
+  EXPECT_EQ(t->apply(w, 0).code, ErrorCode::OK);
+  w.object.tenant = 2;
+  EXPECT_EQ(t->apply(w, 0).code, ErrorCode::TENANT_NOT_REGISTERED);
+  const View v = t->view(0);
+  ASSERT_EQ(v.usage.size(), 1u);
+  EXPECT_EQ(v.usage[0].tenant, 1u);
+  EXPECT_GT(v.usage[0].bytes, 0u);
 }
 
 TEST(MooncakeTarget, EnableCommitsAtEndAndCleanupClearsAtTheDeadline) {
