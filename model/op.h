@@ -98,7 +98,8 @@ constexpr OpKind element_kind(OpKind k) {
     case OpKind::BatchRemove: return OpKind::Remove;
     case OpKind::PutStart: case OpKind::PutEnd: case OpKind::PutRevoke: case OpKind::UpsertStart:
     case OpKind::UpsertEnd: case OpKind::UpsertRevoke: case OpKind::Get: case OpKind::Exist:
-    case OpKind::Remove: case OpKind::RemoveAll: case OpKind::RetainGroups: case OpKind::Evict:
+    case OpKind::Remove: case OpKind::RemoveAll: case OpKind::RemoveByRegex: case OpKind::RetainGroups:
+    case OpKind::Evict:
     case OpKind::Cleanup: case OpKind::Snapshot: case OpKind::Restore: case OpKind::Advance:
       return k;
   }
@@ -125,7 +126,7 @@ struct Op {
   uint32_t evict_lowerbound_pct = 0;  // evict: second-pass bound, percent
   bool fail_first_candidate = false;  // restore
   uint64_t advance_ms = 0;            // advance
-  std::vector<KeyId> keys;            // batch ops, in call order (duplicates allowed)
+  std::vector<KeyId> keys;            // batch ops, in call order (duplicates allowed); remove_by_regex: matched keys
   std::vector<uint64_t> sizes;        // batch_upsert_start: one per key (a mismatch is INVALID_PARAMS)
   bool operator==(const Op&) const = default;
   // Every field, for digests. A new field must be added here too: the size

@@ -39,6 +39,7 @@ enum OpField : uint32_t {
   kFieldWriteConfig = 1u << 9,  // memory_replicas, nof_replicas, soft_pin, group, group_ids, hard_pin
   kFieldKeys = 1u << 10,     // keys: a batch op's keys, applied in order
   kFieldSizes = 1u << 11,    // sizes: batch_upsert_start, one per key
+  kFieldPattern = 1u << 12,  // keys: the keys remove_by_regex's pattern matches (the target writes the regex)
 };
 
 inline constexpr uint32_t kKeyFields = kFieldTenant | kFieldKey;
@@ -57,6 +58,7 @@ inline constexpr uint32_t kBatchFields = kFieldTenant | kFieldKeys;
   X(Exist, "exist", Read, 6, kKeyFields)                                                            \
   X(Remove, "remove", Remove, 5, kKeyFields | kFieldForce)                                          \
   X(RemoveAll, "remove_all", Remove, 1, kFieldTenant | kFieldForce)                                \
+  X(RemoveByRegex, "remove_by_regex", Remove, 1, kFieldTenant | kFieldPattern | kFieldForce)         \
   X(RetainGroups, "retain_groups", Retention, 5, kFieldTenant | kFieldGroups)                       \
   X(Evict, "evict", Master, 4, kFieldEvict)                                                         \
   X(Cleanup, "cleanup", Master, 5, 0)                                                               \

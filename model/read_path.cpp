@@ -73,11 +73,17 @@ Outcome Model::remove(const Op& op, Time now) {
 // RemoveAll(tenant, force): every object of the tenant whose replicas are all
 // COMPLETE and whose lease has expired (any lease when forced) goes; a soft
 // pin never protects (RFC 3028 rule 10). The answer is how many went.
+// RemoveByRegex(pattern, tenant, force) does the same for the keys its
+// pattern matches (rule remove.by-regex).
 Outcome Model::remove_all(const Op& op, Time now) {
+  const bool by_regex = op.kind == OpKind::RemoveByRegex;
+  auto matches = [&](KeyId k) { return !by_regex || std::find(op.keys.begin(), op.keys.end(), k) != op.keys.end(); };
   std::vector<ObjectId> gone;
   for (const auto& [id, obj] : objects_.map())
-    if (id.tenant == op.object.tenant && (op.force || now >= obj.lease) && !obj.processing && obj.all_complete())
+    if (id.tenant == op.object.tenant && matches(id.key) && (op.force || now >= obj.lease) && !obj.processing &&
+        obj.all_complete())
       gone.push_back(id);
+  if (by_regex && !gone.empty()) hits_.hit(Rule::RemoveByRegex);
   for (ObjectId id : gone) {
     auto it = find_object(id);
     if (it->second.deadline) hits_.hit(Rule::Rfc10);

@@ -58,6 +58,8 @@ namespace pinsim {
     "a group is skipped while any member holds a lease")                                                             \
   X(RemoveLease, "remove.lease", "Mooncake main Remove (unchanged path)",                                            \
     "non-forced remove refuses an object with a live lease")                                                         \
+  X(RemoveByRegex, "remove.by-regex", "Mooncake main RemoveByRegex",                                              \
+    "the tenant's objects whose key matches go, under RemoveAll's conditions")                                       \
   X(Quota, "tenant.quota", "Mooncake main tenant quota (docs/interpretations.md, Tenants and quotas)",              \
     "a write over the tenant's effective quota is refused after its quota-eviction retries")                         \
   X(TenantNotRegistered, "tenant.registration", "Mooncake main multi-tenant mode (ResolveTenantIdForWrite)",          \

@@ -27,8 +27,7 @@ std::optional<std::string> HardPin::check(const StepContext& s) const {
   for (const ObjectView& b : s.before.objects) {
     if (written_by(s.op, b.id)) continue;
     const ObjectView* a = find_object(s.after, b.id);
-    const bool removal = s.op.kind == OpKind::Remove || s.op.kind == OpKind::RemoveAll ||
-                         s.op.kind == OpKind::BatchRemove || is_revoke(s.op.kind);
+    const bool removal = op_info(s.op.kind).cls == OpClass::Remove || is_revoke(s.op.kind);
     if (b.hard_pinned && !removal && (a ? a->complete_memory : 0) < b.complete_memory)
       return name(b.id) + " is hard-pinned but lost memory replicas in " + std::string(to_string(s.op.kind));
     if (a && a->hard_pinned != b.hard_pinned)

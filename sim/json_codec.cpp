@@ -82,6 +82,7 @@ json encode_op(const Op& op) {
   if (has_field(k, kFieldTenant)) j["tenant"] = op.object.tenant;
   if (has_field(k, kFieldKey)) j["key"] = op.object.key;
   if (has_field(k, kFieldKeys)) j["keys"] = op.keys;
+  if (has_field(k, kFieldPattern)) j["matches"] = op.keys;
   if (has_field(k, kFieldSizes)) j["sizes"] = op.sizes;
   if (has_field(k, kFieldSize)) j["size"] = op.size;
   if (has_field(k, kFieldWriteConfig)) {
@@ -139,6 +140,7 @@ static Op decode_op_fields(Fields& f) {
     op.object.key = f.u32_or("key", 0);
   }
   if (has_field(k, kFieldKeys)) op.keys = uint_array<KeyId>(f, "keys", UINT32_MAX, "key ids");
+  if (has_field(k, kFieldPattern)) op.keys = uint_array<KeyId>(f, "matches", UINT32_MAX, "key ids");
   if (has_field(k, kFieldSizes)) op.sizes = uint_array<uint64_t>(f, "sizes", UINT64_MAX, "sizes");
   if (has_field(k, kFieldSize)) op.size = f.u64("size");
   if (has_field(k, kFieldWriteConfig)) {

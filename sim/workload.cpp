@@ -151,7 +151,13 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
       op.selector = static_cast<ReplicaSelector>(c.chance(60) ? 0 : 1 + c.pick(2));
       break;
     }
-    case OpKind::Remove: op.force = c.chance(30); break;
+    case OpKind::Remove: case OpKind::RemoveAll: op.force = c.chance(30); break;
+    case OpKind::RemoveByRegex:  // the keys its pattern matches: a subset of the universe
+      op.object.key = 0;
+      op.force = c.chance(30);
+      for (KeyId key = 0; key < w_.keys; ++key)
+        if (c.chance(50)) op.keys.push_back(key);
+      break;
     case OpKind::RetainGroups: {
       const uint64_t n = c.pick(w_.max_retain_groups + 1);
       for (uint64_t i = 0; i < n; ++i)

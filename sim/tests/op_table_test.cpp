@@ -30,6 +30,7 @@ std::set<std::string> expected_fields(OpKind k) {
   if (has_field(k, kFieldTenant)) f.insert("tenant");
   if (has_field(k, kFieldKey)) f.insert("key");
   if (has_field(k, kFieldKeys)) f.insert("keys");
+  if (has_field(k, kFieldPattern)) f.insert("matches");
   if (has_field(k, kFieldSizes)) f.insert("sizes");
   if (has_field(k, kFieldSize)) f.insert("size");
   if (has_field(k, kFieldWriteConfig)) f.insert({"memory_replicas", "nof_replicas", "soft_pin", "group"});
@@ -50,7 +51,7 @@ TEST(OpTable, EveryOpEncodesItsFieldsAndRoundTrips) {
     Op op;
     op.kind = info.kind;
     if (has_field(info.kind, kFieldSize)) op.size = 32;
-    if (has_field(info.kind, kFieldKeys)) op.keys = {1, 2, 1};
+    if (has_field(info.kind, kFieldKeys) || has_field(info.kind, kFieldPattern)) op.keys = {1, 2, 1};
     if (has_field(info.kind, kFieldSizes)) op.sizes = {32, 64};
     const json j = encode_op(op);
     std::set<std::string> keys;

@@ -42,7 +42,8 @@ Outcome EmbeddedMaster::apply(const Op& op, Time now) {
     case OpKind::Get: return get(op, now);
     case OpKind::Exist: return exist(op, now);
     case OpKind::Remove: return remove(op, now);
-    case OpKind::RemoveAll: return remove_all(op, now);
+    case OpKind::RemoveAll:
+    case OpKind::RemoveByRegex: return remove_all(op, now);
     case OpKind::RetainGroups: return retain_groups(op, now);
     case OpKind::Evict: return evict(op, now);
     case OpKind::Cleanup: return cleanup(now);

@@ -3,6 +3,8 @@
 // refresh); removal is never blocked by a soft pin.
 #include "embedded_master.h"
 
+#include <set>
+
 namespace pinsim::embedded {
 
 // GrantReadLease plus, for a grouped key, GrantLeaseForGroup: every member
@@ -66,14 +68,18 @@ Outcome EmbeddedMaster::remove(const Op& op, Time now) {
 }
 
 // RemoveAll(tenant, force): shard by shard, every COMPLETE object of the
-// tenant whose lease expired (or any, forced) is erased.
+// tenant whose lease expired (or any, forced) is erased. RemoveByRegex: the
+// same, for the keys the pattern matches.
 Outcome EmbeddedMaster::remove_all(const Op& op, Time now) {
   AllShards all = lock_all_shards();
+  const std::set<KeyId> matched(op.keys.begin(), op.keys.end());
+  const bool by_regex = op.kind == OpKind::RemoveByRegex;
   uint64_t removed = 0;
   for (size_t shard = 0; shard < shards_.size(); ++shard) {
     std::vector<ObjectId> gone;
     for (const auto& [id, md] : shards_[shard].objects)
-      if (id.tenant == op.object.tenant && (op.force || now >= md->lease) && !md->processing && md->all_complete())
+      if (id.tenant == op.object.tenant && (!by_regex || matched.count(id.key)) &&
+          (op.force || now >= md->lease) && !md->processing && md->all_complete())
         gone.push_back(id);
     for (ObjectId id : gone) erase_object(shard, id);
     removed += gone.size();

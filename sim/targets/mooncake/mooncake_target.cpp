@@ -528,15 +528,9 @@ class MooncakeTarget final : public Target {
       }
       case OpKind::Remove:
         return outcome_of(service_->Remove(key, tenant, op.force));
-      case OpKind::RemoveAll: {
-        Outcome out;
-#if PINSIM_MC_HAS_TENANT_ID_CLASS
-        out.removed = static_cast<uint64_t>(service_->RemoveAll(tenant, op.force));
-#else
-        out.removed = static_cast<uint64_t>(service_->RemoveAll(op.force));
-#endif
-        return out;
-      }
+      case OpKind::RemoveAll:
+      case OpKind::RemoveByRegex:
+        return remove_many(op, tenant);
       case OpKind::Evict:
         seed_batch_evict();
         Access::Evict(*service_, op.evict_target_pct / 100.0, op.evict_lowerbound_pct / 100.0);
@@ -702,6 +696,35 @@ class MooncakeTarget final : public Target {
 
   static std::string segment_name(size_t index) { return "seg" + std::to_string(index); }
 
+  // The ECMAScript regex that matches exactly the names of `keys` ("^k(?:1|3)$";
+  // no key at all: a pattern no key name matches).
+  static std::string key_regex(const std::vector<KeyId>& keys) {
+    if (keys.empty()) return "^$";
+    std::string alternatives;
+    for (KeyId k : keys) alternatives += (alternatives.empty() ? "" : "|") + std::to_string(k);
+    return "^k(?:" + alternatives + ")$";
+  }
+
+  // RemoveAll, and RemoveByRegex with the pattern matching exactly op.keys.
+  template <typename Tenant>
+  Outcome remove_many(const Op& op, const Tenant& tenant) {
+    Outcome out;
+#if PINSIM_MC_HAS_TENANT_ID_CLASS
+    if (op.kind == OpKind::RemoveByRegex) {
+      auto r = service_->RemoveByRegex(key_regex(op.keys), tenant, op.force);
+      if (!r) return Outcome::of(map_error(r.error()));
+      out.removed = static_cast<uint64_t>(*r);
+      return out;
+    }
+    out.removed = static_cast<uint64_t>(service_->RemoveAll(tenant, op.force));
+#else
+    (void)tenant;
+    if (op.kind == OpKind::RemoveByRegex) return Outcome::of(ErrorCode::UNSUPPORTED);
+    out.removed = static_cast<uint64_t>(service_->RemoveAll(op.force));
+#endif
+    return out;
+  }
+
   // ReplicateConfig::group_ids for `keys` keys, in the op's shape.
   static std::optional<std::vector<std::string>> group_ids(const Op& op, size_t keys) {
     const std::string id = op.group == 0 ? std::string() : group_name(op.group);
@@ -765,7 +788,8 @@ class MooncakeTarget final : public Target {
         return codes(service_->BatchRemove(keys, tenant, op.force));
       case OpKind::PutStart: case OpKind::PutEnd: case OpKind::PutRevoke: case OpKind::UpsertStart:
       case OpKind::UpsertEnd: case OpKind::UpsertRevoke: case OpKind::Get: case OpKind::Exist:
-      case OpKind::Remove: case OpKind::RemoveAll: case OpKind::RetainGroups: case OpKind::Evict:
+      case OpKind::Remove: case OpKind::RemoveAll: case OpKind::RemoveByRegex: case OpKind::RetainGroups:
+      case OpKind::Evict:
       case OpKind::Cleanup: case OpKind::Snapshot: case OpKind::Restore: case OpKind::Advance:
         break;
     }
@@ -934,6 +958,8 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
     case OpKind::Remove:
     case OpKind::RemoveAll:
       return tenant_ok;
+    case OpKind::RemoveByRegex:
+      return PINSIM_MC_HAS_TENANT_ID_CLASS != 0 && tenant_ok;
     // The batch calls, like their single-key elements: no NoF.
     case OpKind::BatchUpsertStart:
       return op.nof_replicas == 0 && (!op.hard_pin || PINSIM_MC_HAS_HARD_PIN) && batch_ok;
