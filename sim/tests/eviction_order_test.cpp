@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "runner.h"
+#include "testing/ops.h"
 
 namespace pinsim {
 
@@ -61,13 +62,7 @@ Op put_end(KeyId key) {
 // After two soft-pinned objects with equal (expired) leases, the second pass
 // must take one of them (found against Mooncake main, swarm seeds 257, 540,
 // 965).
-Op evict(uint32_t target, uint32_t lowerbound) {
-  Op op;
-  op.kind = OpKind::Evict;
-  op.evict_target_pct = target;
-  op.evict_lowerbound_pct = lowerbound;
-  return op;
-}
+using testing::evict;
 
 std::optional<Failure> run(Lockstep& lockstep) {
   for (const Op& op : {put_start(2, std::nullopt), put_end(2), put_start(0, 1), put_end(0), evict(100, 15)})

@@ -11,6 +11,7 @@
 #include "property.h"
 #include "runner.h"
 #include "tenant_quota.h"
+#include "testing/ops.h"
 
 namespace pinsim {
 namespace {
@@ -50,13 +51,7 @@ Op advance(uint64_t ms) {
   op.advance_ms = ms;
   return op;
 }
-Op evict(uint32_t target, uint32_t lowerbound) {
-  Op op;
-  op.kind = OpKind::Evict;
-  op.evict_target_pct = target;
-  op.evict_lowerbound_pct = lowerbound;
-  return op;
-}
+using testing::evict;
 
 Config multi_tenant(std::map<TenantId, uint64_t> quotas) {
   Config c;
