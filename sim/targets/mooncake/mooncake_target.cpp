@@ -706,6 +706,9 @@ class MooncakeTarget final : public Target {
   }
 
   // RemoveAll, and RemoveByRegex with the pattern matching exactly op.keys.
+  // Outside multi-tenant mode every object is the default tenant's, so
+  // RemoveAll goes through the all-tenants overload (same conditions), which
+  // the tenant overload's campaigns would otherwise never enter.
   template <typename Tenant>
   Outcome remove_many(const Op& op, const Tenant& tenant) {
     Outcome out;
@@ -716,7 +719,8 @@ class MooncakeTarget final : public Target {
       out.removed = static_cast<uint64_t>(*r);
       return out;
     }
-    out.removed = static_cast<uint64_t>(service_->RemoveAll(tenant, op.force));
+    out.removed = static_cast<uint64_t>(config_.multi_tenant ? service_->RemoveAll(tenant, op.force)
+                                                             : service_->RemoveAll(op.force));
 #else
     (void)tenant;
     if (op.kind == OpKind::RemoveByRegex) return Outcome::of(ErrorCode::UNSUPPORTED);
