@@ -156,10 +156,14 @@ inline Op batch_element(const Op& batch, size_t i) {
 // Whole-batch validation (Mooncake's BatchUpsertStart): sizes, and group_ids
 // when sent, must pair with keys one to one, else every element is
 // INVALID_PARAMS and nothing changes.
+// GetGroupIdForKey: group_ids, when a write sends it, holds one id per key.
+inline bool one_group_id_per_key(const Op& op) {
+  return op.group_shape == GroupShape::ByGroup || op.group_shape == GroupShape::Explicit;
+}
+
 inline bool batch_well_formed(const Op& batch) {
   if (!has_field(batch.kind, kFieldSizes)) return true;
-  const bool group_ids_pair = batch.group_shape == GroupShape::ByGroup || batch.group_shape == GroupShape::Explicit;
-  return batch.sizes.size() == batch.keys.size() && group_ids_pair;
+  return batch.sizes.size() == batch.keys.size() && one_group_id_per_key(batch);
 }
 
 // Whether a write sends group_ids (a group it must match, 0 meaning "none").

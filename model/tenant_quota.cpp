@@ -123,8 +123,9 @@ Outcome Model::with_quota_retries(const Op& op, Time now, Outcome (Model::*attem
   constexpr int kAttempts = 3;
   // The placement preference (most free space first) is the request's, as a
   // client's ReplicateConfig is: fixed when the request begins, kept by its
-  // retries (and by a batch's elements, which set it already).
-  const bool own_preference = batch_preference_.empty();
+  // retries (and by a batch's elements, which set it already). Only quota
+  // eviction can free space between attempts, so only multi-tenant mode needs it.
+  const bool own_preference = config_.multi_tenant && batch_preference_.empty();
   if (own_preference) batch_preference_ = preference_order(config_.segments, segment_used_);
   Outcome out;
   for (int i = 0; i < kAttempts; ++i) {

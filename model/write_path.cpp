@@ -11,8 +11,8 @@ namespace pinsim {
 std::optional<ErrorCode> Model::validate_start(const Op& op, Resolved* out) {
   if (op.memory_replicas + op.nof_replicas == 0 || op.size == 0)
     return ErrorCode::INVALID_PARAMS;
-  if (op.group_shape == GroupShape::EmptyList || op.group_shape == GroupShape::TwoIds) {
-    hits_.hit(Rule::GroupIdsShape);  // GetGroupIdForKey: one id per key
+  if (!one_group_id_per_key(op)) {
+    hits_.hit(Rule::GroupIdsShape);
     return ErrorCode::INVALID_PARAMS;
   }
   const SoftPinRequest& req = op.soft_pin;

@@ -12,13 +12,9 @@ PINSIM_PROPERTY(HardPin, "P14", "hard pin: never evicted, set only by the write 
 
 namespace {
 
-// The object a key op or a batch element writes (its own replacement or
-// in-place rewrite is not an eviction, and may set its hard pin).
-bool written_by(const Op& op, ObjectId id) {
-  if (!is_start(element_kind(op.kind)) || id.tenant != op.object.tenant) return false;
-  if (!is_batch(op.kind)) return id.key == op.object.key;
-  return std::find(op.keys.begin(), op.keys.end(), id.key) != op.keys.end();
-}
+// The object a write (or a batch's element) writes: its own replacement or
+// in-place rewrite is not an eviction, and may set its hard pin.
+bool written_by(const Op& op, ObjectId id) { return is_start(element_kind(op.kind)) && touches(op, id); }
 
 }  // namespace
 

@@ -68,8 +68,7 @@ Outcome EmbeddedMaster::apply(const Op& op, Time now) {
 // with the preference fixed at its beginning (Model::batch).
 Outcome EmbeddedMaster::batch(const Op& op, Time now) {
   Outcome out;
-  const bool one_group_id_per_key = op.group_shape == GroupShape::ByGroup || op.group_shape == GroupShape::Explicit;
-  if (has_field(op.kind, kFieldSizes) && (op.sizes.size() != op.keys.size() || !one_group_id_per_key)) {
+  if (!batch_well_formed(op)) {
     out.results.assign(op.keys.size(), KeyResult{ErrorCode::INVALID_PARAMS, {}, {}});
     return out;
   }

@@ -11,8 +11,7 @@ namespace pinsim::embedded {
 // Structural checks, then ResolveSoftPinRequest.
 std::optional<ErrorCode> EmbeddedMaster::validate_start(const Op& op, Resolved* out) const {
   if (op.memory_replicas + op.nof_replicas == 0 || op.size == 0) return ErrorCode::INVALID_PARAMS;
-  // GetGroupIdForKey: group_ids, when sent, holds one id per key.
-  if (op.group_shape == GroupShape::EmptyList || op.group_shape == GroupShape::TwoIds) return ErrorCode::INVALID_PARAMS;
+  if (!one_group_id_per_key(op)) return ErrorCode::INVALID_PARAMS;
   const SoftPinRequest& req = op.soft_pin;
   if (req.action > static_cast<uint8_t>(SoftPinAction::Disable)) return ErrorCode::INVALID_PARAMS;
   const auto action = static_cast<SoftPinAction>(req.action);
@@ -138,8 +137,7 @@ Outcome EmbeddedMaster::upsert_start_once(const Op& op, Time now, StartRequest* 
   ShardLock lock;
   size_t shard = lock_home_shard(id, &lock);
   ObjectMetadata* md = find_in(shard, id);
-  const bool group_sent = op.group != 0 || op.group_shape == GroupShape::Explicit;
-  if (md && group_sent && op.group != md->group) return Outcome::of(ErrorCode::INVALID_PARAMS);
+  if (md && sends_group(op) && op.group != md->group) return Outcome::of(ErrorCode::INVALID_PARAMS);
   // Which case applies is fixed before anything changes: A (in flight with
   // nothing COMPLETE: replaced, group from the request), B (same size: in
   // place) or C (size change: replaced, same group).

@@ -492,7 +492,7 @@ class MooncakeTarget final : public Target {
       return Outcome::of(ErrorCode::UNSUPPORTED);
     set_now(now);
     last_now_ = now;
-    if (is_start(op.kind)) seed_quota_eviction();
+    if (is_start(op.kind) && config_.multi_tenant) seed_quota_eviction();
 #if PINSIM_MC_HAS_TENANT_ID_CLASS
     const mc::TenantId tenant(tenant_name(op.object.tenant));
 #else
@@ -937,6 +937,7 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
   // tenant into "default" outside it); the PR 2835 tree has no such mode.
   const bool tenant_ok = op.object.tenant == 0 || (config.multi_tenant && PINSIM_MC_HAS_MULTI_TENANT);
   const bool batch_ok = PINSIM_MC_HAS_BATCH_UPSERT != 0 && tenant_ok;
+  const bool pin_ok = !op.hard_pin || PINSIM_MC_HAS_HARD_PIN;  // writes
   switch (op.kind) {
     case OpKind::Advance:
     case OpKind::Evict:
@@ -951,7 +952,7 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
     case OpKind::PutStart:
     case OpKind::UpsertStart:
       if (op.nof_replicas > 0) return false;  // NoF segments are not mounted by this adapter yet
-      return (!op.hard_pin || PINSIM_MC_HAS_HARD_PIN) && tenant_ok;
+      return pin_ok && tenant_ok;
     case OpKind::PutEnd:
     case OpKind::UpsertEnd:
     case OpKind::PutRevoke:
@@ -966,7 +967,7 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
       return PINSIM_MC_HAS_TENANT_ID_CLASS != 0 && tenant_ok;
     // The batch calls, like their single-key elements: no NoF.
     case OpKind::BatchUpsertStart:
-      return op.nof_replicas == 0 && (!op.hard_pin || PINSIM_MC_HAS_HARD_PIN) && batch_ok;
+      return op.nof_replicas == 0 && pin_ok && batch_ok;
     case OpKind::BatchPutEnd:
     case OpKind::BatchPutRevoke:
       return op.selector != ReplicaSelector::Nof && batch_ok;
