@@ -20,6 +20,8 @@ enum class ErrorCode : uint8_t {
   NO_AVAILABLE_HANDLE,
   TENANT_QUOTA_EXCEEDED,
   TENANT_NOT_REGISTERED,  // multi-tenant mode: a write by a tenant without a quota policy
+  TENANT_NOT_EMPTY,       // delete_quota: the tenant still holds a charge or an object
+  UNAVAILABLE_IN_CURRENT_MODE,  // set_quota, delete_quota outside multi-tenant mode
   INTERNAL_ERROR,
   UNSUPPORTED,  // a target that cannot perform the op (never the model)
 };

@@ -50,6 +50,8 @@ Outcome Model::dispatch(const Op& op, Time now) {
     case OpKind::BatchUpsertEnd:
     case OpKind::BatchUpsertRevoke:
     case OpKind::BatchRemove: return batch(op, now);
+    case OpKind::SetQuota: return set_quota(op);
+    case OpKind::DeleteQuota: return delete_quota(op);
   }
   return Outcome::of(ErrorCode::INVALID_PARAMS);  // unknown op value
 }
@@ -215,6 +217,7 @@ View Model::view(Time now) const {
   v.retained_group_count = retained_group_count_;
   v.retention_entries = retention_.size();
   if (config_.multi_tenant) v.usage = tenant_usage();
+  for (const auto& [t, q] : effective_quota_) v.quotas.push_back({t, q});
   for (size_t s = 0; s < config_.segments.size(); ++s)
     if (config_.segments[s].kind == ReplicaKind::Memory) v.memory_used.push_back(segment_used_[s]);
   return v;

@@ -96,6 +96,7 @@ class Model {
 
   Outcome dispatch(const Op& op, Time now);
   void init_quotas();
+  void recompute_quotas();
   // write_path.cpp
   Outcome put_start(const Op& op, Time now) { return with_quota_retries(op, now, &Model::put_start_once); }
   Outcome upsert_start(const Op& op, Time now) { return with_quota_retries(op, now, &Model::upsert_start_once); }
@@ -130,6 +131,8 @@ class Model {
   std::vector<UsageView> tenant_usage() const;
   void settle_charge(Object& obj);
   uint64_t evict_for_quota(TenantId tenant, uint64_t target, bool allow_soft, Time now);
+  Outcome set_quota(const Op& op);
+  Outcome delete_quota(const Op& op);
   // eviction.cpp
   Outcome evict(const Op& op, Time now);
   bool normalise_if_expired(ObjectId id, Object& obj, Time now);
@@ -178,7 +181,11 @@ class Model {
   ObjectTable objects_;
   std::vector<uint64_t> segment_used_;
   std::vector<uint64_t> batch_preference_;  // during a batch start: a score per segment (higher first); else empty
-  std::map<TenantId, uint64_t> effective_quota_;  // multi-tenant mode, from the policies and capacity
+  // Multi-tenant mode: the requested quota per tenant with a policy (the
+  // config's, changed by set_quota and delete_quota; kept outside snapshots,
+  // as Mooncake's policy store is), and the effective quotas derived from them.
+  std::map<TenantId, uint64_t> requested_quota_;
+  std::map<TenantId, uint64_t> effective_quota_;
   uint64_t quota_deficit_ = 0;                    // of the last refused charge
   int64_t gauge_ = 0;
   // Stored deadlines in time order: lets cleanup visit only due objects

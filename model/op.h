@@ -101,6 +101,7 @@ constexpr OpKind element_kind(OpKind k) {
     case OpKind::Remove: case OpKind::RemoveAll: case OpKind::RemoveByRegex: case OpKind::RetainGroups:
     case OpKind::Evict:
     case OpKind::Cleanup: case OpKind::Snapshot: case OpKind::Restore: case OpKind::Advance:
+    case OpKind::SetQuota: case OpKind::DeleteQuota:
       return k;
   }
   return k;
@@ -126,6 +127,7 @@ struct Op {
   uint32_t evict_lowerbound_pct = 0;  // evict: second-pass bound, percent
   bool fail_first_candidate = false;  // restore
   uint64_t advance_ms = 0;            // advance
+  uint64_t quota_bytes = 0;           // set_quota: the requested quota
   std::vector<KeyId> keys;            // batch ops, in call order (duplicates allowed); remove_by_regex: matched keys
   std::vector<uint64_t> sizes;        // batch_upsert_start: one per key (a mismatch is INVALID_PARAMS)
   bool operator==(const Op&) const = default;
@@ -135,10 +137,10 @@ struct Op {
     return std::tie(kind, client, object.tenant, object.key, size, memory_replicas, nof_replicas, soft_pin.action,
                     soft_pin.ttl_ms, group, hard_pin, group_shape, selector, force, groups, ttl_ms, evict_target_pct,
                     evict_lowerbound_pct,
-                    fail_first_candidate, advance_ms, keys, sizes);
+                    fail_first_candidate, advance_ms, quota_bytes, keys, sizes);
   }
 };
-static_assert(sizeof(Op) == 168, "Op changed: update Op::fields() and the op table's field sets");
+static_assert(sizeof(Op) == 176, "Op changed: update Op::fields() and the op table's field sets");
 
 // Element i of a batch op (i < keys.size()): the single-key op on keys[i],
 // with the batch's client, tenant, write config, selector and force, and

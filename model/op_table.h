@@ -22,6 +22,7 @@ enum class OpClass : uint8_t {
   Remove,     // removes an object
   Retention,  // RetainGroups (PR 2835)
   Master,     // acts on the whole master: eviction, cleanup, snapshot, restore
+  Policy,     // sets or deletes a tenant's quota policy (multi-tenant mode)
   Clock,      // moves virtual time
 };
 
@@ -40,6 +41,7 @@ enum OpField : uint32_t {
   kFieldKeys = 1u << 10,     // keys: a batch op's keys, applied in order
   kFieldSizes = 1u << 11,    // sizes: batch_upsert_start, one per key
   kFieldPattern = 1u << 12,  // keys: the keys remove_by_regex's pattern matches (the target writes the regex)
+  kFieldQuota = 1u << 13,    // quota: the requested bytes of set_quota
 };
 
 inline constexpr uint32_t kKeyFields = kFieldTenant | kFieldKey;
@@ -72,6 +74,8 @@ inline constexpr uint32_t kBatchFields = kFieldTenant | kFieldKeys;
   X(BatchUpsertStart, "batch_upsert_start", Start, 3, kBatchFields | kFieldSizes | kFieldWriteConfig) \
   X(BatchUpsertEnd, "batch_upsert_end", End, 2, kBatchFields)                                       \
   X(BatchUpsertRevoke, "batch_upsert_revoke", Revoke, 1, kBatchFields)                              \
-  X(BatchRemove, "batch_remove", Remove, 2, kBatchFields | kFieldForce)
+  X(BatchRemove, "batch_remove", Remove, 2, kBatchFields | kFieldForce)                            \
+  X(SetQuota, "set_quota", Policy, 1, kFieldTenant | kFieldQuota)                                   \
+  X(DeleteQuota, "delete_quota", Policy, 1, kFieldTenant)
 
 }  // namespace pinsim

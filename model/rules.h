@@ -70,6 +70,10 @@ namespace pinsim {
     "a tenant is charged size x memory replicas; a replaced object's charge stays until the new write settles")      \
   X(QuotaEviction, "tenant.quota-eviction", "Mooncake main EvictTenantMemoryForQuota",                               \
     "a write refused for quota evicts the tenant's own evictable objects and is retried, three attempts in all")     \
+  X(QuotaPolicySet, "tenant.policy-set", "Mooncake main UpsertTenantQuotaPolicy",                                   \
+    "a policy of 1..2^63-1 bytes is set at run time; effective quotas are recomputed, charges stay")                 \
+  X(QuotaPolicyDelete, "tenant.policy-delete", "Mooncake main DeleteTenantQuotaPolicy",                             \
+    "a policy is deleted only while its tenant holds no charge and no object; the tenant is then unregistered")     \
   X(GroupIdsShape, "group.ids-shape", "Mooncake main GetGroupIdForKey, UpsertStart group immutability",           \
     "group_ids must hold one id per key; an explicit empty id is ungrouped and must match the object")               \
   X(HardPinSet, "hardpin.set", "Mooncake main ReplicateConfig::with_hard_pin",                                       \

@@ -37,12 +37,49 @@ std::map<TenantId, uint64_t> effective_quotas(const std::map<TenantId, uint64_t>
 
 void Model::init_quotas() {
   if (!config_.multi_tenant) return;
+  requested_quota_ = config_.tenant_quota_bytes;
+  recompute_quotas();
+}
+
+void Model::recompute_quotas() {
   uint64_t capacity = 0;
   for (const SegmentConfig& s : config_.segments)
     if (s.kind == ReplicaKind::Memory) capacity += s.capacity;
-  effective_quota_ = effective_quotas(config_.tenant_quota_bytes, capacity);
+  effective_quota_ = effective_quotas(requested_quota_, capacity);
   for (const auto& [t, q] : effective_quota_)
-    if (q != config_.tenant_quota_bytes.at(t)) hits_.hit(Rule::EffectiveQuota);
+    if (q != requested_quota_.at(t)) hits_.hit(Rule::EffectiveQuota);
+}
+
+// Rule tenant.policy-set (UpsertTenantQuotaPolicy): outside multi-tenant
+// mode the call is unavailable; a quota of 0 or above 2^63 - 1 is invalid;
+// otherwise the tenant's policy is set (a tenant without one is registered by
+// it) and every effective quota recomputed. Charges are not touched: a tenant
+// now above its quota writes again once evictions bring it under.
+Outcome Model::set_quota(const Op& op) {
+  hits_.hit(Rule::QuotaPolicySet);
+  if (!config_.multi_tenant) return Outcome::of(ErrorCode::UNAVAILABLE_IN_CURRENT_MODE);
+  if (op.quota_bytes == 0 || op.quota_bytes > kMaxQuotaBytes) return Outcome::of(ErrorCode::INVALID_PARAMS);
+  requested_quota_[op.object.tenant] = op.quota_bytes;
+  recompute_quotas();
+  return Outcome{};
+}
+
+// Rule tenant.policy-delete (DeleteTenantQuotaPolicy): a tenant without a
+// policy is OBJECT_NOT_FOUND; one that holds a charge or any object (a write
+// in flight included) is TENANT_NOT_EMPTY and keeps its policy; otherwise the
+// policy goes, the tenant's writes are TENANT_NOT_REGISTERED from then on, and
+// the other tenants' effective quotas are recomputed.
+Outcome Model::delete_quota(const Op& op) {
+  hits_.hit(Rule::QuotaPolicyDelete);
+  if (!config_.multi_tenant) return Outcome::of(ErrorCode::UNAVAILABLE_IN_CURRENT_MODE);
+  const TenantId tenant = op.object.tenant;
+  if (!requested_quota_.count(tenant)) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
+  auto first = objects_.map().lower_bound({tenant, 0});
+  if (first != objects_.map().end() && first->first.tenant == tenant)
+    return Outcome::of(ErrorCode::TENANT_NOT_EMPTY);
+  requested_quota_.erase(tenant);
+  recompute_quotas();
+  return Outcome{};
 }
 
 // ResolveTenantIdForWrite: only a tenant with a policy may write.

@@ -55,6 +55,7 @@ struct View {
   uint64_t retained_group_count = 0;     // the admission counter as kept
   uint64_t retention_entries = 0;        // entries stored, expired included
   std::vector<UsageView> usage;          // tenant charges, sorted by tenant
+  std::vector<UsageView> quotas;         // effective quota of each tenant with a policy, sorted by tenant
   // Bytes allocated in each memory segment, in config order, replicas held
   // after a discard included: placement's input, invisible in the objects.
   std::vector<uint64_t> memory_used;
@@ -69,7 +70,7 @@ enum Capability : uint32_t {
   kCapLease = 1u << 3,      // read lease value
   kCapGauge = 1u << 4,      // soft-pin gauge
   kCapRetention = 1u << 5,  // group retention table and counter
-  kCapUsage = 1u << 6,      // bytes charged per tenant
+  kCapUsage = 1u << 6,      // bytes charged and effective quota per tenant
   kCapSegments = 1u << 7,   // bytes allocated per memory segment
   kCapAll = (1u << 8) - 1,
 };

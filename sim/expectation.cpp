@@ -81,6 +81,13 @@ std::optional<StateMismatch> mismatch(const StateExpectation& e, const View& vie
     m.field("usage", kCapUsage, std::optional<uint64_t>(u.bytes), charged, "t" + std::to_string(u.tenant) + ": ",
             as_number);
   }
+  for (const UsageView& q : e.quotas) {
+    uint64_t quota = 0;
+    for (const UsageView& x : view.quotas)
+      if (x.tenant == q.tenant) quota = x.bytes;
+    m.field("quotas", kCapUsage, std::optional<uint64_t>(q.bytes), quota, "t" + std::to_string(q.tenant) + ": ",
+            as_number);
+  }
   return m.first_;
 }
 

@@ -40,6 +40,7 @@ struct StateExpectation {
   std::optional<uint64_t> keys;
   std::vector<RetentionExpectation> retention;
   std::vector<UsageView> usage;  // bytes charged per listed tenant (0: nothing)
+  std::vector<UsageView> quotas;  // effective quota per listed tenant (0: no policy)
   bool operator==(const StateExpectation&) const = default;
 };
 

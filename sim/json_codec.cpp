@@ -85,6 +85,7 @@ json encode_op(const Op& op) {
   if (has_field(k, kFieldPattern)) j["matches"] = op.keys;
   if (has_field(k, kFieldSizes)) j["sizes"] = op.sizes;
   if (has_field(k, kFieldSize)) j["size"] = op.size;
+  if (has_field(k, kFieldQuota)) j["quota"] = op.quota_bytes;
   if (has_field(k, kFieldWriteConfig)) {
     j["memory_replicas"] = op.memory_replicas;
     j["nof_replicas"] = op.nof_replicas;
@@ -143,6 +144,7 @@ static Op decode_op_fields(Fields& f) {
   if (has_field(k, kFieldPattern)) op.keys = uint_array<KeyId>(f, "matches", UINT32_MAX, "key ids");
   if (has_field(k, kFieldSizes)) op.sizes = uint_array<uint64_t>(f, "sizes", UINT64_MAX, "sizes");
   if (has_field(k, kFieldSize)) op.size = f.u64("size");
+  if (has_field(k, kFieldQuota)) op.quota_bytes = f.u64("quota");
   if (has_field(k, kFieldWriteConfig)) {
     op.memory_replicas = f.u32_or("memory_replicas", 1);
     op.nof_replicas = f.u32_or("nof_replicas", 0);
@@ -352,6 +354,9 @@ json encode_view(const View& v) {
   json usage = json::array();
   for (const UsageView& u : v.usage) usage.push_back({{"tenant", u.tenant}, {"bytes", u.bytes}});
   j["usage"] = usage;
+  json quotas = json::array();
+  for (const UsageView& q : v.quotas) quotas.push_back({{"tenant", q.tenant}, {"bytes", q.bytes}});
+  j["quotas"] = quotas;
   j["memory_used"] = v.memory_used;
   return j;
 }
@@ -427,11 +432,12 @@ StateExpectation decode_state_expectation(const json& j, const std::string& path
       e.retention.push_back(x);
     }
   }
-  if (f.has("usage")) {
-    const json& a = array_field(f, "usage");
+  for (auto [name, list] : {std::pair{"usage", &e.usage}, std::pair{"quotas", &e.quotas}}) {
+    if (!f.has(name)) continue;
+    const json& a = array_field(f, name);
     for (size_t i = 0; i < a.size(); ++i) {
-      Fields u(a[i], f.at("usage") + "[" + std::to_string(i) + "]");
-      e.usage.push_back({u.u32_or("tenant", 0), u.u64("bytes")});
+      Fields u(a[i], f.at(name) + "[" + std::to_string(i) + "]");
+      list->push_back({u.u32_or("tenant", 0), u.u64("bytes")});
       u.finish();
     }
   }
@@ -466,10 +472,11 @@ json encode_state_expectation(const StateExpectation& e) {
       a.push_back({{"tenant", r.tenant}, {"group", r.group}, {"deadline", r.deadline ? json(*r.deadline) : json(nullptr)}});
     j["retention"] = std::move(a);
   }
-  if (!e.usage.empty()) {
+  for (auto [name, list] : {std::pair{"usage", &e.usage}, std::pair{"quotas", &e.quotas}}) {
+    if (list->empty()) continue;
     json a = json::array();
-    for (const UsageView& u : e.usage) a.push_back({{"tenant", u.tenant}, {"bytes", u.bytes}});
-    j["usage"] = std::move(a);
+    for (const UsageView& u : *list) a.push_back({{"tenant", u.tenant}, {"bytes", u.bytes}});
+    j[name] = std::move(a);
   }
   return j;
 }

@@ -59,7 +59,10 @@ View masked(View v, Capabilities caps) {
     v.retained_group_count = 0;
     v.retention_entries = 0;
   }
-  if (!(caps & kCapUsage)) v.usage.clear();
+  if (!(caps & kCapUsage)) {
+    v.usage.clear();
+    v.quotas.clear();
+  }
   if (!(caps & kCapSegments)) v.memory_used.clear();
   return v;
 }
@@ -91,6 +94,8 @@ Difference describe_difference(const View& e, const View& a) {
   // Charges and allocations last: a missing or extra object is the cause, not its bytes.
   if (e.usage != a.usage)
     return {"usage", "tenant usage differs: " + usage_text(e.usage) + " expected, got " + usage_text(a.usage)};
+  if (e.quotas != a.quotas)
+    return {"quotas", "effective quotas differ: " + usage_text(e.quotas) + " expected, got " + usage_text(a.quotas)};
   for (size_t s = 0; s < std::min(e.memory_used.size(), a.memory_used.size()); ++s)
     if (e.memory_used[s] != a.memory_used[s])
       return {"segments", "memory segment " + std::to_string(s) + ": expected " + std::to_string(e.memory_used[s]) +

@@ -10,6 +10,10 @@ namespace {
 template <typename T>
 const T& pick_of(Choices& c, const std::vector<T>& v) { return v[c.pick(v.size())]; }
 
+// A quota policy's bytes: mostly tight (refusals and quota eviction), now and
+// then more than the memory holds (scaled down to effective quotas).
+uint64_t draw_quota(Choices& c) { return c.chance(80) ? 64 * (1 + c.pick(4)) : uint64_t{1} << (20 + c.pick(3)); }
+
 }  // namespace
 
 void draw_tenants(Choices& c, uint32_t tenants, Config* m) {
@@ -17,9 +21,7 @@ void draw_tenants(Choices& c, uint32_t tenants, Config* m) {
   m->tenant_quota_bytes.clear();
   for (TenantId t = 0; t < tenants; ++t) {
     if (t > 0 && c.chance(15)) continue;  // a tenant without a policy: TENANT_NOT_REGISTERED
-    // Mostly tight (refusals and quota eviction), now and then more than the
-    // memory holds (scaled down to effective quotas).
-    m->tenant_quota_bytes[t] = c.chance(80) ? 64 * (1 + c.pick(4)) : uint64_t{1} << (20 + c.pick(3));
+    m->tenant_quota_bytes[t] = draw_quota(c);
   }
 }
 
@@ -130,7 +132,7 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
       op.object.key = 0;
       for (size_t i = 0; i < op.keys.size(); ++i) op.sizes.push_back(pick_of(c, w_.sizes));
       if (c.chance(w_.invalid_request_pct)) {
-        if (c.chance(50)) op.sizes.push_back(pick_of(c, w_.sizes));
+        if (c.chance(50) || op.sizes.empty()) op.sizes.push_back(pick_of(c, w_.sizes));
         else op.sizes.pop_back();
       }
       op.size = 0;
@@ -173,12 +175,15 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
       break;
     }
     case OpKind::Restore: op.fail_first_candidate = c.chance(30); break;
+    case OpKind::SetQuota:  // now and then 0 or above 2^63 - 1 (INVALID_PARAMS)
+      op.quota_bytes = !c.chance(w_.invalid_request_pct) ? draw_quota(c) : c.chance(50) ? 0 : kMaxQuotaBytes + 1;
+      break;
     case OpKind::BatchExist: case OpKind::BatchGet: case OpKind::BatchUpsertEnd: case OpKind::BatchUpsertRevoke:
     case OpKind::BatchPutEnd: case OpKind::BatchPutRevoke: case OpKind::BatchRemove: {
       op.object.key = 0;
       op.keys = batch_keys(c);
       // Mostly the first key's current writer, like a single End/Revoke.
-      auto it = model.objects().find({op.object.tenant, op.keys[0]});
+      auto it = op.keys.empty() ? model.objects().end() : model.objects().find({op.object.tenant, op.keys[0]});
       if (it != model.objects().end() && c.chance(85)) op.client = it->second.client;
       if (k == OpKind::BatchPutEnd || k == OpKind::BatchPutRevoke)
         op.selector = static_cast<ReplicaSelector>(c.chance(60) ? 0 : 1 + c.pick(2));
@@ -191,9 +196,10 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
 }
 
 // A batch's keys: 1-4 keys of the universe in call order, sometimes one
-// repeated (each element sees the earlier ones' effect).
+// repeated (each element sees the earlier ones' effect), now and then none
+// (an empty batch is a valid request: it answers an empty result list).
 std::vector<KeyId> Workload::batch_keys(Choices& c) const {
-  std::vector<KeyId> keys(1 + c.pick(4));
+  std::vector<KeyId> keys(c.chance(3) ? 0 : 1 + c.pick(4));
   for (KeyId& k : keys) k = static_cast<KeyId>(c.pick(w_.keys));
   if (keys.size() > 1 && c.chance(20)) keys.back() = keys.front();
   return keys;

@@ -56,6 +56,8 @@ Outcome EmbeddedMaster::apply(const Op& op, Time now) {
     case OpKind::BatchUpsertEnd:
     case OpKind::BatchUpsertRevoke:
     case OpKind::BatchRemove: return batch(op, now);
+    case OpKind::SetQuota: return set_quota(op);
+    case OpKind::DeleteQuota: return delete_quota(op);
     case OpKind::Snapshot:
     case OpKind::Restore: break;
   }
@@ -122,6 +124,7 @@ View EmbeddedMaster::view(Time now) const {
   v.gauge = gauge_.value();
   v.retained_group_count = retained_group_count_.load();
   v.usage = quotas_.ListCharges();  // empty unless multi-tenant
+  v.quotas = quotas_.ListQuotas();
   std::lock_guard lock(alloc_mutex_);
   for (size_t s = 0; s < config_.segments.size(); ++s)
     if (config_.segments[s].kind == ReplicaKind::Memory) v.memory_used.push_back(segment_used_[s]);

@@ -176,6 +176,9 @@ class EmbeddedMaster final : public Target {
   void evict_tenant_memory_for_quota(TenantId tenant, uint64_t target, Time now);
   uint64_t evict_tenant_memory_pass(TenantId tenant, uint64_t target, bool allow_soft, Time now);
   void rebuild_quota_usage();
+  Outcome set_quota(const Op& op);
+  Outcome delete_quota(const Op& op);
+  bool tenant_has_objects(TenantId tenant) const;
   // expiry.cpp
   Outcome cleanup(Time now);
   // retention.cpp
@@ -203,7 +206,7 @@ class EmbeddedMaster final : public Target {
   std::array<Shard, kShardCount> shards_;
   mutable std::mutex route_mutex_;
   std::unordered_map<ObjectId, GroupId, ObjectIdHash> routes_;  // object_group_ids_
-  const TenantQuotaTable quotas_;  // fixed accounts; their charges are atomic
+  TenantQuotaTable quotas_;  // its own mutex (after the shard locks); charges are atomic
   mutable std::mutex alloc_mutex_;  // guards the three below
   std::vector<uint64_t> segment_used_;
   std::vector<Discarded> discarded_;

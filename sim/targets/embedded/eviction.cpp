@@ -54,7 +54,7 @@ uint64_t EmbeddedMaster::evict_memory(ObjectId id) {
     return !(r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete);
   });
   const uint64_t bytes = md->size * static_cast<uint64_t>(md->replicas.end() - first);
-  if (TenantQuotaAccount* account = quotas_.Find(id.tenant)) md->quota.ReleaseCommitted(*account, bytes);
+  if (TenantQuotaAccount* account = quotas_.FindAny(id.tenant)) md->quota.ReleaseCommitted(*account, bytes);
   free_replicas(*md, first);
   if (md->replicas.empty()) erase_object(shard, id);
   return bytes;

@@ -2,6 +2,7 @@
 #include "tenant_quota.h"
 
 #include <algorithm>
+#include <mutex>
 
 namespace pinsim::embedded {
 
@@ -9,7 +10,7 @@ bool TenantQuotaAccount::TryCharge(uint64_t bytes, uint64_t replacing, uint64_t*
   uint64_t expected = charged_bytes_.load(std::memory_order_acquire);
   for (;;) {
     const uint64_t charged = expected - replacing;  // the replaced object is still in `expected`
-    const uint64_t quota = effective_quota_bytes_;
+    const uint64_t quota = EffectiveQuotaBytes();
     if (bytes != 0 && (charged > quota || bytes > quota - charged)) {
       const unsigned __int128 deficit = static_cast<unsigned __int128>(charged) + bytes - quota;
       *deficit_bytes = deficit > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(deficit);
@@ -27,26 +28,92 @@ void TenantQuotaAccount::Release(uint64_t bytes) {
 
 TenantQuotaTable::TenantQuotaTable(const Config& config) {
   if (!config.multi_tenant) return;
-  uint64_t capacity = 0;  // GetTenantQuotaAllocatableCapacityBytes: mounted memory segments
   for (const SegmentConfig& s : config.segments)
-    if (s.kind == ReplicaKind::Memory) capacity += s.capacity;
-  for (const auto& [tenant, quota] : BuildEffectiveQuotaAssignments(config.tenant_quota_bytes, capacity))
-    accounts_.emplace(tenant, std::make_unique<TenantQuotaAccount>(quota));
+    if (s.kind == ReplicaKind::Memory) capacity_ += s.capacity;
+  for (const auto& [tenant, quota] : config.tenant_quota_bytes) {
+    TenantQuotaAccount& account = GetOrCreateLocked(tenant);
+    account.requested_quota_bytes_ = quota;
+    account.has_explicit_policy_ = true;
+  }
+  RecomputeLocked();
 }
 
 TenantQuotaAccount* TenantQuotaTable::Find(TenantId tenant) const {
+  std::shared_lock lock(mutex_);
+  auto it = accounts_.find(tenant);
+  return it == accounts_.end() || !it->second->has_explicit_policy_ ? nullptr : it->second.get();
+}
+
+TenantQuotaAccount* TenantQuotaTable::FindAny(TenantId tenant) const {
+  std::shared_lock lock(mutex_);
   auto it = accounts_.find(tenant);
   return it == accounts_.end() ? nullptr : it->second.get();
 }
 
+TenantQuotaAccount& TenantQuotaTable::GetOrCreate(TenantId tenant) {
+  std::unique_lock lock(mutex_);
+  return GetOrCreateLocked(tenant);
+}
+
+TenantQuotaAccount& TenantQuotaTable::GetOrCreateLocked(TenantId tenant) {
+  auto& slot = accounts_[tenant];
+  if (!slot) slot = std::make_unique<TenantQuotaAccount>();
+  return *slot;
+}
+
+std::optional<ErrorCode> TenantQuotaTable::UpsertPolicy(TenantId tenant, uint64_t requested_quota_bytes) {
+  if (requested_quota_bytes == 0 || requested_quota_bytes > TenantQuotaAccount::kMaxChargedBytes)
+    return ErrorCode::INVALID_PARAMS;
+  std::unique_lock lock(mutex_);
+  TenantQuotaAccount& account = GetOrCreateLocked(tenant);
+  account.requested_quota_bytes_ = requested_quota_bytes;
+  account.has_explicit_policy_ = true;
+  RecomputeLocked();
+  return std::nullopt;
+}
+
+std::optional<ErrorCode> TenantQuotaTable::DisablePolicyIfEmpty(TenantId tenant, uint64_t* requested) {
+  std::unique_lock lock(mutex_);
+  auto it = accounts_.find(tenant);
+  if (it == accounts_.end() || !it->second->has_explicit_policy_) return ErrorCode::OBJECT_NOT_FOUND;
+  if (it->second->ChargedBytes() != 0) return ErrorCode::TENANT_NOT_EMPTY;
+  *requested = it->second->requested_quota_bytes_;
+  it->second->requested_quota_bytes_ = 0;
+  it->second->has_explicit_policy_ = false;
+  RecomputeLocked();
+  return std::nullopt;
+}
+
+// Every account's effective quota from the policies: a tenant without one gets 0.
+void TenantQuotaTable::RecomputeLocked() {
+  std::map<TenantId, uint64_t> requested;
+  for (const auto& [tenant, account] : accounts_)
+    if (account->has_explicit_policy_) requested[tenant] = account->requested_quota_bytes_;
+  const auto effective = BuildEffectiveQuotaAssignments(requested, capacity_);
+  for (const auto& [tenant, account] : accounts_) {
+    auto e = effective.find(tenant);
+    account->effective_quota_bytes_.store(e == effective.end() ? 0 : e->second, std::memory_order_release);
+  }
+}
+
 std::vector<UsageView> TenantQuotaTable::ListCharges() const {
+  std::shared_lock lock(mutex_);
   std::vector<UsageView> out;
   for (const auto& [tenant, account] : accounts_)
     if (const uint64_t charged = account->ChargedBytes(); charged != 0) out.push_back({tenant, charged});
   return out;
 }
 
+std::vector<UsageView> TenantQuotaTable::ListQuotas() const {
+  std::shared_lock lock(mutex_);
+  std::vector<UsageView> out;
+  for (const auto& [tenant, account] : accounts_)
+    if (account->has_explicit_policy_) out.push_back({tenant, account->EffectiveQuotaBytes()});
+  return out;
+}
+
 void TenantQuotaTable::ForEach(const std::function<void(TenantId, TenantQuotaAccount&)>& f) const {
+  std::shared_lock lock(mutex_);
   for (const auto& [tenant, account] : accounts_) f(tenant, *account);
 }
 

@@ -1,15 +1,20 @@
 // Tenant quota accounts for multi-tenant mode, as Mooncake main's
 // TenantQuotaAccount and TenantQuotaTable keep them: one account per tenant
-// with a policy, its effective quota fixed from the policies and the memory
-// capacity (BuildEffectiveQuotaAssignments), and a lock-free charged count
-// that admission tests with TryCharge and the object ledgers give back.
+// with a policy (or with restored objects), its effective quota derived from
+// the policies and the memory capacity (BuildEffectiveQuotaAssignments) each
+// time a policy changes, and a lock-free charged count that admission tests
+// with TryCharge and the object ledgers give back.
 #pragma once
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <shared_mutex>
 #include <vector>
+
+#include "error_code.h"
 
 #include "config.h"
 #include "view.h"
@@ -20,7 +25,6 @@ class TenantQuotaAccount {
  public:
   static constexpr uint64_t kMaxChargedBytes = kMaxQuotaBytes;  // 2^63 - 1
 
-  explicit TenantQuotaAccount(uint64_t effective_quota_bytes) : effective_quota_bytes_(effective_quota_bytes) {}
 
   // TryCharge: charges `bytes` unless it is refused, which happens iff
   // bytes != 0 and (charged > quota or bytes > quota - charged); a refusal
@@ -32,29 +36,51 @@ class TenantQuotaAccount {
   void Release(uint64_t bytes);
 
   uint64_t ChargedBytes() const { return charged_bytes_.load(std::memory_order_acquire); }
-  uint64_t EffectiveQuotaBytes() const { return effective_quota_bytes_; }
+  uint64_t EffectiveQuotaBytes() const { return effective_quota_bytes_.load(std::memory_order_acquire); }
   // RebuildTenantQuotaUsageFromMetadata (quiescent: restore holds every lock).
   void SetChargedBytesForRebuild(uint64_t bytes) { charged_bytes_.store(bytes, std::memory_order_release); }
 
  private:
-  const uint64_t effective_quota_bytes_;
+  friend class TenantQuotaTable;
+  std::atomic<uint64_t> effective_quota_bytes_{0};
   std::atomic<uint64_t> charged_bytes_{0};
+  uint64_t requested_quota_bytes_ = 0;  // the two below under the table's mutex
+  bool has_explicit_policy_ = false;
 };
 
-// The accounts, built once from the configuration: with multi-tenant mode
-// off there are none, and a tenant without a policy has none (its writes are
-// TENANT_NOT_REGISTERED). The set never changes, so lookups take no lock.
+// The accounts: with multi-tenant mode off there are none. An account is
+// never destroyed (a pointer to one stays valid); a tenant whose policy was
+// deleted keeps its account without a policy, and its writes are
+// TENANT_NOT_REGISTERED. Lock order: shard locks -> mutex_.
 class TenantQuotaTable {
  public:
   explicit TenantQuotaTable(const Config& config);
 
-  // nullptr when the tenant has no account (mode off, or no policy).
+  // The account of a tenant with a policy; nullptr otherwise.
   TenantQuotaAccount* Find(TenantId tenant) const;
+  // The account of any tenant, with a policy or not (what a release gives
+  // back to: restored objects of a tenant without a policy); nullptr if none.
+  TenantQuotaAccount* FindAny(TenantId tenant) const;
+  // Any tenant's account, made without a policy if missing (the rebuild's
+  // orphan accounts for restored objects of a tenant without a policy).
+  TenantQuotaAccount& GetOrCreate(TenantId tenant);
+  // UpsertTenantPolicy: INVALID_PARAMS for 0 or above 2^63 - 1.
+  std::optional<ErrorCode> UpsertPolicy(TenantId tenant, uint64_t requested_quota_bytes);
+  // DisableTenantPolicyIfEmpty: OBJECT_NOT_FOUND without a policy,
+  // TENANT_NOT_EMPTY while the account holds a charge; `requested` gets the
+  // quota the policy asked for (to put it back).
+  std::optional<ErrorCode> DisablePolicyIfEmpty(TenantId tenant, uint64_t* requested);
   // ListTenantSnapshots' charged bytes: tenants with a non-zero charge, by id.
   std::vector<UsageView> ListCharges() const;
+  // Effective quotas of the tenants with a policy, by id.
+  std::vector<UsageView> ListQuotas() const;
   void ForEach(const std::function<void(TenantId, TenantQuotaAccount&)>& f) const;
 
  private:
+  TenantQuotaAccount& GetOrCreateLocked(TenantId tenant);
+  void RecomputeLocked();
+  mutable std::shared_mutex mutex_;
+  uint64_t capacity_ = 0;  // GetTenantQuotaAllocatableCapacityBytes: mounted memory segments
   std::map<TenantId, std::unique_ptr<TenantQuotaAccount>> accounts_;
 };
 

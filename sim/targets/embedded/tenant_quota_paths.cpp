@@ -43,7 +43,7 @@ void EmbeddedMaster::settle_primary_write(ObjectId id, ObjectMetadata& md) {
 }
 
 void EmbeddedMaster::release_all_quota(ObjectId id, TenantQuotaLedger& quota) {
-  if (TenantQuotaAccount* account = quotas_.Find(id.tenant)) quota.ReleaseAll(*account);
+  if (TenantQuotaAccount* account = quotas_.FindAny(id.tenant)) quota.ReleaseAll(*account);
 }
 
 // EvictTenantMemoryForQuota: the tenant's objects only, every shard held;
@@ -87,12 +87,15 @@ std::vector<UsageView> EmbeddedMaster::ledger_usage() const {
 
 // RebuildTenantQuotaUsageFromMetadata, after a restore (snapshot_mutex_ held
 // exclusively): every ledger holds its object's memory, which is all
-// COMPLETE, and every account the sum of its tenant's.
+// COMPLETE, and every account the sum of its tenant's; a tenant with
+// restored objects and no policy gets an account without one (Mooncake's
+// orphan quota state), so the charges are released as the objects go.
 void EmbeddedMaster::rebuild_quota_usage() {
+  if (!config_.multi_tenant) return;
   std::map<TenantId, uint64_t> usage;
   for (Shard& s : shards_) {
     for (auto& [id, md] : s.objects) {
-      if (!quotas_.Find(id.tenant)) continue;
+      quotas_.GetOrCreate(id.tenant);
       md->quota.Rebuild(md->complete_memory_bytes());
       usage[id.tenant] += md->complete_memory_bytes();
     }
@@ -101,6 +104,38 @@ void EmbeddedMaster::rebuild_quota_usage() {
     auto it = usage.find(tenant);
     account.SetChargedBytesForRebuild(it == usage.end() ? 0 : it->second);
   });
+}
+
+// UpsertTenantQuotaPolicy: the policy table's own check and update (every
+// effective quota recomputed); outside multi-tenant mode it is unavailable.
+Outcome EmbeddedMaster::set_quota(const Op& op) {
+  if (!config_.multi_tenant) return Outcome::of(ErrorCode::UNAVAILABLE_IN_CURRENT_MODE);
+  if (auto refused = quotas_.UpsertPolicy(op.object.tenant, op.quota_bytes)) return Outcome::of(*refused);
+  return Outcome{};
+}
+
+// DeleteTenantQuotaPolicy: the account gives up its policy only while it
+// holds no charge; then, outside the table's lock, the metadata is searched
+// for any object of the tenant, and the policy is put back if one exists.
+Outcome EmbeddedMaster::delete_quota(const Op& op) {
+  if (!config_.multi_tenant) return Outcome::of(ErrorCode::UNAVAILABLE_IN_CURRENT_MODE);
+  const TenantId tenant = op.object.tenant;
+  uint64_t requested = 0;
+  if (auto refused = quotas_.DisablePolicyIfEmpty(tenant, &requested)) return Outcome::of(*refused);
+  if (tenant_has_objects(tenant)) {
+    quotas_.UpsertPolicy(tenant, requested);  // restore_policy
+    return Outcome::of(ErrorCode::TENANT_NOT_EMPTY);
+  }
+  return Outcome{};
+}
+
+bool EmbeddedMaster::tenant_has_objects(TenantId tenant) const {
+  for (const Shard& s : shards_) {
+    std::shared_lock lock(s.mutex);
+    for (const auto& [id, md] : s.objects)
+      if (id.tenant == tenant) return true;
+  }
+  return false;
 }
 
 }  // namespace pinsim::embedded

@@ -238,6 +238,13 @@ class MasterServiceSnapshotTestBase {
     for (const auto& snap : s.ListTenantQuotaSnapshots()) out.push_back({snap.tenant_id.value(), snap.charged_bytes});
     return out;
   }
+  // The effective quota of each tenant with a policy, by Mooncake's tenant name.
+  static std::vector<std::pair<std::string, uint64_t>> Quotas(const MasterService& s) {
+    std::vector<std::pair<std::string, uint64_t>> out;
+    for (const auto& snap : s.ListTenantQuotaSnapshots())
+      if (snap.has_explicit_policy) out.push_back({snap.tenant_id.value(), snap.effective_quota_bytes});
+    return out;
+  }
   // What a restarted master does after restoring a snapshot (its constructor
   // rebuilds every tenant's charge from the restored metadata).
   static void RebuildCharges(MasterService& s) { s.RebuildTenantQuotaUsageFromMetadata(); }
@@ -531,6 +538,16 @@ class MooncakeTarget final : public Target {
       case OpKind::RemoveAll:
       case OpKind::RemoveByRegex:
         return remove_many(op, tenant);
+#if PINSIM_MC_HAS_MULTI_TENANT
+      case OpKind::SetQuota:
+        return outcome_of(service_->UpsertTenantQuotaPolicy(tenant, op.quota_bytes));
+      case OpKind::DeleteQuota:
+        return outcome_of(service_->DeleteTenantQuotaPolicy(tenant));
+#else
+      case OpKind::SetQuota:
+      case OpKind::DeleteQuota:
+        return Outcome::of(ErrorCode::UNSUPPORTED);
+#endif
       case OpKind::Evict:
         seed_batch_evict();
         Access::Evict(*service_, op.evict_target_pct / 100.0, op.evict_lowerbound_pct / 100.0);
@@ -620,8 +637,12 @@ class MooncakeTarget final : public Target {
     if (config_.multi_tenant)
       for (const auto& [name, bytes] : Access::Charges(*service_))
         if (auto t = parse_tenant(name); t && bytes != 0) v.usage.push_back({*t, bytes});
-    std::sort(v.usage.begin(), v.usage.end(),
-              [](const UsageView& a, const UsageView& b) { return a.tenant < b.tenant; });
+    if (config_.multi_tenant)
+      for (const auto& [name, bytes] : Access::Quotas(*service_))
+        if (auto t = parse_tenant(name)) v.quotas.push_back({*t, bytes});
+    auto by_tenant = [](const UsageView& a, const UsageView& b) { return a.tenant < b.tenant; };
+    std::sort(v.usage.begin(), v.usage.end(), by_tenant);
+    std::sort(v.quotas.begin(), v.quotas.end(), by_tenant);
 #endif
 #if PINSIM_MC_HAS_RETAIN_GROUPS
     for (const auto& [name, deadline] : Access::Retention(*service_)) {
@@ -795,6 +816,7 @@ class MooncakeTarget final : public Target {
       case OpKind::Remove: case OpKind::RemoveAll: case OpKind::RemoveByRegex: case OpKind::RetainGroups:
       case OpKind::Evict:
       case OpKind::Cleanup: case OpKind::Snapshot: case OpKind::Restore: case OpKind::Advance:
+      case OpKind::SetQuota: case OpKind::DeleteQuota:
         break;
     }
     return Outcome::of(ErrorCode::UNSUPPORTED);
@@ -957,7 +979,10 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
     case OpKind::UpsertEnd:
     case OpKind::PutRevoke:
     case OpKind::UpsertRevoke:
-      return op.selector != ReplicaSelector::Nof && tenant_ok;
+      // A NoF selector is fine: no object here has a NoF replica (no NoF
+      // segment is mounted, NoF writes are refused above), so it targets
+      // nothing, which Mooncake answers like any other empty selection.
+      return tenant_ok;
     case OpKind::Get:
     case OpKind::Exist:
     case OpKind::Remove:
@@ -965,12 +990,15 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
       return tenant_ok;
     case OpKind::RemoveByRegex:
       return PINSIM_MC_HAS_TENANT_ID_CLASS != 0 && tenant_ok;
+    case OpKind::SetQuota:  // the run-time policy API of multi-tenant mode (UNAVAILABLE outside it)
+    case OpKind::DeleteQuota:
+      return PINSIM_MC_HAS_MULTI_TENANT != 0;
     // The batch calls, like their single-key elements: no NoF.
     case OpKind::BatchUpsertStart:
       return op.nof_replicas == 0 && pin_ok && batch_ok;
     case OpKind::BatchPutEnd:
     case OpKind::BatchPutRevoke:
-      return op.selector != ReplicaSelector::Nof && batch_ok;
+      return batch_ok;
     case OpKind::BatchExist:
     case OpKind::BatchGet:
     case OpKind::BatchUpsertEnd:

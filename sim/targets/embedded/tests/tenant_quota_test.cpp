@@ -248,7 +248,12 @@ TEST(TenantQuota, AssignmentGivesRemaindersToTheLargestThenTheLowerTenant) {
 }
 
 TEST(TenantQuota, TryChargeRefusesOverTheQuotaAndReportsTheDeficit) {
-  embedded::TenantQuotaAccount account(100);
+  Config config;
+  config.multi_tenant = true;
+  config.segments = {{ReplicaKind::Memory, 1000}};
+  config.tenant_quota_bytes = {{0, 100}};
+  embedded::TenantQuotaTable table(config);
+  embedded::TenantQuotaAccount& account = *table.Find(0);
   uint64_t deficit = 0;
   EXPECT_TRUE(account.TryCharge(60, 0, &deficit));
   EXPECT_FALSE(account.TryCharge(50, 0, &deficit));
