@@ -1,63 +1,311 @@
 #!/usr/bin/env python3
-"""Why each unreached block of master_service.cpp is unreached, by kind.
+"""Why each unreached line of Mooncake's lifecycle functions is unreached,
+and the reach goal measured on what the public API can reach.
 
-The 90% reach goal asks that every block a campaign leaves unexecuted be
-explained. `mooncake_coverage.py --uncovered` lists the unexecuted line ranges
-per lifecycle function; this script reads those ranges and the Mooncake
-source they point into, and files each range under the first kind whose
-marks it contains (HA/oplog, DFS, NoF, disk/offload/replication tasks, client
-liveness, allocator options, group re-routing, invariant/error paths,
-metrics). A range with none of the marks is "other": a branch the public API
-can reach that no campaign drove yet, or one the marks miss; those are the
-ones to read. Nothing of Mooncake's text is printed, only line numbers.
+`mooncake_coverage.py --json` records, per lifecycle function, the gcov count
+of every code line. This script cuts the lines never executed into blocks
+(maximal runs) and files each block under one kind, judged from the Mooncake
+source given, at run time:
 
-usage: coverage_gaps.py SRC UNCOVERED_REPORT   (the output of mooncake_coverage.py --uncovered)
+- **executed statement**: the block lies inside a statement (or condition)
+  whose other lines ran; gcov attributes the code to another line of it.
+  Counted as executed.
+- **outside the harness**: HA and the oplog, DFS, NoF, the disk tier and its
+  tasks, dynamic replication, the snapshot catalogue, the eviction thread (the
+  harness calls BatchEvict itself), kv events, allocator and placement
+  options, metrics. The block's own text or the condition of a branch that
+  encloses it names the mechanism. Left out of the goal's denominator.
+- **guard**: a path that runs only when an invariant of Mooncake's is already
+  broken (internal errors, ledger mismatches, overflow guards, defensive
+  early returns that callers make unreachable), or a double check that only a
+  concurrent request can make true. Left out of the denominator.
+- **verbose logging**: the continuation of a VLOG(1) statement (verbose
+  logging is off, as in production; the VLOG check itself runs). Left out.
+- **reachable**: everything else, each with the reason recorded in REASONS
+  below, or "no reason recorded": those are the blocks to drive or explain.
+
+Nothing of Mooncake's text is printed, only function names and line numbers.
+
+usage: coverage_gaps.py SRC COVERAGE_JSON
 """
 import collections
+import json
 import re
 import sys
 
+from cpp_source import blank
+
 FILE = "mooncake-store/src/master_service.cpp"
-KINDS = [
-    ("HA / oplog", r"enable_oplog_|enable_ha_|OpLog|oplog|Persist|Durable|mark_removed|REMOVED"),
+
+OUTSIDE = [  # (kind, marks in the block or an enclosing condition)
+    ("HA / oplog", r"enable_oplog_|enable_ha_|OpLog|oplog|Oplog|PersistRemove|PersistStale|Durable|REMOVED|Standby"),
     ("DFS replicas", r"dfs|Dfs|DFS"),
     ("NoF segments", r"\bnof|NoF|Nof|NOF"),
-    ("disk, offload, promotion, replication tasks",
-     r"local_disk|LocalDisk|offload|Offload|promotion|Promotion|replication_task|ReplicationTask|Copy|Move|DiskReplica"),
-    ("client liveness, stale handles", r"alive_clients|ok_client|[Ss]tale|client_monitor|Ping"),
-    ("allocator and placement options", r"CACHELIB|cachelib|kMaxSliceSize|prefer_alloc_in_same_node|host_id|LOCAL_FIRST"),
-    ("group re-routing to another shard", r"retry_shard|case_a_retry|GetGroupRoute"),
-    ("invariant and internal-error paths", r"INTERNAL_ERROR|AccountingMismatch|LOG\(ERROR\)|LOG\(WARNING\)|LogTenantQuota|mismatch"),
-    ("metrics and events", r"Metric|metric|kv_event|Publish"),
+    ("disk tier, offload, promotion, replication tasks",
+     r"local_disk|LocalDisk|use_disk_replica_|offload|Offload|promotion|Promotion|replication_task|ReplicationTask"
+     r"|HasReplicationTask|DiskReplica|disk_replica|is_disk_replica"),
+    ("dynamic replication", r"DynamicReplication|dynamic_replication"),
+    ("snapshot catalogue (HA)", r"SnapshotCatalog|snapshot_catalog"),
+    ("eviction thread (stopped; the harness calls BatchEvict)",
+     r"EVICT-TRIGGER|eviction_high_watermark_ratio_|last_discard_time"),
+    ("kv events", r"kv_event|PublishKv"),
+    ("allocator and placement options", r"CACHELIB|kMaxSliceSize|prefer_alloc_in_same_node|writer_host_id|LOCAL_FIRST"
+     r"|preferred_segment|GetUnreadySegments"),
+    ("metrics", r"MasterMetricManager|EVICT-DIAG"),
 ]
-RANGES = re.compile(r"\s+(\w+) \(defined [^)]*\): (.*)")
+STRICTLY_OUTSIDE = {"HA / oplog", "DFS replicas", "NoF segments", "snapshot catalogue (HA)"}
+GUARD = (r"INTERNAL_ERROR|AccountingMismatch|LogTenantQuota|mismatch|throw |overflow"
+         r"|numeric_limits<uint64_t>::max\(\)|assert\(")
+
+# Blocks of the public API's reach that a campaign did not execute, by
+# function and a mark of the block (or its enclosing condition): the reason.
+# A reason that starts with "guard:" files the block as a guard.
+REASONS = [  # (function names, mark in the block's first statement or nearest condition, reason)
+    # Guards: true only when an invariant is already broken, or only under concurrency.
+    ("PutStart|UpsertStart|AllocateAndInsertMetadata", r"object_already_exists",
+     "guard: the object-exists check repeated under the target shard's lock; "
+     "only a request that inserts the key between the two shard locks makes it true (concurrency)"),
+    ("PutStart|UpsertStart", r"^\s*return tl::make_unexpected\(ErrorCode::TENANT_QUOTA_EXCEEDED\);",
+     "guard: after the retry loop, whose last attempt always returns"),
+    ("EvictTenantMemoryForQuota", r"target_bytes == 0",
+     "guard: the only callers are the quota retries, which run in multi-tenant mode with a deficit"),
+    ("LoadTenantQuotaPoliciesFromStoreOrThrow|RebuildTenantQuotaUsageFromMetadata", r"!enable_multi_tenants_",
+     "guard: callers check multi-tenant mode first"),
+    ("PutEnd|PutRevoke|UpsertStart|DiscardExpiredProcessingReplicas",
+     r"return tl::make_unexpected\(settle_result|\+\+key_it",
+     "guard: SettlePrimaryWriteQuotaIfReady fails only on a broken ledger or invalid metadata"),
+    ("ChargeTenantQuota|ReleaseTenantQuota|LogTenantQuotaLedgerError|GetTenantQuotaAllocatableCapacityBytes"
+     "|SettlePrimaryWriteQuotaIfReady", r"LOG\(ERROR\)|return 0;|INTERNAL_ERROR",
+     "guard: a handle, ledger or segment-table error (internal)"),
+    ("BatchEvict", r"evict_ratio_target < evict_ratio_lowerbound",
+     "guard: callers pass lowerbound <= target (the eviction thread computes both)"),
+    ("BatchEvict", r"Error in second pass",
+     "guard: pass 2 found fewer objects than its own count said it would"),
+    ("BatchEvict", r"total_eviction_base == 0",
+     "guard: an empty eviction base returned early above"),
+    ("BatchEvict",
+     r"Re-validate|!it->second.IsLeaseExpired\(now\)|refill_candidates|candidates\.size\(\) >= primary_count",
+     "guard: state changed between the candidate scan and the eviction (concurrent requests; "
+     "BatchEvict holds no lock across its phases)"),
+    ("DiscardExpiredProcessingReplicas", r"was removed while in processing",
+     "guard: a processing-set entry without metadata (erasing metadata removes its entry)"),
+    ("ApplySnapshotState", r"Failed to get all segments",
+     "guard: the segment table cannot fail to list"),
+    ("PutRevoke", r"ReleaseCommitted",
+     "guard: Revoke erases PROCESSING replicas only, so the COMPLETE memory charge cannot fall"),
+    ("UpsertStart", r"ReleaseReplacement",
+     "guard: the key just inserted under the same lock is missing"),
+    ("GrantLeaseForGroup", r"GrantReadLease",
+     "guard: a grouped object missing from its group's member set (members are registered with the object)"),
+    ("GetReplicaList|ExistKey", r"GrantReadLease",
+     "guard: the accessor of an object that exists always has its tenant state"),
+    ("CleanupExpiredSoftPins", r"continue;",
+     "guard: an index entry whose tenant or object is gone (erasing metadata removes its entry)"),
+    # Reachable by the public API, not driven by pinsim: why.
+    ("IsTenantQuotaEnabled|GetTenantQuotaSnapshot|BuildTenantQuotaPolicySnapshot", r"",
+     "read-only accessors of the policy API: the View reads ListTenantQuotaSnapshots instead"),
+    ("PutEnd", r"return replica.type\(\) == replica_type",
+     "outside: a selector naming the disk or DFS replica kind"),
+    ("PutEnd", r"all_target_replicas_complete = false",
+     "an End retried while a targeted replica is still PROCESSING outside a write (a promotion's replica): disk tier"),
+    ("PutRevoke", r"invalid_replica_status|return false;|auto settle_result|EraseFromProcessing|fn_is_completed\) &&",
+     "a Revoke that leaves part of the object: needs replicas of two kinds in different states "
+     "(memory with NoF or disk), outside the harness"),
+    ("UpsertStart|DiscardExpiredProcessingReplicas", r"auto settle_result",
+     "COMPLETE replicas that survive the loss of the PROCESSING ones: needs replicas of two kinds "
+     "in different states (memory with NoF or disk), outside the harness"),
+    ("BatchEvict", r"soft_target_timeout",
+     "pass 2B with more soft-pinned candidates than its quota and leases above the cutoff: "
+     "reachable, not yet aimed at"),
+    ("BatchEvict|EvictTenantMemoryForQuota", r"^\s*\+\+it;",
+     "an object still valid after its memory is evicted: it keeps a replica of another kind (NoF, disk)"),
+    ("UpsertStart", r"OBJECT_REPLICA_BUSY|object_replica_busy",
+     "a replica busy with an offload or replication task (disk tier, Copy/Move): outside the harness"),
+    ("GetReplicaList|BatchGetReplicaList", r"REMOVED",
+     "outside: HA / oplog"),
+    ("BatchRemove", r"IsValid|OBJECT_NOT_FOUND",
+     "an object without a valid replica: memory handles become invalid only when a segment is unmounted "
+     "or its client is lost, which pinsim does not drive"),
+    ("RemoveByRegex", r"regex_error|Invalid regex",
+     "an invalid pattern: pinsim's remove_by_regex names the keys it matches and the adapter writes a valid pattern"),
+    ("AllocateAndInsertMetadata", r"INVALID_PARAMS",
+     "the allocator refusing a request as invalid: request validation refuses every such request before"),
+    ("ApplySnapshotState", r"continue;|UnmountSegment",
+     "a restored replica that is not memory, or a segment not ready at restore: outside the harness"),
+    ("EvictTenantMemoryForQuota", r"return \{\};|EraseMetadata",
+     "quota eviction of a group (a leased member keeps the group; the others are erased): "
+     "groups in quota-bound tenants are rare in the swarm, not yet aimed at"),
+    ("RebuildTenantQuotaUsageFromMetadata", r"orphan",
+     "a restore that brings back objects of a tenant whose policy was deleted after the snapshot"),
+    ("DiscardExpiredProcessingReplicas", r"ClearPendingSoftPinIfNoViableReplica",
+     "a processing-set entry whose object is already complete or invalid: not established how one outlives its "
+     "write (End and the erase paths take the key out of the set; invalid handles need a segment unmount)"),
+    ("CleanupExpiredSoftPins", r"\+\+end",
+     "two due soft pins in one metadata shard (1,024 shards, at most 8 keys per seed: rare)"),
+    ("DeleteTenantQuotaPolicy", r"restore_policy|TenantHasObjects|TENANT_NOT_EMPTY",
+     "a tenant with an object but no charge: only NoF-only objects are uncharged (outside the harness)"),
+    ("DeleteTenantQuotaPolicy|UpsertTenantQuotaPolicy", r"PERSISTENT_FAIL|failed to save|LOG\(ERROR\)",
+     "guard: the policy file cannot be written"),
+]
+
+KINDS_ORDER = ["executed statement", "verbose logging", "outside", "guard", "reachable"]
+
+
+def indent(line):
+    return len(line) - len(line.lstrip(" "))
+
+
+def ends_statement(line):
+    s = line.rstrip()
+    return not s or s[-1] in ";{}:" or s.endswith("else")
+
+
+def statement(code, line):
+    """(first, last) line numbers of the statement holding `line` (1-based)."""
+    first = line
+    while first > 1 and not ends_statement(code[first - 2]) and code[first - 2].strip():
+        first -= 1
+    last = line
+    while last < len(code) and not ends_statement(code[last - 1]):
+        last += 1
+    return first, last
+
+
+def opening_line(code, line):
+    """The first line of the construct that `line` closes: walk back until
+    the parentheses opened make up for those closed (a condition holding a
+    lambda spans several statements)."""
+    balance = 0
+    for l in range(line, 0, -1):
+        balance += code[l - 1].count(")") - code[l - 1].count("(")
+        if balance <= 0:
+            return statement(code, l)[0]
+    return line
+
+
+def enclosing_conditions(code, source, first, top):
+    """The headers (if / else if / while / for / case / switch) of every
+    branch enclosing line `first`, innermost first, up to the function's
+    first line `top`; an `else` branch stands for the `if` it is the else of."""
+    headers, level = [], indent(code[first - 1])
+    for l in range(first - 1, top - 1, -1):
+        text = code[l - 1]
+        if not text.strip() or indent(text) >= level:
+            continue
+        a = opening_line(code, l)  # a header may span lines (a lambda inside): judge its first
+        level = min(indent(text), indent(code[a - 1]))
+        head = code[a - 1].strip().lstrip("} ")
+        if head.startswith("else") and not head.startswith("else if"):
+            for k in range(a - 1, top - 1, -1):  # the `if` of this else, at the same depth
+                if indent(code[k - 1]) == level and re.match(r"(\} )?(else )?if\b", code[k - 1].strip()):
+                    headers.append("\n".join(source[k - 1:statement(code, k)[1]]))
+                    break
+        elif re.match(r"(if|else if|while|for|case|switch)\b", head):
+            end, balance = a, 0  # the header runs to the brace after its last parenthesis
+            while end < first - 1:
+                balance += code[end - 1].count("(") - code[end - 1].count(")")
+                if balance <= 0 and code[end - 1].rstrip().endswith("{"):
+                    break
+                end += 1
+            headers.append("\n".join(source[a - 1:end]))
+    return headers
+
+
+def classify(fn, block, counts, code, source, top):
+    a, b = block
+    executed = lambda l: counts.get(str(l), 0) > 0
+    spans = {statement(code, l) for l in range(a, b + 1)}
+    if all(any(executed(l) for l in range(s, e + 1)) for s, e in spans):
+        first_lines = " ".join(source[s - 1] for s, _ in spans)
+        return ("verbose logging", "") if "VLOG(" in first_lines else ("executed statement", "")
+    headers = enclosing_conditions(code, source, a, top)
+    text = "\n".join(source[a - 1:b]) + "\n" + "\n".join(headers)
+    # The block's first statement and the nearest enclosing condition: what a
+    # guard or a reason is judged on (not everything the block goes on to do).
+    s, e = statement(code, a)
+    focus = "\n".join(source[s - 1:e]) + "\n" + (headers[0] if headers else "")
+    reasons = [(r[7:], True) if r.startswith("guard: ") else (r, False)  # "outside: KIND" files it there
+               for names, mark, r in REASONS if re.fullmatch(names, fn) and re.search(mark, focus, re.M)]
+    if reasons and reasons[0][1]:
+        return "guard", reasons[0][0]
+    if reasons and reasons[0][0].startswith("outside: "):
+        return "outside", reasons[0][0][9:]
+    for kind, marks in OUTSIDE:
+        if re.search(marks, fn) or re.search(marks, text):
+            return "outside", kind
+    if re.search(GUARD, focus):
+        return "guard", "internal-error or invariant path"
+    return ("reachable", reasons[0][0]) if reasons else ("reachable", "no reason recorded")
+
+
+def blocks(counts):
+    lines = sorted(int(l) for l in counts)
+    run = None
+    for l in lines:
+        if counts[str(l)]:
+            if run:
+                yield tuple(run)
+            run = None
+        elif run:
+            run[1] = l
+        else:
+            run = [l, l]
+    if run:
+        yield tuple(run)
 
 
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__.strip().splitlines()[-1])
-    source = open(f"{sys.argv[1]}/{FILE}").read().split("\n")
-    per_function = collections.OrderedDict()
-    for line in open(sys.argv[2]):
-        m = RANGES.match(line)
-        if not m:
+    with open(f"{sys.argv[1]}/{FILE}", encoding="utf-8", errors="replace") as f:
+        raw = f.read()
+    source, code = raw.split("\n"), blank(raw).split("\n")
+    functions = json.load(open(sys.argv[2]))["functions"]
+    lines_of, executed, seen = collections.Counter(), 0, set()
+    gaps = collections.OrderedDict()
+    for fn, data in functions.items():
+        if data.get("absent"):
             continue
-        for r in m.group(2).split(", "):
-            first, _, last = r.partition("-")
-            first, last = int(first), int(last or first)
-            text = "\n".join(source[first - 1:last])
-            kind = next((name for name, marks in KINDS if re.search(marks, text)), "other")
-            per_function.setdefault(m.group(1), []).append((first, last, kind))
-    totals = collections.Counter()
-    for ranges in per_function.values():
-        for first, last, kind in ranges:
-            totals[kind] += last - first + 1
-    print("source lines unexecuted, by kind:")
-    for kind, n in totals.most_common():
-        print(f"  {n:5d}  {kind}")
-    print("\nper function (line ranges of the tree given):")
-    for fn, ranges in per_function.items():
-        print(f"  {fn}: " + "; ".join(f"{a}-{b} {k}" if a != b else f"{a} {k}" for a, b, k in ranges))
+        counts = {l: c for l, c in data["counts"].items() if l not in seen}
+        seen.update(counts)
+        executed += sum(1 for c in counts.values() if c)
+        top = min(d[0] for d in data["definitions"])
+        for block in blocks(counts):
+            kind, why = classify(fn, block, counts, code, source, top)
+            n = sum(1 for l in range(block[0], block[1] + 1) if counts.get(str(l)) == 0)
+            lines_of[kind] += n
+            lines_of[(kind, why)] += n
+            gaps.setdefault(fn, []).append((block, kind, why))
+    report(lines_of, executed, len(seen), gaps)
+
+
+def report(lines_of, executed, total, gaps):
+    ran = executed + lines_of["executed statement"]
+    reachable = total - lines_of["outside"] - lines_of["guard"] - lines_of["verbose logging"]
+    print(f"lifecycle functions: {total} code lines, {executed} executed by gcov's count")
+    print(f"  + {lines_of['executed statement']:5d} lines inside statements that ran (counted as executed)")
+    for kind in ("outside", "guard", "verbose logging"):
+        print(f"  - {lines_of[kind]:5d} {kind} (not reachable by the harness's public-API calls)")
+        for (k, why), n in sorted(((k, n) for k, n in lines_of.items() if isinstance(k, tuple) and k[0] == kind),
+                                  key=lambda kn: -kn[1]):
+            if why:
+                print(f"        {n:5d}  {why}")
+    pct = 100.0 * ran / reachable if reachable else 0.0
+    print(f"reach goal: {ran}/{reachable} reachable lines executed = {pct:.1f}% (goal 90%)")
+    # The goal as first stated leaves out only HA, the oplog, DFS and NoF:
+    # counted that way, the other features outside the harness are misses.
+    strict = reachable + sum(n for k, n in lines_of.items() if isinstance(k, tuple) and k[0] == "outside"
+                             and k[1] not in STRICTLY_OUTSIDE)
+    print(f"  counting only HA, oplog, DFS and NoF as outside: {ran}/{strict} = {100.0 * ran / strict:.1f}%")
+    print(f"reachable, not reached: {lines_of['reachable']} lines")
+    for fn, items in gaps.items():
+        shown = [f"{a}-{b}: {why}" if a != b else f"{a}: {why}" for (a, b), kind, why in items if kind == "reachable"]
+        if shown:
+            print(f"  {fn}: " + "; ".join(shown))
+    print("\nevery block (line ranges of the tree given):")
+    for fn, items in gaps.items():
+        print(f"  {fn}: " + "; ".join(f"{a}-{b} {kind}{': ' + why if why else ''}" if a != b else
+                                      f"{a} {kind}{': ' + why if why else ''}" for (a, b), kind, why in items))
 
 
 if __name__ == "__main__":

@@ -92,7 +92,8 @@ def report(src, covbuild, names):
         covered = sum(1 for l in lines if counts[l])
         result["functions"][name] = dict(
             stat(covered, len(lines)), absent=False, entered=covered > 0,
-            definitions=[list(r) for r in ranges], uncovered=uncovered)
+            definitions=[list(r) for r in ranges], uncovered=uncovered,
+            counts={str(l): counts[l] for l in lines})
         lifecycle_lines.update((l, counts[l]) for l in lines)
     result["lifecycle"] = stat(sum(1 for c in lifecycle_lines.values() if c),
                                len(lifecycle_lines))
