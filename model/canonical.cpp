@@ -6,8 +6,8 @@
 // of first appearance (symmetry reduction): the rules and the workload only
 // compare client ids for equality, so states that differ by a permutation of
 // actors behave alike. Keys and tenants are not renamed: a key's group
-// follows from its id, eviction scans keys in order, and tenant 0 alone may
-// have a quota.
+// follows from its id, eviction scans keys in order, and tenants differ by
+// their quota policies.
 #include <algorithm>
 
 #include "model.h"
@@ -84,6 +84,9 @@ void Model::canonical_state(Time now, std::string* buffer) const {
   put(out, -3);
   for (const auto& [g, d] : retention_) { put(out, g.first); put(out, g.second); rel(d); }
   put(out, static_cast<int64_t>(retained_group_count_));
+  put(out, -5);  // quota policies change at run time (set_quota, delete_quota)
+  for (const auto& [t, q] : requested_quota_) { put(out, t); put(out, static_cast<int64_t>(q)); }
+  put(out, -6);
   for (const Discarded& d : discarded_) {
     rel(d.release_at);
     put(out, static_cast<int64_t>(d.size));

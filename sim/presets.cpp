@@ -39,6 +39,8 @@ void quotas(Choices& c, WorkloadConfig& w, Config& m) {
   w.hard_pin_pct = std::max<uint32_t>(w.hard_pin_pct, 10);
   at_least(w, {OpKind::PutStart, OpKind::UpsertStart, OpKind::PutEnd, OpKind::UpsertEnd, OpKind::Remove}, 10);
   at_least(w, {OpKind::Advance, OpKind::Get}, 6);  // leases expire, so quota eviction finds objects
+  if (c.chance(50)) w.groups = std::max<uint32_t>(w.groups, 2);  // quota eviction of whole groups
+  at_least(w, {OpKind::SetQuota, OpKind::DeleteQuota, OpKind::Snapshot, OpKind::Restore}, 2);  // policies change
 }
 
 void restore(Choices&, WorkloadConfig& w, Config&) {
@@ -71,7 +73,8 @@ constexpr Preset kPresets[] = {
     {"swarm", "the plain swarm draw", &swarm},
     {"groups", "groups with reads, leases, removal and grouped eviction", &groups},
     {"pins", "soft pins across upserts, preemption and revoke, often with no room left", &pins},
-    {"quotas", "multi-tenant mode: several tenants under tight quotas, quota eviction, hard pins", &quotas},
+    {"quotas", "multi-tenant mode: several tenants under tight quotas, quota eviction (of groups too), hard pins, "
+               "policies set and deleted at run time", &quotas},
     {"restore", "snapshots and restores between writes", &restore},
     {"pressure", "eviction under memory pressure on small segments", &pressure},
     {"retention", "group retention at a small admission cap", &retention},
