@@ -2,6 +2,7 @@
 #include "expectation.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace pinsim {
 
@@ -74,19 +75,16 @@ std::optional<StateMismatch> mismatch(const StateExpectation& e, const View& vie
     const std::string who = "t" + std::to_string(r.tenant) + "/g" + std::to_string(r.group) + ": ";
     m.field("retention", kCapRetention, std::optional<std::optional<Time>>(r.deadline), live, who, time_or_none);
   }
-  for (const UsageView& u : e.usage) {
-    uint64_t charged = 0;
-    for (const UsageView& x : view.usage)
-      if (x.tenant == u.tenant) charged = x.bytes;
-    m.field("usage", kCapUsage, std::optional<uint64_t>(u.bytes), charged, "t" + std::to_string(u.tenant) + ": ",
-            as_number);
-  }
-  for (const UsageView& q : e.quotas) {
-    uint64_t quota = 0;
-    for (const UsageView& x : view.quotas)
-      if (x.tenant == q.tenant) quota = x.bytes;
-    m.field("quotas", kCapUsage, std::optional<uint64_t>(q.bytes), quota, "t" + std::to_string(q.tenant) + ": ",
-            as_number);
+  // Bytes per tenant (charged, effective quota): a tenant not listed shows 0.
+  for (auto [name, expected, shown] : {std::tuple{"usage", &e.usage, &view.usage},
+                                       std::tuple{"quotas", &e.quotas, &view.quotas}}) {
+    for (const UsageView& u : *expected) {
+      uint64_t bytes = 0;
+      for (const UsageView& x : *shown)
+        if (x.tenant == u.tenant) bytes = x.bytes;
+      m.field(name, kCapUsage, std::optional<uint64_t>(u.bytes), bytes, "t" + std::to_string(u.tenant) + ": ",
+              as_number);
+    }
   }
   return m.first_;
 }
