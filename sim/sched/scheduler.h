@@ -1,0 +1,91 @@
+// A deterministic scheduler for code that synchronises through locks: its
+// actors run on real threads, but exactly one runs at a time, and control
+// changes hands only at synchronisation points (a lock, an unlock, an
+// explicit yield), where the scheduler decides who runs next, drawing each
+// decision from Choices (seeded random, the exhaustive odometer, or replay).
+// Same choices, same interleaving: the schedule is a plain list of actor
+// indices. It is CHESS's idea (systematic interleaving at synchronisation
+// points) for threads of one process.
+//
+// Locks are the scheduler's own notion: lock(m) waits (in schedule terms)
+// while another actor holds m; the real primitive is never taken while a
+// schedule runs. A program's pthread mutexes and rwlocks reach it through the
+// interposer (interpose.cpp), linked into test executables only. Not modelled
+// yet: condition variables, sleeps, thread creation inside an actor.
+// A schedule where no actor can run while some still wait is a deadlock: the
+// run stops, every waiting actor unwinds (SchedulerAbort), and run() says so.
+#pragma once
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "choices.h"
+
+namespace pinsim::sched {
+
+// Thrown inside a waiting actor when its run ends in a deadlock; the actor's
+// body unwinds (locks it holds are released as no-ops) and the run returns.
+struct SchedulerAbort {};
+
+struct RunResult {
+  bool deadlock = false;
+  std::vector<uint32_t> schedule;  // the actor chosen at each decision with more than one candidate
+  uint64_t decisions = 0;          // synchronisation points met
+};
+
+class Scheduler {
+ public:
+  explicit Scheduler(Choices& choices) : choices_(choices) {}
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Adds an actor (before run()).
+  void spawn(std::function<void()> body) { bodies_.push_back(std::move(body)); }
+  // Runs every actor to its end, or to a deadlock; then joins their threads.
+  RunResult run();
+
+  // The scheduler running the calling thread as an actor, or nullptr (any
+  // other thread, and a scheduler's own bookkeeping, use the real primitives).
+  static Scheduler* controlling();
+
+  // Synchronisation points, called on an actor's thread.
+  void yield();
+  void lock(const void* m, bool shared);
+  bool try_lock(const void* m, bool shared);
+  void unlock(const void* m);
+
+ private:
+  enum class State { Runnable, Waiting, Done };
+  struct Lock {
+    int writer = -1;             // the actor holding it exclusively
+    std::multiset<int> readers;  // actors holding it shared
+  };
+  bool available(const Lock& l, int self, bool shared) const;
+  void acquire(Lock& l, int self, bool shared);
+  void hand_over(std::unique_lock<std::mutex>& lk, int self);  // a decision; waits for the turn to return
+  int choose();                                                // the next actor, or -1
+  void actor_main(int self);
+
+  Choices& choices_;
+  std::vector<std::function<void()>> bodies_;
+  std::vector<std::thread> threads_;
+  std::mutex mu_;  // the scheduler's own state below (taken with the real primitive)
+  std::condition_variable turn_;
+  std::vector<State> state_;
+  std::vector<const void*> waiting_on_;
+  std::map<const void*, Lock> locks_;
+  int running_ = -1;
+  bool deadlock_ = false;
+  RunResult result_;
+};
+
+// A preemption point for code under a schedule (a no-op on other threads):
+// what a test puts between a read and a write to expose a race.
+void yield_point();
+
+}  // namespace pinsim::sched
