@@ -7,34 +7,33 @@ namespace {
 
 thread_local Scheduler* t_scheduler = nullptr;  // set on an actor's thread
 thread_local int t_actor = -1;
-thread_local int t_internal = 0;  // inside the scheduler's own bookkeeping
-
-// While alive, the calling thread's locks are real ones (the scheduler's
-// own mutex goes through the same pthread functions the interposer catches).
-struct Internal {
-  Internal() { ++t_internal; }
-  ~Internal() { --t_internal; }
-};
 
 }  // namespace
 
-Scheduler* Scheduler::controlling() { return t_internal ? nullptr : t_scheduler; }
+Scheduler* Scheduler::controlling() { return t_scheduler; }
 
 void yield_point() {
   if (Scheduler* s = Scheduler::controlling()) s->yield();
+}
+
+// The baton is running_: the actor it names runs, every other waits on it
+// (C++20 atomic wait, a futex: the scheduler takes no pthread lock, so the
+// interposed calls never reach it). State is touched by the baton's holder
+// only; storing the next holder publishes it.
+void Scheduler::wait_turn(int self) {
+  for (int cur = running_.load(); cur != self; cur = running_.load()) running_.wait(cur);
+}
+
+void Scheduler::pass_to(int next) {
+  if (running_.exchange(next) != next) running_.notify_all();
 }
 
 RunResult Scheduler::run() {
   state_.assign(bodies_.size(), State::Runnable);
   waiting_on_.assign(bodies_.size(), nullptr);
   for (size_t i = 0; i < bodies_.size(); ++i) threads_.emplace_back([this, i] { actor_main(static_cast<int>(i)); });
-  {
-    Internal g;
-    std::unique_lock lk(mu_);
-    running_ = choose();
-    turn_.notify_all();
-    turn_.wait(lk, [&] { return running_ == -1; });
-  }
+  pass_to(choose());
+  wait_turn(-1);
   for (std::thread& t : threads_) t.join();
   threads_.clear();
   return result_;
@@ -43,17 +42,11 @@ RunResult Scheduler::run() {
 void Scheduler::actor_main(int self) {
   t_scheduler = this;
   t_actor = self;
-  {
-    Internal g;
-    std::unique_lock lk(mu_);
-    turn_.wait(lk, [&] { return running_ == self; });
-  }
+  wait_turn(self);
   bodies_[self]();
-  Internal g;
-  std::unique_lock lk(mu_);
   state_[self] = State::Done;
-  hand_over(lk, self);
   t_scheduler = nullptr;
+  hand_over(self);
 }
 
 // The next actor to run: one of the runnable ones, chosen when there are
@@ -74,16 +67,21 @@ int Scheduler::choose() {
     return runnable.empty() ? -1 : runnable.front();
   }
   if (runnable.size() == 1 || deadlock_) return runnable.front();
+  const int current = running_.load();
+  if (preempt_pct_ < 100 && current >= 0 && state_[current] == State::Runnable && !choices_.chance(preempt_pct_)) {
+    result_.schedule.push_back(static_cast<uint32_t>(current));  // no preemption here
+    return current;
+  }
   const uint32_t k = static_cast<uint32_t>(choices_.pick(runnable.size()));
   result_.schedule.push_back(static_cast<uint32_t>(runnable[k]));
   return runnable[k];
 }
 
-void Scheduler::hand_over(std::unique_lock<std::mutex>& lk, int self) {
+void Scheduler::hand_over(int self) {
   ++result_.decisions;
-  running_ = choose();
-  turn_.notify_all();
-  if (state_[self] != State::Done) turn_.wait(lk, [&] { return running_ == self; });
+  const bool done = state_[self] == State::Done;
+  pass_to(choose());
+  if (!done) wait_turn(self);
 }
 
 bool Scheduler::available(const Lock& l, int self, bool shared) const {
@@ -99,45 +97,37 @@ void Scheduler::acquire(Lock& l, int self, bool shared) {
 }
 
 void Scheduler::yield() {
-  Internal g;
-  std::unique_lock lk(mu_);
-  hand_over(lk, t_actor);
+  hand_over(t_actor);
 }
 
 void Scheduler::lock(const void* m, bool shared) {
-  Internal g;
-  std::unique_lock lk(mu_);
   const int self = t_actor;
-  hand_over(lk, self);  // a preemption point before the acquire
+  hand_over(self);  // a preemption point before the acquire
   while (!available(locks_[m], self, shared)) {
     state_[self] = State::Waiting;
     waiting_on_[self] = m;
-    hand_over(lk, self);
+    hand_over(self);
   }
   waiting_on_[self] = nullptr;
   acquire(locks_[m], self, shared);
 }
 
 bool Scheduler::try_lock(const void* m, bool shared) {
-  Internal g;
-  std::unique_lock lk(mu_);
   const int self = t_actor;
-  hand_over(lk, self);
+  hand_over(self);
   if (!available(locks_[m], self, shared)) return false;
   acquire(locks_[m], self, shared);
   return true;
 }
 
 void Scheduler::unlock(const void* m) {
-  Internal g;
-  std::unique_lock lk(mu_);
   const int self = t_actor;
   Lock& l = locks_[m];
   if (l.writer == self) l.writer = -1;
   else if (auto it = l.readers.find(self); it != l.readers.end()) l.readers.erase(it);
   for (size_t i = 0; i < state_.size(); ++i)
     if (state_[i] == State::Waiting && waiting_on_[i] == m) state_[i] = State::Runnable;
-  hand_over(lk, self);  // a preemption point after the release
+  hand_over(self);  // a preemption point after the release
 }
 
 }  // namespace pinsim::sched

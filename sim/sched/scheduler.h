@@ -15,11 +15,10 @@
 // A schedule where no actor can run while some still wait is a deadlock: the
 // run stops, every waiting actor unwinds (SchedulerAbort), and run() says so.
 #pragma once
-#include <condition_variable>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
@@ -40,7 +39,11 @@ struct RunResult {
 
 class Scheduler {
  public:
-  explicit Scheduler(Choices& choices) : choices_(choices) {}
+  // preempt_pct: at a decision where the running actor could go on, how
+  // often another is considered (100: every decision is a uniform choice;
+  // lower: few preemptions per run, as PCT favours, for code with many
+  // synchronisation points).
+  explicit Scheduler(Choices& choices, uint32_t preempt_pct = 100) : choices_(choices), preempt_pct_(preempt_pct) {}
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
@@ -50,7 +53,7 @@ class Scheduler {
   RunResult run();
 
   // The scheduler running the calling thread as an actor, or nullptr (any
-  // other thread, and a scheduler's own bookkeeping, use the real primitives).
+  // other thread uses the real primitives).
   static Scheduler* controlling();
 
   // Synchronisation points, called on an actor's thread.
@@ -67,19 +70,20 @@ class Scheduler {
   };
   bool available(const Lock& l, int self, bool shared) const;
   void acquire(Lock& l, int self, bool shared);
-  void hand_over(std::unique_lock<std::mutex>& lk, int self);  // a decision; waits for the turn to return
-  int choose();                                                // the next actor, or -1
+  void hand_over(int self);  // a decision; waits for the turn to come back
+  int choose();              // the next actor, or -1
+  void wait_turn(int self);
+  void pass_to(int next);
   void actor_main(int self);
 
   Choices& choices_;
+  const uint32_t preempt_pct_;
   std::vector<std::function<void()>> bodies_;
   std::vector<std::thread> threads_;
-  std::mutex mu_;  // the scheduler's own state below (taken with the real primitive)
-  std::condition_variable turn_;
   std::vector<State> state_;
   std::vector<const void*> waiting_on_;
   std::map<const void*, Lock> locks_;
-  int running_ = -1;
+  std::atomic<int> running_{-2};  // the baton: the actor that runs (-1: the run is over)
   bool deadlock_ = false;
   RunResult result_;
 };
