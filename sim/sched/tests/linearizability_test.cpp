@@ -88,5 +88,13 @@ TEST(Linearizability, CleanupWithoutTheDeadlineCheckIsCaught) {
   EXPECT_GT(o.violations, 0);
 }
 
+// F18 is invisible to a sequential run (the check and the clear see the same
+// state) and shows only when the End runs between them.
+TEST(Linearizability, CleanupCheckingOutsideTheShardLockIsCaughtOnlyByAnInterleaving) {
+  Outcomes o = explore({"F18"});
+  EXPECT_GT(o.violations, 0);
+  EXPECT_LT(o.violations, o.runs);
+}
+
 }  // namespace
 }  // namespace pinsim::sched

@@ -21,13 +21,22 @@ int64_t EmbeddedMaster::run_expiry_cycle(Time now) {
   int64_t cleared = 0;
   for (size_t i = 0; i < due.size();) {
     const size_t shard = due[i].shard;
+    // F18: the equality check runs before the shard lock is taken (a racy
+    // read), and under the lock the pin is cleared unchecked: an End that
+    // commits a new pin in between loses it. No sequential run can tell.
+    std::vector<bool> matched;
+    for (size_t j = i; faults_.f18_cleanup_checks_outside_lock && j < due.size() && due[j].shard == shard; ++j) {
+      auto it = shards_[shard].objects.find(due[j].key);
+      matched.push_back(it != shards_[shard].objects.end() && it->second->committed_deadline() == due[j].deadline);
+    }
     std::shared_lock lock(shards_[shard].mutex);
-    for (; i < due.size() && due[i].shard == shard; ++i) {
+    for (size_t k = 0; i < due.size() && due[i].shard == shard; ++i, ++k) {
       auto it = shards_[shard].objects.find(due[i].key);
-      if (it == shards_[shard].objects.end()) continue;
+      if (it == shards_[shard].objects.end() || (!matched.empty() && !matched[k])) continue;
       // F2: the pin is cleared without checking that it still equals the
       // popped deadline, so a stale entry clears a re-enabled pin.
-      if (it->second->expire_if_matches(due[i].deadline, now, !faults_.f2_cleanup_skips_deadline_check)) ++cleared;
+      const bool check = !faults_.f2_cleanup_skips_deadline_check && matched.empty();
+      if (it->second->expire_if_matches(due[i].deadline, now, check)) ++cleared;
     }
   }
   gauge_.add(-cleared);

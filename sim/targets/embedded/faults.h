@@ -27,12 +27,19 @@ struct Faults {
   bool f15_retention_writes_soft_pin = false;     // F15
   bool f16_failed_start_drops_object = false;     // F16
   bool f17_eviction_takes_hard_pinned = false;    // F17
+  bool f18_cleanup_checks_outside_lock = false;   // F18 (shows only in an interleaving)
 };
+
+// Where a fault can show: in a sequential run (every campaign and `pinsim
+// mutants`), or only when another client runs between two of the faulty
+// code's synchronisation points (the scheduler's tests, sim/sched).
+enum class FaultLane { Sequential, Interleaving };
 
 struct FaultInfo {
   std::string_view name;
   std::string_view summary;
   bool Faults::*flag;
+  FaultLane lane = FaultLane::Sequential;
 };
 
 // Every fault, in catalogue order.
