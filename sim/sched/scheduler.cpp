@@ -1,6 +1,8 @@
 // The deterministic scheduler; see scheduler.h.
 #include "scheduler.h"
 
+#include <algorithm>
+
 namespace pinsim::sched {
 
 namespace {
@@ -31,11 +33,13 @@ void Scheduler::pass_to(int next) {
 RunResult Scheduler::run() {
   state_.assign(bodies_.size(), State::Runnable);
   waiting_on_.assign(bodies_.size(), nullptr);
+  held_.assign(bodies_.size(), {});
   for (size_t i = 0; i < bodies_.size(); ++i) threads_.emplace_back([this, i] { actor_main(static_cast<int>(i)); });
   pass_to(choose());
   wait_turn(-1);
   for (std::thread& t : threads_) t.join();
   threads_.clear();
+  find_lock_cycle();
   return result_;
 }
 
@@ -90,8 +94,10 @@ bool Scheduler::available(const Lock& l, int self, bool shared) const {
   return shared || l.readers.empty() || (l.readers.size() == 1 && *l.readers.begin() == self);
 }
 
-void Scheduler::acquire(Lock& l, int self, bool shared) {
+void Scheduler::acquire(const void* m, int self, bool shared) {
   if (deadlock_) return;
+  Lock& l = locks_[m];
+  held_[self].push_back(m);
   if (shared) l.readers.insert(self);
   else l.writer = self;
 }
@@ -102,6 +108,8 @@ void Scheduler::yield() {
 
 void Scheduler::lock(const void* m, bool shared) {
   const int self = t_actor;
+  for (const void* h : held_[self])  // the lock graph: m requested while h is held
+    if (h != m) edges_.insert({h, m});
   hand_over(self);  // a preemption point before the acquire
   while (!available(locks_[m], self, shared)) {
     state_[self] = State::Waiting;
@@ -109,25 +117,52 @@ void Scheduler::lock(const void* m, bool shared) {
     hand_over(self);
   }
   waiting_on_[self] = nullptr;
-  acquire(locks_[m], self, shared);
+  acquire(m, self, shared);
 }
 
 bool Scheduler::try_lock(const void* m, bool shared) {
   const int self = t_actor;
   hand_over(self);
   if (!available(locks_[m], self, shared)) return false;
-  acquire(locks_[m], self, shared);
+  acquire(m, self, shared);
   return true;
 }
 
 void Scheduler::unlock(const void* m) {
   const int self = t_actor;
   Lock& l = locks_[m];
+  if (auto it = std::find(held_[self].rbegin(), held_[self].rend(), m); it != held_[self].rend())
+    held_[self].erase(std::next(it).base());
   if (l.writer == self) l.writer = -1;
   else if (auto it = l.readers.find(self); it != l.readers.end()) l.readers.erase(it);
   for (size_t i = 0; i < state_.size(); ++i)
     if (state_[i] == State::Waiting && waiting_on_[i] == m) state_[i] = State::Runnable;
   hand_over(self);  // a preemption point after the release
+}
+
+// A cycle in the lock graph by depth-first search (white, grey, black),
+// reported as the locks on it in order.
+void Scheduler::find_lock_cycle() {
+  std::map<const void*, std::vector<const void*>> next;
+  for (const auto& [a, b] : edges_) next[a].push_back(b);
+  std::map<const void*, int> colour;
+  std::vector<const void*> path;
+  std::function<bool(const void*)> visit = [&](const void* v) {
+    colour[v] = 1;
+    path.push_back(v);
+    for (const void* w : next[v]) {
+      if (colour[w] == 1) {
+        result_.lock_cycle.assign(std::find(path.begin(), path.end(), w), path.end());
+        return true;
+      }
+      if (colour[w] == 0 && visit(w)) return true;
+    }
+    colour[v] = 2;
+    path.pop_back();
+    return false;
+  };
+  for (const auto& [v, _] : next)
+    if (colour[v] == 0 && visit(v)) return;
 }
 
 }  // namespace pinsim::sched

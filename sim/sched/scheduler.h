@@ -33,6 +33,10 @@ struct SchedulerAbort {};
 
 struct RunResult {
   bool deadlock = false;
+  // A cycle in the lock graph (an edge a -> b: some actor took b while it
+  // held a), the locks in order; empty when the order is consistent. A cycle
+  // is a potential deadlock even when no schedule of this run deadlocked.
+  std::vector<const void*> lock_cycle;
   std::vector<uint32_t> schedule;  // the actor chosen at each decision with more than one candidate
   uint64_t decisions = 0;          // synchronisation points met
 };
@@ -69,7 +73,7 @@ class Scheduler {
     std::multiset<int> readers;  // actors holding it shared
   };
   bool available(const Lock& l, int self, bool shared) const;
-  void acquire(Lock& l, int self, bool shared);
+  void acquire(const void* m, int self, bool shared);
   void hand_over(int self);  // a decision; waits for the turn to come back
   int choose();              // the next actor, or -1
   void wait_turn(int self);
@@ -83,6 +87,9 @@ class Scheduler {
   std::vector<State> state_;
   std::vector<const void*> waiting_on_;
   std::map<const void*, Lock> locks_;
+  std::vector<std::vector<const void*>> held_;  // per actor, in the order taken
+  std::set<std::pair<const void*, const void*>> edges_;  // the lock graph
+  void find_lock_cycle();
   std::atomic<int> running_{-2};  // the baton: the actor that runs (-1: the run is over)
   bool deadlock_ = false;
   RunResult result_;

@@ -41,6 +41,10 @@ class DeadlineIndex {
   std::vector<Entry> pop_expired(Time now, bool inclusive = true, bool match_registration = true);
   void clear();
 
+  // The index's mutex, held by the caller: only fault F19 does this (the
+  // lock order puts the index after the shard locks).
+  std::unique_lock<std::mutex> hold_for_fault() const { return std::unique_lock(mutex_); }
+
   size_t heap_size() const;
   size_t registration_count() const;
 

@@ -19,6 +19,10 @@ int64_t EmbeddedMaster::run_expiry_cycle(Time now) {
   std::sort(due.begin(), due.end(),
             [](const DeadlineIndex::Entry& a, const DeadlineIndex::Entry& b) { return a.shard < b.shard; });
   int64_t cleared = 0;
+  // F19: the index's mutex stays held while the shard locks are taken, the
+  // reverse of the writers' order (shard lock, then index): a lock-order cycle.
+  std::unique_lock<std::mutex> index_held;
+  if (faults_.f19_index_held_over_shard_locks) index_held = index_.hold_for_fault();
   for (size_t i = 0; i < due.size();) {
     const size_t shard = due[i].shard;
     // F18: the equality check runs before the shard lock is taken (a racy
