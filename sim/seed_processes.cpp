@@ -87,6 +87,8 @@ Message attempt(uint64_t seed, F&& produce) {
 }  // namespace
 
 void SeedProcesses::start_workers() {
+  // A worker that died shows as a failed write, not as SIGPIPE ending this process.
+  previous_sigpipe_ = signal(SIGPIPE, SIG_IGN);
   const pid_t parent = getpid();
   for (unsigned i = 0; i < o_.jobs; ++i) {
     int request[2], reply[2];
@@ -95,6 +97,7 @@ void SeedProcesses::start_workers() {
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
       die_with_parent(parent);
+      signal(SIGPIPE, previous_sigpipe_);
       for (const Worker& w : workers_) close(w.request), close(w.reply);
       close(request[1]), close(reply[0]);
       uint64_t seed;
@@ -118,7 +121,12 @@ void SeedProcesses::dispatch(uint64_t first) {
   for (Worker& w : workers_) {
     if (w.busy || !next_dispatch_ || in_flight + done_.size() >= 4 * workers_.size()) continue;
     const uint64_t seed = *next_dispatch_;
-    if (!write_all(w.request, &seed, sizeof seed)) throw std::runtime_error("a worker process is gone");
+    if (!write_all(w.request, &seed, sizeof seed)) {
+      int status = 0;
+      waitpid(w.pid, &status, 0);
+      w.pid = -1;
+      throw std::runtime_error("seed " + std::to_string(seed) + ": the worker process to run it " + ended(status));
+    }
     w.busy = seed, ++in_flight;
     next_dispatch_ = o_.next(seed);
   }
@@ -176,6 +184,7 @@ SeedProcesses::~SeedProcesses() {
       }
     close(w.reply);
   }
+  if (!workers_.empty()) signal(SIGPIPE, previous_sigpipe_);
 }
 
 }  // namespace pinsim

@@ -6,6 +6,7 @@
 // gives the same result in any process because a run depends only on its
 // seed and options (targets start every run from the same state).
 #pragma once
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -52,6 +53,7 @@ class SeedProcesses {
   std::optional<uint64_t> next_dispatch_;
   bool dispatched_any_ = false;
   std::map<uint64_t, std::pair<bool, std::string>> done_;  // seed -> (ok, encoded result or error)
+  void (*previous_sigpipe_)(int) = SIG_DFL;
 };
 
 }  // namespace pinsim
