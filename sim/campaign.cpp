@@ -1,7 +1,28 @@
 // Seeded runs and replays; see campaign.h.
 #include "campaign.h"
 
+#include "seed_processes.h"
+
 namespace pinsim {
+
+namespace {
+
+void draw_seed(RandomChoices& choices, const SeedOptions& options, WorkloadConfig* workload, Config* config) {
+  if (options.swarm || options.preset) draw_swarm(choices, workload, config);
+  if (options.preset) options.preset->shape(choices, *workload, *config);
+  if (options.profile) config->profile = *options.profile;
+}
+
+// The seed after `seed` in the campaign (its shard, up to `last`).
+std::optional<uint64_t> next_seed(const CampaignOptions& o, uint64_t seed) {
+  while (seed != o.last) {
+    ++seed;
+    if (seed % o.shard_n == o.shard_k) return seed;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory factory,
                    const TargetOptions& target_options, const Checks& checks) {
@@ -9,9 +30,7 @@ RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory fact
   RandomChoices choices(seed);
   WorkloadConfig workload;
   Config config;
-  if (options.swarm || options.preset) draw_swarm(choices, &workload, &config);
-  if (options.preset) options.preset->shape(choices, workload, config);
-  if (options.profile) config.profile = *options.profile;
+  draw_seed(choices, options, &workload, &config);
   result.trace.seed = seed;
   result.trace.config = config;
   result.trace.description = "seed " + std::to_string(seed) +
@@ -31,21 +50,25 @@ RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory fact
   }
   result.comparisons = lockstep.comparisons();
   result.hits = lockstep.model().hits();
+  result.steps = result.trace.steps.size();
   return result;
 }
 
 CampaignSummary run_campaign(const CampaignOptions& o, TargetFactory factory, const TargetOptions& target_options,
                              const Checks& checks, const SeedCallback& on_seed) {
   CampaignSummary sum;
+  SeedProcesses processes({o.jobs,
+                           [&](uint64_t seed) { return run_seed(seed, o.seed, factory, target_options, checks); },
+                           [&o](uint64_t seed) { return next_seed(o, seed); }, o.passing_traces});
   for (uint64_t seed = o.first;; ++seed) {
     if (o.more && !o.more(sum)) break;
     if (seed % o.shard_n == o.shard_k) {
-      RunResult r = run_seed(seed, o.seed, factory, target_options, checks);
+      RunResult r = processes.result(seed);
       if (!r.error.empty()) {
         ++sum.refused;
       } else {
         ++sum.seeds;
-        sum.steps += r.trace.steps.size();
+        sum.steps += r.steps;
         sum.comparisons += r.comparisons;
         sum.hits.merge(r.hits);
         for (int i = 0; i < kRuleCount; ++i) sum.seeds_hitting.count[i] += r.hits.count[i] != 0;
@@ -98,6 +121,7 @@ RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions&
   }
   result.comparisons = lockstep.comparisons();
   result.hits = lockstep.model().hits();
+  result.steps = result.trace.steps.size();
   result.unchecked_expectations = lockstep.unchecked_expectations();
   return result;
 }

@@ -31,6 +31,7 @@ struct RunResult {
   std::string error;  // the target refused the configuration
   uint64_t unchecked_expectations = 0;  // expected fields the target cannot show
   std::string variant;  // Target::variant() of the target run against
+  uint64_t steps = 0;  // steps applied (the trace may come back without them: CampaignOptions)
 };
 
 RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory factory,
@@ -48,12 +49,20 @@ struct CampaignSummary {
 // (seed % shard_n == shard_k), while `more` allows. A configuration the
 // target refuses is counted, not run. A failure matching a known finding of
 // the target's tree is counted as known, not as a failure.
+//
+// With `jobs` > 1 the seeds run in that many worker processes, ahead of the
+// loop, and come back in seed order (seed_processes.h): the loop, its
+// callback and its summary see exactly what one process would see, except
+// that a passing seed's trace comes back without its steps unless
+// `passing_traces` is set (a failing seed's always has them).
 struct CampaignOptions {
   uint64_t first = 1, last = UINT64_MAX;
   uint64_t shard_k = 0, shard_n = 1;
   SeedOptions seed;
   std::vector<KnownFinding> known;
   std::function<bool(const CampaignSummary&)> more;  // asked before each seed; empty: until `last`
+  unsigned jobs = 1;
+  bool passing_traces = false;
 };
 
 // Sees every run seed (refused ones excluded) and the finding its failure

@@ -45,6 +45,9 @@ CampaignOptions campaign_options(const po::variables_map& vm, const std::string&
                  std::string(to_string(*o.seed.profile)).c_str());
   }
   if (vm.count("known")) o.known = load_known_findings(vm["known"].as<std::string>());
+  o.jobs = static_cast<unsigned>(parse_count("--jobs", vm["jobs"].as<std::string>(), 64));
+  if (o.jobs == 0) throw UsageError("--jobs: 0 workers would run nothing");
+  o.passing_traces = vm.count("trace") || vm["overhead"].as<bool>();
   return o;
 }
 
@@ -140,7 +143,8 @@ int cmd_run(const std::vector<std::string>& args) {
       ("require-rules", po::value<std::string>(), "'all': exit 3 unless every rule of the model was applied (implies --coverage)")
       ("out-dir", po::value<std::string>(), "write every failing seed's trace here (seed-N.json), not only the first")
       ("max-failures", po::value<std::string>(), "stop after this many failing seeds")
-      ("stop-on-failure", po::bool_switch(), "stop at the first failing seed (--max-failures 1)");
+      ("stop-on-failure", po::bool_switch(), "stop at the first failing seed (--max-failures 1)")
+      ("jobs", po::value<std::string>()->default_value("1"), "run seeds in N worker processes (same output as 1)");
   add_target_and_check_options(desc);
   const po::variables_map vm = parse(args, desc);
   const std::string target = vm["target"].as<std::string>();

@@ -182,10 +182,19 @@ class MasterServiceSnapshotTestBase {
     std::string group;
   };
 
-  // Every object of every tenant, in no particular order.
-  static std::vector<Object> Objects(const MasterService& s) {
+  static constexpr size_t kShards = MasterService::kNumShards;
+
+  // The shard that holds (or would hold) `key` of `tenant`: Mooncake's own
+  // routing, which puts a grouped key in its group's shard.
+  template <typename Tenant>
+  static size_t ShardOf(const MasterService& s, const Tenant& tenant, const std::string& key) {
+    return s.getMetadataShardIndex(tenant, key);
+  }
+
+  // Every object of every tenant in shard `i`, in no particular order.
+  static std::vector<Object> Objects(const MasterService& s, size_t i) {
     std::vector<Object> out;
-    for (size_t i = 0; i < MasterService::kNumShards; ++i) {
+    {
       MasterService::MetadataShardAccessorRO shard(&s, i);
       for (const auto& [tenant, state] : shard->tenants) {
         for (const auto& [key, md] : state.metadata) {
@@ -237,6 +246,10 @@ class MasterServiceSnapshotTestBase {
     std::vector<std::pair<std::string, uint64_t>> out;
     for (const auto& snap : s.ListTenantQuotaSnapshots()) out.push_back({snap.tenant_id.value(), snap.charged_bytes});
     return out;
+  }
+  static uint64_t Charge(const MasterService& s, const std::string& tenant) {
+    auto snap = s.GetTenantQuotaSnapshot(TenantId(tenant));
+    return snap ? snap->charged_bytes : 0;
   }
   // The effective quota of each tenant with a policy, by Mooncake's tenant name.
   static std::vector<std::pair<std::string, uint64_t>> Quotas(const MasterService& s) {
@@ -397,13 +410,177 @@ std::optional<TenantId> parse_tenant(const std::string& s) {
 mc::UUID client_uuid(ClientId c) { return {0x70696e73696d0000ull | c, 0x636c69656e74ull}; }
 const mc::UUID kSegmentOwner{0x70696e73696d5345ull, 0x676d656e74ull};
 
+// MasterService's configuration for ours; the segments are mounted after
+// construction, the quota policies come from `policy_file` (multi-tenant mode).
+mc::MasterServiceConfig service_config(const Config& c, const std::string& policy_file) {
+  mc::MasterServiceConfig m;
+  m.default_kv_lease_ttl = c.default_kv_lease_ttl_ms;
+  m.default_kv_soft_pin_ttl = c.default_kv_soft_pin_ttl_ms;
+#if PINSIM_MC_HAS_SOFT_PIN_ACTION
+  m.max_kv_soft_pin_ttl = c.max_kv_soft_pin_ttl_ms;
+#endif
+  m.allow_evict_soft_pinned_objects = c.allow_evict_soft_pinned_objects;
+  m.put_start_discard_timeout_sec = c.put_start_discard_timeout_ms / 1000;
+  m.put_start_release_timeout_sec = c.put_start_release_timeout_ms / 1000;
+#if PINSIM_MC_HAS_RETAIN_GROUPS
+  m.max_retained_groups = c.max_retained_groups;
+  m.max_group_retention_ttl_ms = c.max_group_retention_ttl_ms;
+#endif
+#if PINSIM_MC_HAS_MULTI_TENANT
+  if (c.multi_tenant) {
+    m.enable_multi_tenants = true;
+    m.tenant_quota_connector_type = "file";
+    m.tenant_quota_connector_uri = policy_file;
+  }
+#else
+  (void)policy_file;
+#endif
+  return m;
+}
+
+// A constructed master with its background threads stopped, at virtual time
+// 0; nullptr with `error` set when MasterService refuses the configuration.
+std::unique_ptr<mc::MasterService> construct(const Config& c, const std::string& policy_file, std::string* error) {
+  set_now(0);
+  g_virtual_clock.store(true, std::memory_order_release);
+  std::unique_ptr<mc::MasterService> service;
+  try {
+    service = std::make_unique<mc::MasterService>(service_config(c, policy_file));
+  } catch (const std::exception& e) {
+    *error = std::string("MasterService refused the configuration: ") + e.what();
+    return nullptr;
+  }
+  Access::Quiesce(*service);
+  return service;
+}
+
+// Multi-tenant mode reads its quota policies from a connector: the file
+// connector's YAML, written where the process keeps temporary files and
+// removed with the target. Returns the path, or "" with `error` set.
+std::string write_policy_file(const Config& c, std::string* error) {
+  static std::atomic<uint64_t> counter{0};
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("pinsim-tenants-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".yaml"))
+                               .string();
+  std::ofstream out(path);
+  out << "version: 1\ntenants:\n";
+  for (const auto& [t, q] : c.tenant_quota_bytes)
+    out << "  - name: \"" << tenant_name(t) << "\"\n    quota: \"" << q << "\"\n";
+  out.close();
+  if (!out) {
+    *error = "cannot write the tenant quota policy file " + path;
+    std::remove(path.c_str());
+    return "";
+  }
+  return path;
+}
+
+// Masters kept for reuse. Construction is nearly all the setting up of a
+// 128 Ki-entry lock-free client-ping queue, the same for every configuration,
+// but MasterService takes its configuration as constants, so a master is
+// reused only for the same constructor configuration. A finished run's
+// master is reset with Mooncake's own ResetStateAfterFailedRestoreAttempt
+// (what its restore does between snapshot candidates: metadata, deadline
+// index, group routes, discarded replicas, replica ids, segments and their
+// allocators, tasks, clients, the memory metrics) and kept, one per
+// configuration; the next run of that configuration takes it and mounts its
+// segments. Multi-tenant masters are not kept (their quota table is theirs).
+// PINSIM_MOONCAKE_FRESH_MASTERS=1 constructs every master, for comparison.
+struct Kept {
+  Config key;
+  std::unique_ptr<mc::MasterService> service;
+};
+constexpr size_t kMaxKept = 16;
+
+std::vector<Kept>& kept_masters() {
+  static auto* kept = new std::vector<Kept>;  // never destroyed: Mooncake's singletons may go first at exit
+  return *kept;
+}
+
+bool reuse_masters() {
+  static const bool fresh = [] {
+    const char* v = std::getenv("PINSIM_MOONCAKE_FRESH_MASTERS");
+    return v && *v && std::string(v) != "0";
+  }();
+  return PINSIM_MC_HAS_SNAPSHOT_CODEC && !fresh;
+}
+
+// What MasterService's constructor sees of a configuration (service_config):
+// the segments are mounted later, retention settings exist only with PR 2835.
+Config constructor_key(Config c) {
+  c.segments.clear();
+#if !PINSIM_MC_HAS_RETAIN_GROUPS
+  c.max_retained_groups = 0;
+  c.max_group_retention_ttl_ms = 0;
+#endif
+  return c;
+}
+
+std::unique_ptr<mc::MasterService> take_kept(const Config& c) {
+  if (!reuse_masters() || c.multi_tenant) return nullptr;
+  auto& kept = kept_masters();
+  const Config key = constructor_key(c);
+  auto it = std::find_if(kept.begin(), kept.end(), [&](const Kept& k) { return k.key == key; });
+  if (it == kept.end()) return nullptr;
+  std::unique_ptr<mc::MasterService> s = std::move(it->service);
+  kept.erase(it);
+  return s;
+}
+
+// Resets and keeps `service` (true), or leaves it to be destroyed.
+bool keep(const Config& c, std::unique_ptr<mc::MasterService>& service) {
+#if PINSIM_MC_HAS_SNAPSHOT_CODEC
+  if (!reuse_masters() || c.multi_tenant) return false;
+  auto& kept = kept_masters();
+  const Config key = constructor_key(c);
+  if (kept.size() >= kMaxKept ||
+      std::any_of(kept.begin(), kept.end(), [&](const Kept& k) { return k.key == key; }))
+    return false;
+  Access::ResetState(*service);
+  kept.push_back({key, std::move(service)});
+  return true;
+#else
+  (void)c, (void)service;
+  return false;
+#endif
+}
+
+// One object as the View shows it; nullopt for a key this adapter did not write.
+std::optional<ObjectView> object_view(const Access::Object& o) {
+  auto key = parse_id(o.key, 'k');
+  auto tenant = parse_tenant(o.tenant);
+  if (!key || !tenant) return std::nullopt;
+  ObjectView ov;
+  ov.id = {*tenant, *key};
+  ov.size = o.size;
+  ov.hard_pinned = o.hard_pinned;
+  for (const auto& r : o.replicas) {
+    if (r.status == mc::ReplicaStatus::PROCESSING) ++ov.processing;
+    else if (r.status == mc::ReplicaStatus::COMPLETE) (r.memory ? ov.complete_memory : ov.complete_nof) += 1;
+  }
+  if (o.deadline) ov.deadline = from_tp(*o.deadline);
+  if (o.has_pending) {
+    PendingView p;
+    p.action = static_cast<SoftPinAction>(o.pending_action);
+    p.ttl_ms = o.pending_ttl;
+    for (const auto& r : o.replicas)
+      if (r.status == mc::ReplicaStatus::PROCESSING &&
+          std::find(o.eligible.begin(), o.eligible.end(), r.id) != o.eligible.end())
+        ++p.viable;
+    ov.pending = p;
+  }
+  if (!o.group.empty()) ov.group = parse_id(o.group, 'g').value_or(0);
+  ov.lease = from_tp(o.lease);
+  return ov;
+}
+
 class MooncakeTarget final : public Target {
  public:
   explicit MooncakeTarget(const Config& config) : config_(config) {}
 
   ~MooncakeTarget() override {
-    if (service_) {
-      set_now(last_now_);
+    set_now(last_now_);
+    if (service_ && !keep(config_, service_)) {
       g_cut_sleeps.fetch_add(1, std::memory_order_acq_rel);
       service_.reset();
       g_cut_sleeps.fetch_sub(1, std::memory_order_acq_rel);
@@ -412,62 +589,21 @@ class MooncakeTarget final : public Target {
   }
 
   bool start(std::string* error) {
-    mc::MasterServiceConfig mc_config;
-    mc_config.default_kv_lease_ttl = config_.default_kv_lease_ttl_ms;
-    mc_config.default_kv_soft_pin_ttl = config_.default_kv_soft_pin_ttl_ms;
-#if PINSIM_MC_HAS_SOFT_PIN_ACTION
-    mc_config.max_kv_soft_pin_ttl = config_.max_kv_soft_pin_ttl_ms;
-#endif
-    mc_config.allow_evict_soft_pinned_objects = config_.allow_evict_soft_pinned_objects;
-    mc_config.put_start_discard_timeout_sec = config_.put_start_discard_timeout_ms / 1000;
-    mc_config.put_start_release_timeout_sec = config_.put_start_release_timeout_ms / 1000;
-#if PINSIM_MC_HAS_RETAIN_GROUPS
-    mc_config.max_retained_groups = config_.max_retained_groups;
-    mc_config.max_group_retention_ttl_ms = config_.max_group_retention_ttl_ms;
-#endif
-#if PINSIM_MC_HAS_MULTI_TENANT
-    if (config_.multi_tenant) {
-      if (!write_policy_file(error)) return false;
-      mc_config.enable_multi_tenants = true;
-      mc_config.tenant_quota_connector_type = "file";
-      mc_config.tenant_quota_connector_uri = policy_file_;
+    service_ = take_kept(config_);
+    if (!service_) {
+      if (config_.multi_tenant && (policy_file_ = write_policy_file(config_, error)).empty()) return false;
+      if (!(service_ = construct(config_, policy_file_, error))) return false;
     }
+#if PINSIM_MC_HAS_RANDOM_ENGINE
+    // Every run starts from the same engine state, whatever ran before it here.
+    mc::threadLocalRandomEngine().seed(0x72756eull);
 #endif
-    set_now(0);
-    g_virtual_clock.store(true, std::memory_order_release);
-    try {
-      service_ = std::make_unique<mc::MasterService>(mc_config);
-    } catch (const std::exception& e) {
-      *error = std::string("MasterService refused the configuration: ") + e.what();
-      return false;
-    }
-    Access::Quiesce(*service_);
 #if PINSIM_MC_HAS_GAUGE
     baseline_ = mc::MasterMetricManager::instance().get_soft_pin_key_count();
 #endif
     for (size_t i = 0; i < config_.segments.size(); ++i)
       if (config_.segments[i].kind == ReplicaKind::Memory) memory_segments_.push_back(i);
     if (!mount_segments(error)) return false;
-    return true;
-  }
-
-  // Multi-tenant mode reads its quota policies from a connector; the file
-  // connector's YAML, written where the process keeps temporary files and
-  // removed with the target.
-  bool write_policy_file(std::string* error) {
-    static std::atomic<uint64_t> counter{0};
-    policy_file_ = (std::filesystem::temp_directory_path() /
-                    ("pinsim-tenants-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".yaml"))
-                       .string();
-    std::ofstream out(policy_file_);
-    out << "version: 1\ntenants:\n";
-    for (const auto& [t, q] : config_.tenant_quota_bytes)
-      out << "  - name: \"" << tenant_name(t) << "\"\n    quota: \"" << q << "\"\n";
-    out.close();
-    if (!out) {
-      *error = "cannot write the tenant quota policy file " + policy_file_;
-      return false;
-    }
     return true;
   }
 
@@ -505,6 +641,27 @@ class MooncakeTarget final : public Target {
 #else
     const std::string tenant = "default";
 #endif
+    touch(op, tenant);  // where the op's keys were
+    const Outcome out = perform(op, now, tenant);
+    touch(op, tenant);  // where they are now
+    return out;
+  }
+
+  View view(Time now) const override {
+    set_now(now);
+    View v;
+    refresh();
+    for (const auto& [shard, objects] : shard_objects_)
+      v.objects.insert(v.objects.end(), objects.begin(), objects.end());
+    std::sort(v.objects.begin(), v.objects.end(),
+              [](const ObjectView& a, const ObjectView& b) { return a.id < b.id; });
+    add_globals(now, v);
+    return v;
+  }
+
+ private:
+  template <typename Tenant>
+  Outcome perform(const Op& op, Time now, const Tenant& tenant) {
     const std::string key = key_name(op.object.key);
     switch (op.kind) {
       case OpKind::PutStart:
@@ -593,38 +750,122 @@ class MooncakeTarget final : public Target {
     return Outcome::of(ErrorCode::UNSUPPORTED);
   }
 
-  View view(Time now) const override {
-    set_now(now);
-    View v;
-    for (const Access::Object& o : Access::Objects(*service_)) {
-      auto key = parse_id(o.key, 'k');
-      auto tenant = parse_tenant(o.tenant);
-      if (!key || !tenant) continue;  // not a key this adapter wrote
-      ObjectView ov;
-      ov.id = {*tenant, *key};
-      ov.size = o.size;
-      ov.hard_pinned = o.hard_pinned;
-      for (const auto& r : o.replicas) {
-        if (r.status == mc::ReplicaStatus::PROCESSING) ++ov.processing;
-        else if (r.status == mc::ReplicaStatus::COMPLETE) (r.memory ? ov.complete_memory : ov.complete_nof) += 1;
-      }
-      if (o.deadline) ov.deadline = from_tp(*o.deadline);
-      if (o.has_pending) {
-        PendingView p;
-        p.action = static_cast<SoftPinAction>(o.pending_action);
-        p.ttl_ms = o.pending_ttl;
-        for (const auto& r : o.replicas)
-          if (r.status == mc::ReplicaStatus::PROCESSING &&
-              std::find(o.eligible.begin(), o.eligible.end(), r.id) != o.eligible.end())
-            ++p.viable;
-        ov.pending = p;
-      }
-      if (!o.group.empty()) ov.group = parse_id(o.group, 'g').value_or(0);
-      ov.lease = from_tp(o.lease);
-      v.objects.push_back(ov);
+  // The View reads only the shards an op may have changed. An op changes
+  // only the shards of its keys when it is a single-key or batch call on
+  // those keys: Mooncake routes a grouped key to its group's shard, where the
+  // whole group lives (a read granting the group's leases stays there), so
+  // the shards are the ones each key was in before the op (as last read) and
+  // is in after it (Mooncake's own routing). Everything else, and a write
+  // in multi-tenant mode (its quota eviction takes other objects of the
+  // tenant), has all shards read again; an advance calls nothing in the
+  // master. Every kFullViewEvery-th View and the first read all shards.
+  // PINSIM_MOONCAKE_CHECK_VIEW=1 compares every View with a full read.
+  static constexpr uint64_t kFullViewEvery = 32;
+
+  bool changes_only_its_keys(const Op& op) const {
+    switch (op.kind) {
+      case OpKind::Get: case OpKind::Exist: case OpKind::PutEnd: case OpKind::PutRevoke: case OpKind::UpsertEnd:
+      case OpKind::UpsertRevoke: case OpKind::Remove: case OpKind::BatchExist: case OpKind::BatchGet:
+      case OpKind::BatchPutEnd: case OpKind::BatchPutRevoke: case OpKind::BatchUpsertEnd:
+      case OpKind::BatchUpsertRevoke: case OpKind::BatchRemove: case OpKind::Advance:
+        return true;
+      case OpKind::PutStart: case OpKind::UpsertStart: case OpKind::BatchUpsertStart:
+        return !config_.multi_tenant;
+      case OpKind::RemoveAll: case OpKind::RemoveByRegex: case OpKind::RetainGroups: case OpKind::Evict:
+      case OpKind::Cleanup: case OpKind::Snapshot: case OpKind::Restore: case OpKind::SetQuota:
+      case OpKind::DeleteQuota:
+        return false;
     }
-    std::sort(v.objects.begin(), v.objects.end(),
-              [](const ObjectView& a, const ObjectView& b) { return a.id < b.id; });
+    return false;
+  }
+
+  template <typename Tenant>
+  void touch(const Op& op, const Tenant& tenant) {
+    if (std::string_view(PINSIM_MC_TREE_ID) != "main" || !changes_only_its_keys(op)) {
+      all_dirty_ = true;  // other trees: the routing argument above is made for main only
+      return;
+    }
+    if (op.kind == OpKind::Advance) return;
+    dirty_tenants_.insert(op.object.tenant);
+    auto mark = [&](KeyId k) {
+      dirty_.insert(Access::ShardOf(*service_, tenant, key_name(k)));
+      const ObjectId id{op.object.tenant, k};
+      for (const auto& [shard, objects] : shard_objects_)
+        if (std::any_of(objects.begin(), objects.end(), [&](const ObjectView& o) { return o.id == id; }))
+          dirty_.insert(shard);
+    };
+    if (is_batch(op.kind))
+      for (KeyId k : op.keys) mark(k);
+    else
+      mark(op.object.key);
+  }
+
+  std::vector<ObjectView> read_shard(size_t i) const {
+    std::vector<ObjectView> out;
+    for (const Access::Object& o : Access::Objects(*service_, i))
+      if (auto ov = object_view(o)) out.push_back(*ov);
+    return out;
+  }
+
+  std::map<size_t, std::vector<ObjectView>> read_all() const {
+    std::map<size_t, std::vector<ObjectView>> all;
+    for (size_t i = 0; i < Access::kShards; ++i)
+      if (auto objects = read_shard(i); !objects.empty()) all[i] = std::move(objects);
+    return all;
+  }
+
+  void refresh() const {
+    static const bool check = [] {
+      const char* v = std::getenv("PINSIM_MOONCAKE_CHECK_VIEW");
+      return v && *v && std::string(v) != "0";
+    }();
+    const bool full = all_dirty_ || ++views_since_full_ >= kFullViewEvery;
+    if (full) {
+      shard_objects_ = read_all();
+      views_since_full_ = 0;
+    } else {
+      for (size_t i : dirty_)
+        if (auto objects = read_shard(i); !objects.empty()) shard_objects_[i] = std::move(objects);
+        else shard_objects_.erase(i);
+      if (check && shard_objects_ != read_all())
+        throw std::logic_error("mooncake target: the View read from the touched shards differs from a full read");
+    }
+    refresh_charges(full, check);
+    dirty_.clear();
+    dirty_tenants_.clear();
+    all_dirty_ = false;
+  }
+
+  // Tenant charges (multi-tenant mode): all of them on a full read, else
+  // those of the tenants whose objects the ops touched (a charge is the
+  // tenant's own objects' bytes).
+  void refresh_charges(bool full, bool check) const {
+#if PINSIM_MC_HAS_MULTI_TENANT
+    if (!config_.multi_tenant) return;
+    auto all = [&] {
+      std::map<std::string, uint64_t> out;
+      for (const auto& [name, bytes] : Access::Charges(*service_))
+        if (bytes != 0) out[name] = bytes;
+      return out;
+    };
+    if (full) {
+      charges_ = all();
+      return;
+    }
+    for (TenantId t : dirty_tenants_) {
+      const std::string name = tenant_name(t);
+      if (const uint64_t bytes = Access::Charge(*service_, name)) charges_[name] = bytes;
+      else charges_.erase(name);
+    }
+    if (check && charges_ != all())
+      throw std::logic_error("mooncake target: the charges read for the touched tenants differ from a full read");
+#else
+    (void)full, (void)check;
+#endif
+  }
+
+  // The View's parts that are not objects: a few values, read every time.
+  void add_globals(Time now, View& v) const {
 #if PINSIM_MC_HAS_GAUGE
     v.gauge = mc::MasterMetricManager::instance().get_soft_pin_key_count() - baseline_;
 #endif
@@ -634,10 +875,9 @@ class MooncakeTarget final : public Target {
       for (const auto& [used, capacity] : Access::Usage(*service_, names)) v.memory_used.push_back(used);
     }
 #if PINSIM_MC_HAS_MULTI_TENANT
-    if (config_.multi_tenant)
-      for (const auto& [name, bytes] : Access::Charges(*service_))
-        if (auto t = parse_tenant(name); t && bytes != 0) v.usage.push_back({*t, bytes});
-    if (config_.multi_tenant)
+    for (const auto& [name, bytes] : charges_)
+      if (auto t = parse_tenant(name)) v.usage.push_back({*t, bytes});
+    if (config_.multi_tenant)  // policies change only by set_quota and delete_quota; read every time
       for (const auto& [name, bytes] : Access::Quotas(*service_))
         if (auto t = parse_tenant(name)) v.quotas.push_back({*t, bytes});
     auto by_tenant = [](const UsageView& a, const UsageView& b) { return a.tenant < b.tenant; };
@@ -655,10 +895,9 @@ class MooncakeTarget final : public Target {
     });
     v.retained_group_count = Access::RetainedGroupCount(*service_);
 #endif
-    return v;
+    (void)now;
   }
 
- private:
   // BatchEvict's second pass scans shards from randomIndex(kNumShards), drawn
   // from this thread's engine: seed it per pass so that the same trace
   // evicts the same objects every time.
@@ -915,6 +1154,13 @@ class MooncakeTarget final : public Target {
   uint64_t evictions_ = 0;
   uint64_t writes_ = 0;
   std::string policy_file_;  // multi-tenant mode's quota policies
+  // The View's objects, by shard, and the shards to read again (see touch).
+  mutable std::map<size_t, std::vector<ObjectView>> shard_objects_;
+  mutable std::set<size_t> dirty_;
+  mutable std::set<TenantId> dirty_tenants_;
+  mutable std::map<std::string, uint64_t> charges_;  // tenant name -> charged bytes, when not 0
+  mutable bool all_dirty_ = true;
+  mutable uint64_t views_since_full_ = 0;
 };
 
 void quiet_logging() {
@@ -1009,23 +1255,30 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
   return false;
 }
 
+namespace {
+
+// Why the adapter cannot express `config` ("" when it can).
+std::string refusal(const Config& config) {
+  if (to_string(config.profile) != mooncake_target_profile())
+    return "this Mooncake tree is checked against profile " + std::string(mooncake_target_profile()) +
+           "; run with --profile " + std::string(mooncake_target_profile());
+  if (config.multi_tenant && !PINSIM_MC_HAS_MULTI_TENANT)
+    return "this Mooncake tree has no multi-tenant mode (tenant quotas)";
+  if (config.put_start_discard_timeout_ms % 1000 != 0 || config.put_start_release_timeout_ms % 1000 != 0)
+    return "Mooncake's put-start timeouts are whole seconds";
+  return "";
+}
+
+}  // namespace
+
 std::unique_ptr<Target> make_mooncake_target(const Config& config, const TargetOptions& options,
                                              std::string* error) {
   if (!options.faults.empty()) {
     *error = "the mooncake target has no seeded faults (--fault is for the embedded target)";
     return nullptr;
   }
-  if (to_string(config.profile) != mooncake_target_profile()) {
-    *error = "this Mooncake tree is checked against profile " + std::string(mooncake_target_profile()) +
-             "; run with --profile " + std::string(mooncake_target_profile());
-    return nullptr;
-  }
-  if (config.multi_tenant && !PINSIM_MC_HAS_MULTI_TENANT) {
-    *error = "this Mooncake tree has no multi-tenant mode (tenant quotas)";
-    return nullptr;
-  }
-  if (config.put_start_discard_timeout_ms % 1000 != 0 || config.put_start_release_timeout_ms % 1000 != 0) {
-    *error = "Mooncake's put-start timeouts are whole seconds";
+  if (std::string why = refusal(config); !why.empty()) {
+    *error = why;
     return nullptr;
   }
   quiet_logging();

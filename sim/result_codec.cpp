@@ -1,0 +1,60 @@
+// RunResult to bytes and back; see result_codec.h.
+#include "result_codec.h"
+
+#include <nlohmann/json.hpp>
+
+#include "json_codec.h"
+
+namespace pinsim {
+
+namespace {
+
+using nlohmann::json;
+
+json encode_failure(const Failure& f) {
+  return {{"step", f.step}, {"what", f.what}, {"detail", f.detail}, {"expected", f.expected},
+          {"actual", f.actual}, {"field", f.field}, {"on_model", f.on_model}};
+}
+
+Failure decode_failure(const json& j) {
+  return {j.at("step").get<size_t>(), j.at("what").get<std::string>(), j.at("detail").get<std::string>(),
+          j.at("expected").get<std::string>(), j.at("actual").get<std::string>(), j.at("field").get<std::string>(),
+          j.at("on_model").get<bool>()};
+}
+
+}  // namespace
+
+std::string encode_run_result(const RunResult& r, bool with_trace) {
+  json j;
+  Trace trace = r.trace;
+  if (!with_trace && !r.failure) trace.steps.clear();
+  j["trace"] = write_trace(trace);
+  if (r.failure) j["failure"] = encode_failure(*r.failure);
+  j["comparisons"] = r.comparisons;
+  j["hits"] = r.hits.count;
+  j["error"] = r.error;
+  j["unchecked_expectations"] = r.unchecked_expectations;
+  j["variant"] = r.variant;
+  j["steps"] = r.steps;
+  return j.dump();
+}
+
+RunResult decode_run_result(const std::string& bytes) {
+  try {
+    const json j = json::parse(bytes);
+    RunResult r;
+    r.trace = read_trace(j.at("trace").get<std::string>(), "a worker's result");
+    if (j.contains("failure")) r.failure = decode_failure(j.at("failure"));
+    r.comparisons = j.at("comparisons").get<uint64_t>();
+    r.hits.count = j.at("hits").get<decltype(r.hits.count)>();
+    r.error = j.at("error").get<std::string>();
+    r.unchecked_expectations = j.at("unchecked_expectations").get<uint64_t>();
+    r.variant = j.at("variant").get<std::string>();
+    r.steps = j.at("steps").get<uint64_t>();
+    return r;
+  } catch (const json::exception& e) {
+    throw DecodeError(std::string("a worker's result: ") + e.what());
+  }
+}
+
+}  // namespace pinsim

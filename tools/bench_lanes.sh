@@ -1,0 +1,45 @@
+#!/bin/bash
+# Every speed figure `./dev bench` prints, measured and printed, never
+# asserted: the model alone (bench_model), embedded lockstep steps/s, the
+# explorer's states/s (model alone, default universe, a fixed time budget),
+# and with a pinsim that has the Mooncake target, the Mooncake lane: the cost
+# of a run beyond its ops (masters reused, and all freshly constructed), the
+# 1,000-seed swarm with --jobs 1 and 2 (steps/s and wall time), and the
+# harness's cost per op kind (--overhead). The machine's load comes first:
+# figures taken under load are only comparable side by side.
+# Usage: bench_lanes.sh BUILD [MOONCAKE_PINSIM]
+set -u
+build=$1
+mc=${2:-}
+here=$(cd "$(dirname "$0")/.." && pwd)
+summary() { grep -E "^target " | sed -E 's/^target [a-z]+, //'; }
+
+echo "== load: $(uptime)"
+echo "== model alone (bench_model)"
+"$build/tools/bench_model" --benchmark_color=false 2>&1 | grep -E "^BM_|items_per_second" | head -20
+[ -x "$build/tools/bench_expiry" ] && "$build/tools/bench_expiry" --benchmark_color=false 2>&1 | grep -E "^BM_" | head -12
+echo "== embedded lockstep, 5,000 swarm seeds x 200 steps"
+for j in 1 2; do
+  echo "--jobs $j: $("$build/tools/pinsim" run --target embedded --seeds 1..5000 --swarm --jobs $j 2>/dev/null | summary)"
+done
+echo "== explorer, model alone, default universe, 20 s"
+"$build/tools/pinsim" explore --depth 8 --seconds 20 2>&1 | tail -1
+[ -z "$mc" ] && exit 0
+
+cd "$here"
+echo "== Mooncake lane ($mc)"
+for fresh in 0 1; do
+  start=$(date +%s.%N)
+  PINSIM_MOONCAKE_FRESH_MASTERS=$fresh "$mc" run --target mooncake --seeds 1..200 --steps 1 --swarm >/dev/null 2>&1
+  end=$(date +%s.%N)
+  echo "a run beyond its ops ($([ $fresh = 1 ] && echo 'every master constructed' || echo 'masters reused')):" \
+       "$(awk "BEGIN { printf \"%.1f\", ($end - $start) * 1000 / 200 }") ms (200 one-step seeds)"
+done
+for j in 1 2; do
+  echo "1,000 swarm seeds x 200 steps, --jobs $j: $("$mc" run --target mooncake --seeds 1..1000 --steps 200 --swarm \
+       --known scenarios/findings --jobs $j --out /tmp/pinsim-bench-failure.json 2>/dev/null | summary)"
+done
+echo "== harness cost per op kind (100 swarm seeds x 100 steps, --overhead)"
+"$mc" run --target mooncake --seeds 1..100 --steps 100 --swarm --known scenarios/findings --overhead \
+  --out /tmp/pinsim-bench-failure.json 2>/dev/null | sed -n '/^overhead/,$p'
+echo "== load: $(uptime)"
