@@ -660,6 +660,31 @@ class MooncakeTarget final : public Target {
   }
 
  private:
+  // The run-time quota policy calls of multi-tenant mode (UNAVAILABLE outside it).
+  template <typename Tenant>
+  Outcome quota_policy(const Op& op, const Tenant& tenant) {
+#if PINSIM_MC_HAS_MULTI_TENANT
+    if (op.kind == OpKind::SetQuota) return outcome_of(service_->UpsertTenantQuotaPolicy(tenant, op.quota_bytes));
+    return outcome_of(service_->DeleteTenantQuotaPolicy(tenant));
+#else
+    (void)op, (void)tenant;
+    return Outcome::of(ErrorCode::UNSUPPORTED);
+#endif
+  }
+
+#if PINSIM_MC_HAS_SNAPSHOT_CODEC
+  // MasterSnapshotCodec::Encode, kept in memory for a later restore.
+  Outcome snapshot() {
+    auto r = Access::Encode(*service_);
+    if (!r) {
+      std::fprintf(stderr, "mooncake target: snapshot encode failed: %s\n", r.error().message.c_str());
+      return Outcome::of(map_error(r.error().code));
+    }
+    snapshots_.push_back(std::move(*r));
+    return Outcome{};
+  }
+#endif
+
   template <typename Tenant>
   Outcome perform(const Op& op, Time now, const Tenant& tenant) {
     const std::string key = key_name(op.object.key);
@@ -695,16 +720,9 @@ class MooncakeTarget final : public Target {
       case OpKind::RemoveAll:
       case OpKind::RemoveByRegex:
         return remove_many(op, tenant);
-#if PINSIM_MC_HAS_MULTI_TENANT
-      case OpKind::SetQuota:
-        return outcome_of(service_->UpsertTenantQuotaPolicy(tenant, op.quota_bytes));
-      case OpKind::DeleteQuota:
-        return outcome_of(service_->DeleteTenantQuotaPolicy(tenant));
-#else
       case OpKind::SetQuota:
       case OpKind::DeleteQuota:
-        return Outcome::of(ErrorCode::UNSUPPORTED);
-#endif
+        return quota_policy(op, tenant);
       case OpKind::Evict:
         seed_batch_evict();
         Access::Evict(*service_, op.evict_target_pct / 100.0, op.evict_lowerbound_pct / 100.0);
@@ -713,15 +731,8 @@ class MooncakeTarget final : public Target {
         Access::Cleanup(*service_, to_tp(now));
         return Outcome{};
 #if PINSIM_MC_HAS_SNAPSHOT_CODEC
-      case OpKind::Snapshot: {
-        auto r = Access::Encode(*service_);
-        if (!r) {
-          std::fprintf(stderr, "mooncake target: snapshot encode failed: %s\n", r.error().message.c_str());
-          return Outcome::of(map_error(r.error().code));
-        }
-        snapshots_.push_back(std::move(*r));
-        return Outcome{};
-      }
+      case OpKind::Snapshot:
+        return snapshot();
       case OpKind::Restore:
         return restore(op, now);
 #else
