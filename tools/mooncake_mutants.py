@@ -751,11 +751,15 @@ def write_report(report, a, budget, rerun):
 def collected(work, tag, budget):
     """A mutant's result read back from work/tag/gate-Bs (--collect): the
     verdict from its JSON summary, None when that gate never ended."""
+    out = os.path.join(work, tag, f"gate-{budget}s")
     try:
-        with open(os.path.join(work, tag, f"gate-{budget}s", "gate.json"), encoding="utf-8") as f:
+        with open(os.path.join(out, "gate.json"), encoding="utf-8") as f:
             j = json.load(f)
     except (OSError, ValueError):
-        return None
+        if not os.path.exists(os.path.join(out, "gate.log")):
+            return None
+        # The gate wrote its log but no summary: it died (a signal) or was stopped.
+        return {"verdict": "crashed", "exit": None, "seconds": None, "signature": "no summary (see gate.log)"}
     verdict = {"red": "killed", "green": "survived"}.get(j.get("verdict"), "error")
     new = [x for x in j.get("failures", []) if x.get("verdict") == "new"]
     r = {"verdict": verdict, "exit": {"killed": 1, "survived": 0}.get(verdict, 3),
