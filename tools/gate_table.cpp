@@ -27,7 +27,8 @@ json read_summary(const std::string& path) {
   } catch (const json::exception& e) {
     throw DecodeError(path + ": invalid JSON: " + e.what());
   }
-  if (!j.is_object() || j.value("format", "") != "pinsim-gate") throw DecodeError(path + ": $.format: expected \"pinsim-gate\"");
+  if (!j.is_object() || j.value("format", "") != "pinsim-gate")
+    throw DecodeError(path + ": $.format: expected \"pinsim-gate\"");
   return j;
 }
 
@@ -58,8 +59,8 @@ Row row_of(const std::string& name, const json& j) {
   Row row;
   row.verdict = j.value("verdict", "");
   std::ostringstream c, notes;
-  c << "| " << name << " | " << j.value("tree", "") << " | " << (row.verdict == "red" ? "**red**" : row.verdict) << " | "
-    << seeds << " | " << std::round(j.value("seconds", 0.0) * 10) / 10 << " | " << count["new"]
+  c << "| " << name << " | " << j.value("tree", "") << " | " << (row.verdict == "red" ? "**red**" : row.verdict)
+    << " | " << seeds << " | " << std::round(j.value("seconds", 0.0) * 10) / 10 << " | " << count["new"]
     << (new_sigs.empty() ? "" : " (" + plural(new_sigs.size(), "signature") + ")") << " | " << count["known"]
     << (findings.empty() ? "" : " (" + plural(findings.size(), "finding") + ")") << " | " << count["pre-existing"]
     << " | " << fixed.size() << " |\n";
