@@ -36,6 +36,8 @@ std::string inapplicable(Trace& t, TargetFactory factory, const TargetOptions& o
 // A preset whose first seeds are all refused is one the target cannot express
 // (the Mooncake target and tenant quotas): it is reported, not spun on.
 constexpr uint64_t kRefusalsBeforeGivingUp = 50;
+// The share of the budget the phases before shrinking may use.
+constexpr double kCampaignShare = 0.9;
 
 class Gate {
  public:
@@ -67,6 +69,7 @@ class Gate {
 
   // Sorts a failure: known, pre-existing or new.
   void record(GateFailure f) {
+    f.seconds = o_.elapsed();
     f.signature = failure_signature(f.failure, f.trace);
     const KnownFinding* k = match_known(o_.known, f.signature, result_.variant);
     const bool before = o_.base && std::find(o_.base->failing.begin(), o_.base->failing.end(),
@@ -113,27 +116,38 @@ class Gate {
     };
     const CampaignSummary s = run_campaign(c, factory_, target_options_, checks_, [&](uint64_t seed, RunResult& r, const KnownFinding*) {
       run.seeds.push_back(seed);
-      if (r.failure)
+      if (r.failure) {
         record({"preset " + std::string(p.name) + " seed " + std::to_string(seed), std::string(p.name), seed, "", "", "",
                 *r.failure, std::move(r.trace), std::nullopt});
+        result_.failures.back().budget_needed = budget_needed(result_.failures.back().seconds - run.started);
+      }
       return true;
     });
     run.seeds_run = s.seeds, run.refused = s.refused, run.steps = s.steps;
+  }
+
+  // A failure found `into` seconds after its preset began is found by every
+  // budget B whose slice (kCampaignShare B - campaign start) / presets is at
+  // least that long.
+  double budget_needed(double into) const {
+    return (result_.campaign_start + static_cast<double>(presets().size()) * into) / kCampaignShare;
   }
 
   // The base's seeds when given; otherwise each preset gets an equal slice of
   // what the budget leaves after a tenth kept for shrinking.
   void campaign() {
     const auto all = presets();
-    const double start = o_.elapsed();
-    const double usable = std::max(0.0, o_.budget_seconds * 0.9 - start);
+    const double start = result_.campaign_start = o_.elapsed();
+    const double usable = std::max(0.0, o_.budget_seconds * kCampaignShare - start);
     for (size_t i = 0; i < all.size(); ++i) {
       PresetRun run{std::string(all[i].name)};
+      run.started = o_.elapsed();
       if (o_.base) {
         for (const PresetRun& b : o_.base->runs)
           if (b.preset == run.preset)
             for (uint64_t seed : b.seeds) {
               PresetRun one{run.preset};
+              one.started = run.started;
               run_preset(all[i], seed, seed, [] { return true; }, one);
               run.seeds.insert(run.seeds.end(), one.seeds.begin(), one.seeds.end());
               run.seeds_run += one.seeds_run, run.refused += one.refused, run.steps += one.steps;

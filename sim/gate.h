@@ -23,6 +23,7 @@ struct PresetRun {
   std::string preset;
   uint64_t seeds_run = 0, refused = 0, steps = 0;
   std::vector<uint64_t> seeds;  // every seed tried, run or refused
+  double started = 0;           // seconds into the gate when the preset began
 };
 
 struct GateFailure {
@@ -35,6 +36,10 @@ struct GateFailure {
   Failure failure;
   Trace trace;
   std::optional<Trace> shrunk;  // new failures, one per distinct signature
+  double seconds = 0;  // seconds into the gate when it was found
+  // The smallest budget whose gate finds it too (the budget split below):
+  // 0 for the corpus and the findings, which run whatever the budget.
+  double budget_needed = 0;
 };
 
 struct ScenarioResult {
@@ -73,6 +78,7 @@ struct GateResult {
   std::vector<FindingResult> findings;
   std::vector<PresetRun> runs;
   std::vector<GateFailure> failures;
+  double campaign_start = 0;  // seconds into the gate when the presets began
   double seconds = 0;
   bool red() const;
   bool checked_nothing() const;

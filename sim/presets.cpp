@@ -39,6 +39,16 @@ void quotas(Choices& c, WorkloadConfig& w, Config& m) {
   w.hard_pin_pct = std::max<uint32_t>(w.hard_pin_pct, 10);
   at_least(w, {OpKind::PutStart, OpKind::UpsertStart, OpKind::PutEnd, OpKind::UpsertEnd, OpKind::Remove}, 10);
   at_least(w, {OpKind::Advance, OpKind::Get}, 6);  // leases expire, so quota eviction finds objects
+  // Half the seeds on two or three 64-byte segments: a write within its
+  // tenant's quota can still find no segment with room (two 32-byte objects
+  // in two segments leave no 64-byte extent), so the charge taken before
+  // allocation must be refunded.
+  if (c.chance(50)) {
+    size_t memory = 0;
+    for (SegmentConfig& s : m.segments)
+      if (s.kind == ReplicaKind::Memory) s.capacity = 64, ++memory;
+    for (; memory < 2 || (memory < 3 && c.chance(50)); ++memory) m.segments.push_back({ReplicaKind::Memory, 64});
+  }
   if (c.chance(50)) w.groups = std::max<uint32_t>(w.groups, 2);  // quota eviction of whole groups
   at_least(w, {OpKind::SetQuota, OpKind::DeleteQuota, OpKind::Snapshot, OpKind::Restore}, 2);  // policies change
 }

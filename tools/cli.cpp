@@ -126,7 +126,8 @@ std::string examples(const std::string& caption) {
       {"pinsim mutants", "  pinsim mutants --seeds 2000\n  pinsim mutants --fault F16\n"},
       {"pinsim gate", "  pinsim gate --target embedded --budget 30s\n"
                       "  pinsim gate --target mooncake --budget 120s --junit gate.xml --json gate.json\n"
-                      "  pinsim gate --merge shard0.json shard1.json --json gate.json\n"},
+                      "  pinsim gate --merge shard0.json shard1.json --json gate.json\n"
+                      "  pinsim gate --table main=main/gate.json pre2909=pre2909/gate.json\n"},
   };
   for (const auto& [name, text] : kExamples)
     if (caption == name) return std::string("\nExamples:\n") + text;

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "gate.h"
 #include "gate_report.h"
+#include "gate_table.h"
 #include "targets.h"
 #include "trace.h"
 
@@ -70,6 +71,24 @@ int merge(const po::variables_map& vm) {
   return v == "green" ? 0 : v == "red" ? 1 : 3;
 }
 
+// `--table main=a.json pre2909=b.json`: one row per tree, printed or written
+// to --markdown; the exit code follows the worst tree (red 1, checked nothing 3).
+int table(const po::variables_map& vm) {
+  std::vector<std::pair<std::string, std::string>> trees;
+  for (const std::string& arg : vm["table"].as<std::vector<std::string>>()) {
+    const size_t eq = arg.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size())
+      throw UsageError("--table: expected NAME=FILE (a tree's name and its gate JSON summary), got '" + arg + "'");
+    for (const auto& t : trees)
+      if (t.first == arg.substr(0, eq)) throw UsageError("--table: tree names must differ, '" + t.first + "' twice");
+    trees.emplace_back(arg.substr(0, eq), arg.substr(eq + 1));
+  }
+  const GateTable t = gate_table(trees);
+  if (vm.count("markdown")) write_file(vm["markdown"].as<std::string>(), t.markdown);
+  else std::cout << t.markdown;
+  return t.verdict == "green" ? 0 : t.verdict == "red" ? 1 : 3;
+}
+
 GateOptions options_of(const po::variables_map& vm, const std::string& target) {
   GateOptions o;
   o.budget_seconds = parse_budget(vm["budget"].as<std::string>());
@@ -102,10 +121,13 @@ int cmd_gate(const std::vector<std::string>& args) {
       ("junit", po::value<std::string>(), "write JUnit XML here")
       ("json", po::value<std::string>(), "write the JSON summary here")
       ("merge", po::value<std::vector<std::string>>()->multitoken(), "combine shard summaries instead of running")
+      ("table", po::value<std::vector<std::string>>()->multitoken(),
+       "NAME=FILE...: one table over several trees' JSON summaries instead of running")
       ("stop-on-new", po::bool_switch(), "end at the first new failure (a mutation run needs one kill)");
   add_target_and_check_options(desc);
   const po::variables_map vm = parse(args, desc);
   if (vm.count("merge")) return merge(vm);
+  if (vm.count("table")) return table(vm);
   const std::string target = vm["target"].as<std::string>();
   const TargetFactory factory = target_or_throw(target);
   GateOptions o = options_of(vm, target);

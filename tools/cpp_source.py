@@ -54,3 +54,11 @@ def definition_bodies(code, pattern):
             i += 1
         found.append((m.start(), start, i - 1))
     return found
+
+
+def lifecycle_names(path):
+    """The function names of tools/lifecycle_functions.txt (or another list
+    like it): one a line, `#` starts a comment. The coverage report and the
+    mutation run read the same list, so they speak of the same functions."""
+    with open(path, encoding="utf-8") as f:
+        return [l.split("#")[0].strip() for l in f if l.split("#")[0].strip()]

@@ -117,16 +117,19 @@ std::string gate_json(const GateResult& r, const std::string& target, const Gate
   j["tree"] = r.variant;
   j["verdict"] = verdict_of(r);
   j["seconds"] = r.seconds;
+  j["campaign_start"] = r.campaign_start;
   json runs = json::array();
   for (const PresetRun& p : r.runs)
-    runs.push_back({{"preset", p.preset}, {"seeds_run", p.seeds_run}, {"refused", p.refused}, {"steps", p.steps}, {"seeds", p.seeds}});
+    runs.push_back({{"preset", p.preset}, {"seeds_run", p.seeds_run}, {"refused", p.refused}, {"steps", p.steps},
+                    {"started", p.started}, {"seeds", p.seeds}});
   j["runs"] = runs;
   json fails = json::array();
   for (size_t i = 0; i < r.failures.size(); ++i) {
     const GateFailure& f = r.failures[i];
     fails.push_back({{"source", f.source}, {"signature", f.signature}, {"verdict", f.verdict}, {"known", f.known_file},
                      {"detail", f.failure.detail}, {"trace", files.trace_paths.size() > i ? files.trace_paths[i] : ""},
-                     {"shrunk", files.shrunk_paths.size() > i ? files.shrunk_paths[i] : ""}});
+                     {"shrunk", files.shrunk_paths.size() > i ? files.shrunk_paths[i] : ""},
+                     {"seconds", f.seconds}, {"budget_needed", f.budget_needed}});
   }
   j["failures"] = fails;
   json sc = json::array();

@@ -24,7 +24,7 @@ import re
 import subprocess
 import sys
 
-from cpp_source import blank, definition_bodies  # shared with the other dev scripts
+from cpp_source import blank, definition_bodies, lifecycle_names  # shared with the other dev scripts
 
 FILE = "mooncake-store/src/master_service.cpp"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -117,8 +117,7 @@ def main():
     ap.add_argument("--uncovered", action="store_true",
                     help="list the uncovered line ranges of each lifecycle function")
     a = ap.parse_args()
-    with open(a.functions, encoding="utf-8") as f:
-        names = [l.strip() for l in f if l.strip() and not l.lstrip().startswith("#")]
+    names = lifecycle_names(a.functions)
     r = report(os.path.abspath(a.src), os.path.abspath(a.covbuild), names)
 
     s = r["lines"]

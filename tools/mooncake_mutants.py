@@ -26,7 +26,8 @@ import sys
 import threading
 import time
 
-from cpp_source import blank, definition_bodies  # shared with the other dev scripts
+from cpp_source import blank, definition_bodies, lifecycle_names  # shared with the other dev scripts
+from mutation_curve import curve, markdown as curve_markdown
 
 FILE = "mooncake-store/src/master_service.cpp"
 LIB = "mooncake-store/src/libmooncake_store_master.a"
@@ -35,19 +36,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 OPERATORS = ["cmp", "drop-deadline", "skip-index", "drop-call", "const"]
 
-# Functions of the list that the Mooncake target cannot drive (README of
-# sim/targets/mooncake: tenants other than 0 and tenant quotas are refused,
-# NoF is unsupported, the build has no disk/DFS replicas, HA catalogues and
-# standby restore are not used, the eviction thread is stopped, and the
-# adapter calls no batch, regex or remove-all entry point). Mutants there
-# survive by construction; --exclude '' keeps them.
-DEFAULT_EXCLUDE = (r"Quota|NoF|Disk|Dfs|Catalog|Standby|^RestoreState$|^EvictionThreadFunc$"
-                   r"|^PublishKvRemovedAfterEvict$|^RemoveByRegex$|^RemoveAll$|^RetainGroups$"
-                   r"|^Batch(Put|Upsert|GetReplicaList|ExistKey|Remove)")
-FALLBACK_FUNCTIONS = ("PutStart PutEnd PutRevoke UpsertStart UpsertEnd UpsertRevoke GetReplicaList "
-                      "ExistKey Remove BatchEvict DiscardExpiredProcessingReplicas CleanupExpiredSoftPins "
-                      "CommitPendingSoftPin ApplySnapshotState AllocateAndInsertMetadata").split()
-
+# Functions of the list that the Mooncake target cannot drive today, where a
+# mutant survives by construction (docs/mutation.md says why for each): NoF
+# (no NoF segment is mounted), local disk and DFS replicas (none in the
+# harness), HA snapshot catalogues and standby restore (the target restores
+# through the codec and ApplySnapshotState), the eviction thread (stopped),
+# KV events (no publisher) and IsTenantQuotaEnabled (read by the RPC wrapper
+# only). The run-time quota-policy calls are in: set_quota and delete_quota
+# drive them. --exclude '' keeps them all.
+DEFAULT_EXCLUDE = (r"NoF|Disk|Dfs|Catalog|Standby|^RestoreState$|^EvictionThreadFunc$|^PublishKvRemovedAfterEvict$"
+                   r"|^IsTenantQuotaEnabled$")
 KEYWORDS = {"return", "co_return", "co_await", "co_yield", "break", "continue", "goto", "throw", "delete",
             "new", "using", "typedef", "if", "else", "while", "for", "do", "switch", "case", "default",
             "const", "static", "constexpr", "auto", "sizeof", "static_cast", "dynamic_cast",
@@ -483,7 +481,7 @@ class Shadow:
                 shutil.rmtree(self.pinsim_build)
         run(["cmake", "-S", source, "-B", self.pinsim_build, "-G", "Ninja",
              f"-DPINSIM_MOONCAKE_SOURCE_DIR={self.src}", f"-DPINSIM_MOONCAKE_BUILD_DIR={self.dir}"])
-        run(["cmake", "--build", self.pinsim_build, "-j2", "--target", "pinsim"])
+        run(["cmake", "--build", self.pinsim_build, "-j1", "--target", "pinsim"])
         cmds = run(["ninja", "-C", self.pinsim_build, "-t", "commands", "tools/pinsim"]).stdout.splitlines()
         self.link = cmds[-1] if cmds else ""
         if "-o tools/pinsim" not in self.link:
@@ -624,6 +622,8 @@ def markdown(r):
            f"Tree `{r['src']}`, build `{r['build']}`; {r['sites_total']} sites in "
            f"{len(r['functions'])} functions, {len(r['mutants'])} mutants (seed {r['seed']}); "
            f"compiled {'with' if r['keep_g'] else 'without'} -g.", ""]
+    if r.get("not_run"):
+        out += [f"Collected from `{r['work']}` before the run ended: not run yet {', '.join(r['not_run'])}.", ""]
     for key in ("baseline", "baseline_rerun"):
         b = r.get(key)
         if not b:
@@ -696,11 +696,103 @@ def pinsim_commit(source):
         return "unknown"
 
 
-def function_names(path):
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            return [l.split("#")[0].strip() for l in f if l.split("#")[0].strip()]
-    return FALLBACK_FUNCTIONS
+def reused_object(earlier, work, tag, source):
+    """When earlier/tag holds the same mutated source and its object, both
+    are copied to work/tag and the object's path is returned; else None
+    (compile it)."""
+    if not earlier:
+        return None
+    d = os.path.join(earlier, tag)
+    try:
+        with open(os.path.join(d, "master_service.cpp"), encoding="utf-8") as f:
+            same = f.read() == source
+    except OSError:
+        return None
+    if not same or not os.path.exists(os.path.join(d, MEMBER)):
+        return None
+    if os.path.realpath(d) == os.path.realpath(os.path.join(work, tag)):
+        return os.path.join(d, MEMBER)
+    os.makedirs(os.path.join(work, tag), exist_ok=True)
+    for name in ("master_service.cpp", MEMBER):
+        shutil.copyfile(os.path.join(d, name), os.path.join(work, tag, name))
+    return os.path.join(work, tag, MEMBER)
+
+
+def write_report(report, a, budget, rerun):
+    """Scores, the budget curve, the Markdown (stdout and --report) and --json."""
+    mutants = report["mutants"]
+    comp = [m["compile_seconds"] for m in mutants if "compile_seconds" in m]
+    report["compile_seconds_mean"] = round(sum(comp) / len(comp), 1) if comp else None
+    for m in mutants:
+        m.pop("_site", None)
+        m.pop("object", None)
+    report["score"] = {str(budget): dict(zip(("killed", "survived"), score_at(report, "budget")))}
+    if rerun:
+        report["score"][str(rerun)] = dict(zip(("killed", "survived"), score_at(report, "rerun")))
+    budgets = sorted({b for b in (15, 30, 60, 120) if b < budget} | {budget} | ({rerun} if rerun else set()))
+    _, rows = curve(report, a.work, budgets)
+    report["curve"] = [{"budget": b, "killed": k, "counted": n} for b, k, n in rows]
+    md = markdown(report) + "\n## Budget against score\n\n" + curve_markdown(
+        rows, "Each kill counts at the budget its gate says it needed (tools/mutation_curve.py); "
+              "every counted mutant is in the denominator, equivalent ones too.")
+    if report.get("wall_seconds") is not None:
+        md += f"\nWall time {report['wall_seconds']} s; mean compile {report['compile_seconds_mean']} s per mutant.\n"
+    print(md)
+    if a.report:
+        with open(a.report, "w", encoding="utf-8") as f:
+            f.write(md)
+    if a.json:
+        with open(a.json, "w", encoding="utf-8") as f:
+            json.dump(report, f, indent=1)
+            f.write("\n")
+
+
+def collected(work, tag, budget):
+    """A mutant's result read back from work/tag/gate-Bs (--collect): the
+    verdict from its JSON summary, None when that gate never ended."""
+    out = os.path.join(work, tag, f"gate-{budget}s")
+    try:
+        with open(os.path.join(out, "gate.json"), encoding="utf-8") as f:
+            j = json.load(f)
+    except (OSError, ValueError):
+        if not os.path.exists(os.path.join(out, "gate.log")):
+            return None
+        # The gate wrote its log but no summary: it died (a signal) or was stopped.
+        return {"verdict": "crashed", "exit": None, "seconds": None, "signature": "no summary (see gate.log)"}
+    verdict = {"red": "killed", "green": "survived"}.get(j.get("verdict"), "error")
+    new = [x for x in j.get("failures", []) if x.get("verdict") == "new"]
+    r = {"verdict": verdict, "exit": {"killed": 1, "survived": 0}.get(verdict, 3),
+         "seconds": round(j.get("seconds", 0), 1), "signature": new[0]["signature"] if new else "",
+         "source": new[0]["source"] if new else "",
+         "seeds": sum(x.get("seeds_run", 0) for x in j.get("runs", []))}
+    if new:
+        r["new_failures"] = [f"{x['source']}: {x['signature']}" for x in new]
+    return r
+
+
+def collect(report, a, budget, rerun):
+    """--collect: the report of a run that was stopped (or is still going),
+    from the gate summaries under --work; mutants without one are left out."""
+    base = collected(a.work, "baseline", budget)
+    if base:
+        base["verdict"] = "green" if base["verdict"] == "survived" else "red"
+        report["baseline"] = base
+    done = []
+    for m in report["mutants"]:
+        r = collected(a.work, m["id"], budget)
+        if r is None:
+            continue
+        m["budget"] = r
+        if rerun and r["verdict"] == "survived" and collected(a.work, m["id"], rerun):
+            m["rerun"] = collected(a.work, m["id"], rerun)
+        done.append(m)
+    report["not_run"] = [m["id"] for m in report["mutants"] if m not in done]
+    report["mutants"] = done
+    report["wall_seconds"] = None
+    if not any("rerun" in m for m in done):
+        rerun = report["rerun_budget"] = None
+    write_report(report, a, budget, rerun)
+    return 0
 
 
 def main():
@@ -721,6 +813,11 @@ def main():
                     help="accept a red baseline: mutants run its seeds (gate --base), its failures pre-existing")
     ap.add_argument("--keep-g", action="store_true", help="compile mutants with -g (slower)")
     ap.add_argument("--list", action="store_true", help="list the sites and the sample, then stop")
+    ap.add_argument("--collect", action="store_true",
+                    help="build nothing, run nothing: the report from the gate summaries already under --work")
+    ap.add_argument("--only", metavar="IDS", help="run only these mutants of the sample (M03,M17)")
+    ap.add_argument("--objects-from", metavar="DIR",
+                    help="an earlier --work: reuse its compiled objects where its mutated source is the same")
     ap.add_argument("--report", metavar="FILE", help="also write the Markdown report here")
     ap.add_argument("--json", metavar="FILE", help="write the JSON report here")
     a = ap.parse_args()
@@ -740,7 +837,7 @@ def main():
     with open(src_file, encoding="utf-8") as f:
         text = f.read()
     _, argv = compile_command(a.build, src_file)
-    all_names = function_names(a.functions)
+    all_names = lifecycle_names(a.functions)
     excluded = [n for n in all_names if a.exclude and re.search(a.exclude, n)]
     names = [n for n in all_names if n not in excluded]
     sites, absent = find_sites(text, names, defines_of(argv))
@@ -765,7 +862,21 @@ def main():
     print(flush=True)
     if a.list:
         return 0
+    if a.only:
+        keep = {x for x in a.only.split(",") if x}
+        if keep - {m["id"] for m in mutants}:
+            sys.exit(f"mooncake_mutants: --only: no mutant {', '.join(sorted(keep - {m['id'] for m in mutants}))} "
+                     f"in this sample")
+        mutants = [m for m in mutants if m["id"] in keep]
+    reuse = lambda tag, site: reused_object(a.objects_from, a.work, tag, mutate(text, site) if site else text)
 
+    report = {"file": FILE, "src": a.src, "build": a.build, "work": a.work, "pinsim_source": a.pinsim_source,
+              "pinsim_commit": pinsim_commit(a.pinsim_source), "seed": a.seed, "budget": budget,
+              "rerun_budget": rerun, "keep_g": a.keep_g, "differential": a.differential, "sites_total": len(sites),
+              "sites_per_operator": per, "functions": sorted({s["function"] for s in sites}),
+              "excluded_functions": excluded, "absent_functions": absent, "mutants": mutants}
+    if a.collect:
+        return collect(report, a, budget, rerun)
     t_start = time.monotonic()
     shadow = Shadow(a)
     log(f"shadow build {shadow.dir} (hard links of {a.build}; own copy of {LIB})")
@@ -773,11 +884,6 @@ def main():
     log(f"configuring pinsim ({a.pinsim_source}) in {a.pinsim_build} against {a.src} and the shadow")
     shadow.configure(a.pinsim_source)
     runner = Runner(a, text, shadow)
-    report = {"file": FILE, "src": a.src, "build": a.build, "pinsim_source": a.pinsim_source,
-              "pinsim_commit": pinsim_commit(a.pinsim_source), "seed": a.seed, "budget": budget,
-              "rerun_budget": rerun, "keep_g": a.keep_g, "differential": a.differential, "sites_total": len(sites),
-              "sites_per_operator": per, "functions": sorted({s["function"] for s in sites}),
-              "excluded_functions": excluded, "absent_functions": absent, "mutants": mutants}
 
     # Baseline: the unmutated source through the same pipeline must be green
     # or, with --differential, merely run (whole budget, no --stop-on-new):
@@ -801,13 +907,13 @@ def main():
         res.pop("object", None)
         return res, (os.path.join(a.work, "baseline", f"gate-{b}s", "gate.json") if a.differential else None)
 
-    base, base_json = baseline(budget, None)
+    base, base_json = baseline(budget, reuse("baseline", None))
     if not base:
         return 2
     report["baseline"] = base
 
     by_tag = {m["id"]: m for m in mutants}
-    jobs = [(m["id"], m["_site"], None) for m in mutants]
+    jobs = [(m["id"], m["_site"], reuse(m["id"], m["_site"])) for m in mutants]
     for tag, res in pipeline(runner, jobs, budget, log, base_json):
         m = by_tag[tag]
         if "verdict" in res and res["verdict"] != "invalid":
@@ -834,24 +940,7 @@ def main():
     # Leave the shadow and build-mut unmutated.
     runner.shadow.install(os.path.join(a.work, "baseline", MEMBER))
     report["wall_seconds"] = round(time.monotonic() - t_start)
-    comp = [m["compile_seconds"] for m in mutants if "compile_seconds" in m]
-    report["compile_seconds_mean"] = round(sum(comp) / len(comp), 1) if comp else None
-    for m in mutants:
-        m.pop("_site", None)
-        m.pop("object", None)
-    report["score"] = {str(budget): dict(zip(("killed", "survived"), score_at(report, "budget")))}
-    if rerun:
-        report["score"][str(rerun)] = dict(zip(("killed", "survived"), score_at(report, "rerun")))
-    md = markdown(report) + (f"\nWall time {report['wall_seconds']} s; mean compile "
-                             f"{report['compile_seconds_mean']} s per mutant.\n")
-    print(md)
-    if a.report:
-        with open(a.report, "w", encoding="utf-8") as f:
-            f.write(md)
-    if a.json:
-        with open(a.json, "w", encoding="utf-8") as f:
-            json.dump(report, f, indent=1)
-            f.write("\n")
+    write_report(report, a, budget, rerun)
     return 0
 
 
