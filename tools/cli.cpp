@@ -262,6 +262,7 @@ std::string examples(const std::string& caption) {
                          "  pinsim explore --target embedded --fault F4 --depth 3 --keys 1 --actors 1\n"},
       {"pinsim show", "  pinsim show scenarios/upsert/failed-size-change-keeps-pin.json -o report.html\n"
                       "  pinsim show pinsim-failure.json -o report.html\n"},
+      {"pinsim list", "  pinsim list faults\n  pinsim list rules\n"},
       {"pinsim mutants", "  pinsim mutants --seeds 2000\n  pinsim mutants --fault F16\n"
                          "  pinsim mutants --format json --junit mutants.xml\n"},
       {"pinsim gate", "  pinsim gate --target embedded --budget 30s\n"

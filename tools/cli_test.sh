@@ -167,4 +167,26 @@ summary "$T/mut.json" 'j["format"] == "pinsim-mutants" and j["killed"] == 1 and 
 summary "$T/g0.json" 'j["format"] == "pinsim-gate" and j["verdict"] == "green" and len(j["scenarios"]) > 0'
 check 2 "expected text or json" run --format yaml
 check 2 "cannot write file" explore --junit "$T/no/such/dir/x.xml"
+# Every command has --help (exit 0) whose example files exist; --stop-on-failure
+# stops at one failing seed; explore's memory cap is not a pass; explore's
+# universe is bounded; a shrunk trace has its own description; progress
+# lines (done/total, ETA) reach a log that is not a terminal.
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+for cmd in run replay shrink explore mutants gate show list; do
+  check 0 - $cmd --help
+  grep -q "^Exit codes:" "$T/out" || { echo "FAIL: $cmd --help names no exit codes"; fail=1; }
+  for f in $(grep -oE "scenarios/[A-Za-z0-9_/.-]+\.json" "$T/out"); do
+    [ -f "$ROOT/$f" ] || { echo "FAIL: $cmd --help names $f, which does not exist"; fail=1; }
+  done
+done
+check 1 - run --target embedded --fault F2 --seeds 1..3000 --swarm --stop-on-failure --out-dir "$T/stop" --out "$T/s1.json"
+[ "$(ls "$T/stop" | wc -l)" = 1 ] || { echo "FAIL: --stop-on-failure went on"; ls "$T/stop"; fail=1; }
+grep -q " 1 failures," "$T/out" || { echo "FAIL: --stop-on-failure counted more failures"; fail=1; }
+check 3 - explore --depth 6 --memory-mb 1
+grep -q "stopped by the memory cap" "$T/out" || { echo "FAIL: the memory cap is not named"; cat "$T/out"; fail=1; }
+check 2 "--keys: 4000000000 is out of range" explore --keys 4000000000 --seconds 5
+/usr/bin/python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); sys.exit(not (t["description"].startswith("minimal trace") and "seed" not in t and "rule" not in t))' "$T/p3-min.json" ||
+  { echo "FAIL: the shrunk trace keeps the original's description, seed or rule"; fail=1; }
+check 0 - run --seeds 1..3 --steps 10 --progress-every 0
+grep -qE "^2/3 seeds, [0-9]+ steps/s, 0 failures, ETA [0-9]+ s$" "$T/err" || { echo "FAIL: no progress line"; cat "$T/err"; fail=1; }
 exit $fail

@@ -49,20 +49,22 @@ CampaignOptions campaign_options(const po::variables_map& vm, const std::string&
   return o;
 }
 
-// Progress: a rewritten line on a terminal, a line every 10 s in a CI log.
+// Progress: a rewritten line on a terminal, a line every `every` (10 s) in a
+// CI log.
 class Progress {
  public:
-  Progress(uint64_t total) : total_(total), tty_(isatty(STDERR_FILENO)) {}
+  Progress(uint64_t total, std::chrono::seconds every) : total_(total), every_(every), tty_(isatty(STDERR_FILENO)) {}
   void update(const CampaignSummary& s) {
     const auto now = Clock::now();
-    if (now - last_ < (tty_ ? std::chrono::milliseconds(500) : std::chrono::seconds(10))) return;
+    if (now - last_ < (tty_ ? std::chrono::milliseconds(500) : std::chrono::milliseconds(every_))) return;
     last_ = now;
     const double secs = std::chrono::duration<double>(now - start_).count();
     const uint64_t done = s.seeds + s.refused;
     const double eta = done ? secs * static_cast<double>(total_ - std::min(done, total_)) / static_cast<double>(done) : 0;
     std::fprintf(stderr, tty_ ? "\r%llu/%llu seeds, %.0f steps/s, %llu failures, ETA %.0f s " :
                                 "%llu/%llu seeds, %.0f steps/s, %llu failures, ETA %.0f s\n",
-                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), s.steps / secs,
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
+                 secs > 0 ? s.steps / secs : 0.0,
                  static_cast<unsigned long long>(s.failures), eta);
   }
   void done() const {
@@ -72,6 +74,7 @@ class Progress {
 
  private:
   uint64_t total_;
+  std::chrono::seconds every_;
   bool tty_;
   Clock::time_point start_ = Clock::now(), last_ = start_;
 };
@@ -122,7 +125,9 @@ po::options_description run_options() {
       ("require-rules", po::value<std::string>(), "'all': exit 3 unless every rule of the model was applied (implies --coverage)")
       ("out-dir", po::value<std::string>(), "write every failing seed's trace here (seed-N.json), not only the first")
       ("max-failures", po::value<std::string>(), "stop after this many failing seeds")
-      ("stop-on-failure", po::bool_switch(), "stop at the first failing seed (--max-failures 1)");
+      ("stop-on-failure", po::bool_switch(), "stop at the first failing seed (--max-failures 1)")
+      ("progress-every", po::value<std::string>()->default_value("10"),
+       "seconds between progress lines when stderr is not a terminal (0: before every seed)");
   add_target_and_check_options(desc);
   add_summary_options(desc);
   return desc;
@@ -193,7 +198,7 @@ int cmd_run(const std::vector<std::string>& args) {
     std::string error;
     if (!factory(config, target_options, &error)) throw UsageError("--target " + target + ": " + error);
   }
-  Progress progress(o.last - o.first + 1);
+  Progress progress(o.last - o.first + 1, std::chrono::seconds(count_of(vm, "progress-every", 86400)));
   o.more = [&progress](const CampaignSummary& s) { progress.update(s); return true; };
   OverheadTable overhead;
   uint64_t failing = 0;
