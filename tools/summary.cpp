@@ -11,11 +11,8 @@ using nlohmann::json;
 
 std::string summary_json(const Summary& s) {
   json j = s.extra;
-  j["format"] = "pinsim-" + s.command;
-  j["target"] = s.target;
-  j["tree"] = s.tree;
-  j["verdict"] = s.verdict;
-  j["seconds"] = s.seconds;
+  j.update(json{{"format", "pinsim-" + s.command}, {"target", s.target}, {"tree", s.tree}, {"verdict", s.verdict},
+                {"seconds", s.seconds}});
   json runs = json::array();
   for (const PresetRun& p : s.runs)
     runs.push_back({{"preset", p.preset}, {"seeds_run", p.seeds_run}, {"refused", p.refused}, {"steps", p.steps},
