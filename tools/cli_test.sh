@@ -172,7 +172,7 @@ check 2 "cannot write file" explore --junit "$T/no/such/dir/x.xml"
 # universe is bounded; a shrunk trace has its own description; progress
 # lines (done/total, ETA) reach a log that is not a terminal.
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-for cmd in run replay shrink explore mutants gate show list; do
+for cmd in "" run replay shrink explore mutants gate show list; do
   check 0 - $cmd --help
   grep -q "^Exit codes:" "$T/out" || { echo "FAIL: $cmd --help names no exit codes"; fail=1; }
   for f in $(grep -oE "scenarios/[A-Za-z0-9_/.-]+\.json" "$T/out"); do

@@ -47,7 +47,7 @@ Commands:
              pinsim run --seeds 1..1000 --steps 200 --swarm
              pinsim run --seed 7 --trace seed7.json      (record one seed)
   replay   replay a trace (a scenario, a recorded seed, a CI finding)
-             pinsim replay scenarios/rfc/rule7-preserve.json --target model
+             pinsim replay scenarios/rfc/rule7-preserve-drops-expired.json --target model
   explore  every op sequence up to a depth over a small universe, breadth first
              pinsim explore --depth 4 --keys 2 --actors 2 --tenants 1 --groups 1
   mutants  the mutation score: the campaign against each seeded fault of the
@@ -58,14 +58,15 @@ Commands:
            3 checked nothing
              pinsim gate --target mooncake --budget 120s --junit gate.xml
   shrink   minimise a failing trace; it fails the same way, in fewer steps (exit 1:
-           the minimal trace still fails; exit 2: the input does not fail). replay,
-           shrink and show take the target and checks a trace recorded
+           the minimal trace still fails; exit 2: the input does not fail)
              pinsim shrink pinsim-failure.json --out minimal.json
 
   show     draw a trace as one self-contained HTML file (lanes per object over the steps)
              pinsim show pinsim-failure.json -o report.html
   list     what this build knows: pinsim list faults|properties|rules|targets|ops|presets
 
+A trace records the target, faults, properties and compare mode of the run that
+wrote it; replay, shrink and show use them (a contradicting flag is refused).
 Every command takes --help. pinsim --version prints the version.
 Exit codes: 0 passed, 1 a difference or failed expectation, 2 bad usage or input,
 3 the run checked nothing (no seed ran, an explore stopped by a limit, a coverage
