@@ -124,7 +124,8 @@ check 1 - replay "$T/p3-min.json"
 grep -q '"target":"embedded"' "$T/p3-min.json" || { echo "FAIL: the shrunk trace lost its run"; fail=1; }
 check 0 - show "$T/p3.json" -o "$T/p3.html"
 grep -qF 'data-failing="true"' "$T/p3.html" || { echo "FAIL: show did not reproduce the failure"; fail=1; }
-check 1 - replay "$T/p3.json" --target embedded --fault F2 --property P3 --no-compare
+check 1 - replay "$T/p3.json" --target embedded --fault F2 --property P3 --no-compare --record "$T/p3-again.json"
+cmp -s "$T/p3.json" "$T/p3-again.json" || { echo "FAIL: a replay does not re-record its trace exactly"; fail=1; }
 check 2 "contradicts the trace's recorded target embedded" replay "$T/p3.json" --target model
 check 2 "contradicts the trace's recorded faults F2" shrink "$T/p3.json" --target embedded --fault F3
 check 2 "contradicts the trace's recorded properties P3" replay "$T/p3.json" --property P1
