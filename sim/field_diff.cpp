@@ -29,7 +29,9 @@ json keyed(const json& list, Name name, std::initializer_list<const char*> namin
   return out;
 }
 
-std::string tenant_of(const json& e) { return "t" + e.at("tenant").dump(); }
+// Appended, not "t" + dump(): GCC 12 at -O3 reports a -Wrestrict false
+// positive on operator+(const char*, std::string&&).
+std::string tenant_of(const json& e) { return std::string("t").append(e.at("tenant").dump()); }
 
 json view_tree(const View& v) {
   json j = encode_view(v);
