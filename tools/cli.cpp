@@ -132,7 +132,10 @@ std::vector<std::string> checked_ids(const std::vector<std::string>& properties)
 
 std::string joined(const std::vector<std::string>& v, const char* none) {
   std::string out;
-  for (const std::string& x : v) out += (out.empty() ? "" : ",") + printable(x);
+  for (const std::string& x : v) {
+    if (!out.empty()) out += ',';
+    out += printable(x);
+  }
   return out.empty() ? none : out;
 }
 
