@@ -102,6 +102,7 @@ RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions&
   result.trace.description = trace.description;
   result.trace.rule = trace.rule;
   result.trace.seed = trace.seed;
+  result.trace.run = trace.run;
   result.trace.config = trace.config;
   if (auto reason = validate(trace.config)) {
     result.error = *reason;

@@ -30,7 +30,9 @@ class Matcher {
       ++*unchecked_;
       return;
     }
-    if (*want != got) first_ = StateMismatch{name, who + name + " expected " + show(*want) + ", got " + show(got)};
+    if (*want != got)
+      first_ = StateMismatch{name, who + name + " expected " + show(*want) + ", got " + show(got),
+                             who.substr(0, who.find(':')), show(*want), show(got)};
   }
   std::optional<StateMismatch> first_;
 

@@ -47,6 +47,8 @@ struct StateExpectation {
 struct StateMismatch {
   std::string field;   // "deadline", "gauge", ...: stable, for the shrinker
   std::string detail;  // one line: which object, expected and actual
+  std::string object;  // "t0/k1", "t0/g2", "t1", or "" for the gauge and key count
+  std::string expected, actual;
 };
 
 // The first expectation `view` breaks, among the fields `caps` can show.

@@ -12,14 +12,21 @@ namespace {
 using nlohmann::json;
 
 json encode_failure(const Failure& f) {
-  return {{"step", f.step}, {"what", f.what}, {"detail", f.detail}, {"expected", f.expected},
-          {"actual", f.actual}, {"field", f.field}, {"on_model", f.on_model}};
+  json diff = json::array();
+  for (const FieldDiff& d : f.diff) diff.push_back({d.object, d.field, d.left, d.right});
+  return {{"step", f.step}, {"what", f.what},         {"detail", f.detail},     {"expected", f.expected},
+          {"actual", f.actual}, {"field", f.field}, {"on_model", f.on_model}, {"diff", diff},
+          {"left", f.left},     {"right", f.right}};
 }
 
 Failure decode_failure(const json& j) {
-  return {j.at("step").get<size_t>(), j.at("what").get<std::string>(), j.at("detail").get<std::string>(),
-          j.at("expected").get<std::string>(), j.at("actual").get<std::string>(), j.at("field").get<std::string>(),
-          j.at("on_model").get<bool>()};
+  Failure f{j.at("step").get<size_t>(), j.at("what").get<std::string>(), j.at("detail").get<std::string>(),
+            j.at("expected").get<std::string>(), j.at("actual").get<std::string>(), j.at("field").get<std::string>(),
+            j.at("on_model").get<bool>(), {}, j.at("left").get<std::string>(), j.at("right").get<std::string>()};
+  for (const json& d : j.at("diff"))
+    f.diff.push_back({d.at(0).get<std::string>(), d.at(1).get<std::string>(), d.at(2).get<std::string>(),
+                      d.at(3).get<std::string>()});
+  return f;
 }
 
 }  // namespace

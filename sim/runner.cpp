@@ -41,7 +41,8 @@ std::optional<Failure> Lockstep::check_properties(const Op& op, const Outcome& o
     ++comparisons_;
     if (auto why = p->check(ctx))
       return Failure{index_ - 1, "property", std::string(p->id()) + " (" + std::string(p->rule()) + ") on the " + side + ": " + *why,
-                     "", encode_view(after).dump(), std::string(p->id())};
+                     "", encode_view(after).dump(), std::string(p->id()), false, {}, "",
+                     side == std::string_view("target") ? std::string(target_.name()) : "model"};
   }
   return std::nullopt;
 }
@@ -131,7 +132,7 @@ std::optional<Failure> Lockstep::check_outcome_expectation(const Outcome& expect
   if (expect == got) return std::nullopt;
   return Failure{index_ - 1, "expect", "the " + std::string(side) + "'s outcome differs from the trace's expectation",
                  encode_outcome(expect).dump(), encode_outcome(got).dump(), std::string(to_string(got.code)),
-                 side == "model"};
+                 side == "model", diff_outcomes(expect, got), "trace", std::string(side)};
 }
 
 std::optional<Failure> Lockstep::check_state_expectation(const StateExpectation& e, const View& view,
@@ -140,7 +141,8 @@ std::optional<Failure> Lockstep::check_state_expectation(const StateExpectation&
   auto m = mismatch(e, view, caps, &unchecked_);
   if (!m) return std::nullopt;
   return Failure{index_ - 1, "expect", "the " + std::string(side) + "'s state differs from the trace's expectation: " + m->detail,
-                 encode_state_expectation(e).dump(), encode_view(view).dump(), "state." + m->field, side == "model"};
+                 encode_state_expectation(e).dump(), encode_view(view).dump(), "state." + m->field, side == "model",
+                 {{m->object, m->field, m->expected, m->actual}}, "trace", std::string(side)};
 }
 
 std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>& expect, Trace* record,
@@ -162,7 +164,8 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
   }
   if (checks_.compare_with_model && om != ot)
     return Failure{index, "outcome", std::string(target_.name()) + " returned a different outcome",
-                   encode_outcome(om).dump(), encode_outcome(ot).dump(), std::string(to_string(ot.code))};
+                   encode_outcome(om).dump(), encode_outcome(ot).dump(), std::string(to_string(ot.code)), false,
+                   diff_outcomes(om, ot), "model", std::string(target_.name())};
   View vm = model_.view(now_);
   View vt = target_.view(now_);
   if (before_evict) follow_eviction_choice(op, std::move(*before_evict), &om, &vm, vt);
@@ -182,7 +185,8 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
     ++comparisons_;
     if (mm != mt) {
       Difference d = describe_difference(mm, mt);
-      return Failure{index, "view", d.detail, encode_view(mm).dump(), encode_view(mt).dump(), d.field};
+      return Failure{index, "view", d.detail, encode_view(mm).dump(), encode_view(mt).dump(), d.field, false,
+                     diff_views(mm, mt), "model", std::string(target_.name())};
     }
   }
   model_view_ = std::move(vm);

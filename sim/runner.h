@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "check.h"
+#include "field_diff.h"
 #include "model.h"
 #include "target.h"
 #include "trace.h"
@@ -30,6 +31,11 @@ struct Failure {
   // An expectation the model itself breaks (the trace contradicts the rules),
   // as opposed to one the target breaks: never the same failure.
   bool on_model = false;
+  // Every field that differs, labelled: `left` is "model" (outcome, view) or
+  // "trace" (a broken expectation), `right` the target's name or "model".
+  // Empty for a property, which is about one side's View (`actual`).
+  std::vector<FieldDiff> diff;
+  std::string left, right;
 };
 
 // What a run checks besides lockstep equality.

@@ -23,6 +23,12 @@ std::string write_trace(const Trace& trace) {
   if (!trace.rule.empty()) j["rule"] = trace.rule;
   if (trace.seed) j["seed"] = *trace.seed;
   if (trace.finding) j["finding"] = {{"tree", trace.finding->tree}, {"signatures", trace.finding->signatures}};
+  if (trace.run) {
+    json run = {{"target", trace.run->target}, {"faults", trace.run->faults}, {"compare", trace.run->compare}};
+    if (!trace.run->tree.empty()) run["tree"] = trace.run->tree;
+    if (!trace.run->properties.empty()) run["properties"] = trace.run->properties;
+    j["run"] = std::move(run);
+  }
   j["config"] = encode_config(trace.config);
   json steps = json::array();
   for (const TraceStep& s : trace.steps) {
@@ -74,6 +80,44 @@ FindingInfo decode_finding(const json& f) {
   return info;
 }
 
+std::vector<std::string> decode_names(const json& run, const char* key) {
+  std::vector<std::string> names;
+  if (!run.contains(key)) return names;
+  const std::string path = std::string("$.run.") + key;
+  if (!run[key].is_array()) throw DecodeError(path + ": expected an array of names");
+  for (size_t i = 0; i < run[key].size(); ++i) {
+    const json& n = run[key][i];
+    if (!n.is_string() || n.get<std::string>().empty())
+      throw DecodeError(path + "[" + std::to_string(i) + "]: expected a name");
+    names.push_back(n.get<std::string>());
+  }
+  return names;
+}
+
+RunFlags decode_run(const json& r) {
+  if (!r.is_object()) throw DecodeError("$.run: expected an object");
+  for (auto it = r.begin(); it != r.end(); ++it) {
+    static const char* known[] = {"target", "tree", "faults", "properties", "compare"};
+    if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known))
+      throw DecodeError("$.run." + printable(it.key()) + ": unknown field");
+  }
+  RunFlags run;
+  if (!r.contains("target") || !r["target"].is_string() || r["target"].get<std::string>().empty())
+    throw DecodeError("$.run.target: expected the target's name");
+  run.target = r["target"].get<std::string>();
+  if (r.contains("tree")) {
+    if (!r["tree"].is_string()) throw DecodeError("$.run.tree: expected a string");
+    run.tree = r["tree"].get<std::string>();
+  }
+  run.faults = decode_names(r, "faults");
+  run.properties = decode_names(r, "properties");
+  if (r.contains("compare")) {
+    if (!r["compare"].is_boolean()) throw DecodeError("$.run.compare: expected true or false");
+    run.compare = r["compare"].get<bool>();
+  }
+  return run;
+}
+
 }  // namespace
 
 // Printable form of text from a trace for a message: control characters and
@@ -112,6 +156,41 @@ json parse_strict(const std::string& text) {
   return j;
 }
 
+// Everything but the config and the steps: format, version, description,
+// rule, seed, finding, run; unknown top-level fields are refused here.
+Trace decode_header(const json& j) {
+  if (!j.is_object()) throw DecodeError("$: expected a JSON object");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    static const char* known[] = {"format", "version", "description", "rule", "seed", "finding", "run", "config",
+                                  "steps"};
+    if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known))
+      throw DecodeError("$." + printable(it.key()) + ": unknown field");
+  }
+  if (!j.contains("format") || j["format"] != "pinsim-trace")
+    throw DecodeError("$.format: expected \"pinsim-trace\"");
+  if (!j.contains("version") || !j["version"].is_number_integer())
+    throw DecodeError("$.version: missing or not an integer");
+  if (j["version"].get<int64_t>() != kTraceVersion)
+    throw DecodeError("$.version: unknown version " + j["version"].dump() + " (this pinsim reads " +
+                      std::to_string(kTraceVersion) + ")");
+  Trace trace;
+  if (j.contains("description")) {
+    if (!j["description"].is_string()) throw DecodeError("$.description: expected a string");
+    trace.description = j["description"].get<std::string>();
+  }
+  if (j.contains("rule")) {
+    if (!j["rule"].is_string()) throw DecodeError("$.rule: expected a string");
+    trace.rule = j["rule"].get<std::string>();
+  }
+  if (j.contains("seed")) {
+    if (!j["seed"].is_number_unsigned()) throw DecodeError("$.seed: expected a non-negative integer");
+    trace.seed = j["seed"].get<uint64_t>();
+  }
+  if (j.contains("finding")) trace.finding = decode_finding(j["finding"]);
+  if (j.contains("run")) trace.run = decode_run(j["run"]);
+  return trace;
+}
+
 }  // namespace
 
 Trace read_trace(const std::string& text, const std::string& source) {
@@ -129,33 +208,7 @@ Trace read_trace(const std::string& text, const std::string& source) {
     throw DecodeError(source + ": invalid JSON: " + std::string(e.what()).substr(std::string(e.what()).find(']') + 2));
   }
   try {
-    if (!j.is_object()) throw DecodeError("$: expected a JSON object");
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      static const char* known[] = {"format", "version", "description", "rule", "seed", "finding", "config", "steps"};
-      if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known))
-        throw DecodeError("$." + printable(it.key()) + ": unknown field");
-    }
-    if (!j.contains("format") || j["format"] != "pinsim-trace")
-      throw DecodeError("$.format: expected \"pinsim-trace\"");
-    if (!j.contains("version") || !j["version"].is_number_integer())
-      throw DecodeError("$.version: missing or not an integer");
-    if (j["version"].get<int64_t>() != kTraceVersion)
-      throw DecodeError("$.version: unknown version " + j["version"].dump() + " (this pinsim reads " +
-                        std::to_string(kTraceVersion) + ")");
-    Trace trace;
-    if (j.contains("description")) {
-      if (!j["description"].is_string()) throw DecodeError("$.description: expected a string");
-      trace.description = j["description"].get<std::string>();
-    }
-    if (j.contains("rule")) {
-      if (!j["rule"].is_string()) throw DecodeError("$.rule: expected a string");
-      trace.rule = j["rule"].get<std::string>();
-    }
-    if (j.contains("seed")) {
-      if (!j["seed"].is_number_unsigned()) throw DecodeError("$.seed: expected a non-negative integer");
-      trace.seed = j["seed"].get<uint64_t>();
-    }
-    if (j.contains("finding")) trace.finding = decode_finding(j["finding"]);
+    Trace trace = decode_header(j);
     if (!j.contains("config")) throw DecodeError("$: missing field 'config'");
     trace.config = decode_config(j["config"], "$.config");
     if (!j.contains("steps") || !j["steps"].is_array()) throw DecodeError("$.steps: missing or not an array");

@@ -32,11 +32,26 @@ struct FindingInfo {
   std::vector<std::string> signatures;
 };
 
+// The flags that shaped a recorded run (`"run"` in the trace): the target it
+// ran against, its tree (Target::variant(), "" for none), the seeded faults,
+// the properties checked (empty: all) and whether the target was compared
+// with the model. replay, shrink and show read them back; the profile is the
+// config's. Traces without it (hand-written scenarios) take the command line's.
+struct RunFlags {
+  std::string target;
+  std::string tree;
+  std::vector<std::string> faults;
+  std::vector<std::string> properties;
+  bool compare = true;
+  bool operator==(const RunFlags&) const = default;
+};
+
 struct Trace {
   std::string description;
   std::string rule;  // the rule a scenario proves (a name from rules.h), or ""
   std::optional<uint64_t> seed;
   std::optional<FindingInfo> finding;
+  std::optional<RunFlags> run;
   Config config;
   std::vector<TraceStep> steps;
 };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runner.h"
+#include "summary.h"
 #include "target.h"
 #include "trace.h"
 
@@ -25,6 +26,9 @@ struct UsageError : std::runtime_error {
 struct HelpShown {};
 
 void write_file(const std::string& path, const std::string& text);
+// An output path that cannot be written is refused before the run, so a
+// failure is never lost to it.
+void check_writable(const std::string& path);
 void print_failure(const Failure& f, const std::string& trace_path);
 std::pair<uint64_t, uint64_t> parse_seeds(const std::string& s);  // "A..B"
 // A non-negative decimal number no larger than `max`; anything else (a sign,
@@ -37,9 +41,33 @@ TargetFactory target_or_throw(const std::string& name);
 TargetOptions target_options_of(const po::variables_map& vm);
 Checks checks_of(const po::variables_map& vm);
 void add_target_and_check_options(po::options_description& desc);
+// The same options for a command that reads a trace (replay, shrink, show),
+// plus --ignore-recorded.
+void add_trace_run_options(po::options_description& desc);
+// The command line's target, faults, properties and compare mode, as a trace
+// records them (`tree`: the target's variant, "" when it has none).
+RunFlags run_flags_of(const po::variables_map& vm, const std::string& tree = "");
+
+// What a command that reads a trace runs: the flags the trace recorded (its
+// "run"), or the command line's when it records none or --ignore-recorded is
+// given. A flag that contradicts the record is a UsageError naming both.
+struct TraceRun {
+  RunFlags flags;  // what a trace written from this run records
+  TargetFactory factory = nullptr;
+  TargetOptions options;
+  Checks checks;
+};
+TraceRun trace_run_of(const po::variables_map& vm, const Trace& trace, const std::string& path);
 // A shrunk trace's own description: what it fails and where it came from;
 // the rule and the seed of the original no longer describe it.
 void describe_shrunk(Trace* shrunk, const std::string& from, const Failure& failure);
+// --format text|json and --junit FILE, for run, explore and mutants.
+void add_summary_options(po::options_description& desc);
+// Whether stdout is the JSON summary (--format json) rather than text;
+// refuses an unknown format and an unwritable --junit before the run.
+bool json_output(const po::variables_map& vm);
+// Prints the JSON summary (--format json) and writes JUnit (--junit FILE).
+void write_summary(const po::variables_map& vm, const Summary& summary, const std::vector<JUnitCase>& cases);
 // Parses `args`; the first positional argument, if `positional` names one, fills it.
 po::variables_map parse(const std::vector<std::string>& args, const po::options_description& desc,
                         const char* positional = nullptr);

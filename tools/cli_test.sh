@@ -110,4 +110,84 @@ check 1 - run --target embedded --fault F2 --seeds 1..3000 --swarm --out-dir "$T
 [ "$(ls "$T/fails" | wc -l)" = 2 ] || { echo "FAIL: --out-dir did not get 2 traces"; ls "$T/fails"; fail=1; }
 check 3 - run --seeds 1..20 --steps 20 --require-rules all
 check 2 "give one of them" run --max-failures 2 --stop-on-failure
+# Traces record the flags that shaped the run (target, faults, properties,
+# compare mode): the README's example replays, shrinks and shows without
+# repeating them; agreeing flags are fine, contradicting ones refused.
+check 1 - run --target embedded --fault F2 --no-compare --property P3 --out "$T/p3.json"
+grep -q '"run": {"compare":false,"faults":\["F2"\],"properties":\["P3"\],"target":"embedded"}' "$T/p3.json" ||
+  { echo "FAIL: the trace does not record its run"; grep '"run"' "$T/p3.json"; fail=1; }
+grep -q "reproduce: pinsim replay $T/p3.json\$" "$T/out" || { echo "FAIL: no flag-free reproduce line"; cat "$T/out"; fail=1; }
+check 1 - replay "$T/p3.json"
+grep -q "P3 (.*) on the target" "$T/out" || { echo "FAIL: replay does not reproduce P3"; cat "$T/out"; fail=1; }
+check 1 - shrink "$T/p3.json" --out "$T/p3-min.json"
+check 1 - replay "$T/p3-min.json"
+grep -q '"target":"embedded"' "$T/p3-min.json" || { echo "FAIL: the shrunk trace lost its run"; fail=1; }
+check 0 - show "$T/p3.json" -o "$T/p3.html"
+grep -qF 'data-failing="true"' "$T/p3.html" || { echo "FAIL: show did not reproduce the failure"; fail=1; }
+check 1 - replay "$T/p3.json" --target embedded --fault F2 --property P3 --no-compare --record "$T/p3-again.json"
+cmp -s "$T/p3.json" "$T/p3-again.json" || { echo "FAIL: a replay does not re-record its trace exactly"; fail=1; }
+check 2 "contradicts the trace's recorded target embedded" replay "$T/p3.json" --target model
+check 2 "contradicts the trace's recorded faults F2" shrink "$T/p3.json" --target embedded --fault F3
+check 2 "contradicts the trace's recorded properties P3" replay "$T/p3.json" --property P1
+check 2 "contradicts the trace's recorded profile rfc" replay "$T/p3.json" --profile mooncake-main
+check 2 "contradicts the trace's recorded target embedded" show "$T/p3.json" --target model -o "$T/x.html"
+check 0 - replay "$T/p3.json" --ignore-recorded
+sed 's/"properties":\["P3"\]/"properties":["P99"]/' "$T/p3.json" >"$T/p99.json"
+check 2 'p99.json: $.run.properties: unknown property' replay "$T/p99.json"
+# A field-level diff names the object, the field and each side's value.
+check 1 - run --target embedded --fault F16 --seeds 1..300 --swarm --out "$T/f4.json"
+grep -qE '^ +object +field +model +embedded$' "$T/out" || { echo "FAIL: no labelled field diff"; cat "$T/out"; fail=1; }
+grep -qE '^ +t2/k0 +present +yes +no$' "$T/out" || { echo "FAIL: the diff lacks t2/k0 present"; cat "$T/out"; fail=1; }
+grep -q '^  embedded view: {' "$T/out" || { echo "FAIL: the one-line View is gone"; fail=1; }
+# Machine-readable summaries: --format json on stdout, --junit FILE; the
+# gate's JSON comes from the same writer.
+summary() {  # summary <file> <python assertion over j (the JSON) and x (the JUnit root, if any)>
+  /usr/bin/python3 - "$@" <<'PY' || { echo "FAIL: summary check: $2"; cat "$1"; fail=1; }
+import json, sys, xml.etree.ElementTree as ET
+j = json.load(open(sys.argv[1]))
+x = ET.parse(sys.argv[3]).getroot() if len(sys.argv) > 3 else None
+assert eval(sys.argv[2]), sys.argv[2]
+PY
+}
+check 0 - run --seeds 1..5 --steps 20 --format json --junit "$T/run.xml"
+cp "$T/out" "$T/run.json"
+summary "$T/run.json" 'j["format"] == "pinsim-run" and j["verdict"] == "green" and j["exit_code"] == 0 and j["runs"][0]["seeds_run"] == 5 and j["failures"] == [] and x.get("failures") == "0"' "$T/run.xml"
+check 1 - run --target embedded --fault F16 --seeds 1..50 --swarm --format json --junit "$T/red.xml" --out "$T/red.json"
+cp "$T/out" "$T/red-summary.json"
+summary "$T/red-summary.json" 'j["verdict"] == "red" and j["exit_code"] == 1 and j["failures"][0]["trace"].endswith("red.json") and int(x.get("failures")) >= 1' "$T/red.xml"
+check 3 - run --seed 1 --shard 0/2 --format json
+cp "$T/out" "$T/none.json"; summary "$T/none.json" 'j["verdict"] == "checked nothing" and j["exit_code"] == 3'
+check 1 - explore --target embedded --fault F4 --depth 2 --keys 1 --actors 1 --out "$T/ex2.json" --format json --junit "$T/ex.xml"
+cp "$T/out" "$T/ex-summary.json"
+summary "$T/ex-summary.json" 'j["format"] == "pinsim-explore" and j["verdict"] == "red" and j["failures"][0]["trace"].endswith("ex2.json") and x.find("testcase/failure") is not None' "$T/ex.xml"
+check 3 - explore --depth 9 --seconds 1 --format json
+cp "$T/out" "$T/ex3.json"; summary "$T/ex3.json" 'j["stopped_by"] == "the time limit" and j["verdict"] == "checked nothing"'
+check 0 - mutants --fault F16 --seeds 50 --format json --junit "$T/mut.xml"
+cp "$T/out" "$T/mut.json"
+summary "$T/mut.json" 'j["format"] == "pinsim-mutants" and j["killed"] == 1 and j["mutants"][0]["fault"] == "F16" and x.find("testcase").get("name") == "F16"' "$T/mut.xml"
+summary "$T/g0.json" 'j["format"] == "pinsim-gate" and j["verdict"] == "green" and len(j["scenarios"]) > 0'
+check 2 "expected text or json" run --format yaml
+check 2 "cannot write file" explore --junit "$T/no/such/dir/x.xml"
+# Every command has --help (exit 0) whose example files exist; --stop-on-failure
+# stops at one failing seed; explore's memory cap is not a pass; explore's
+# universe is bounded; a shrunk trace has its own description; progress
+# lines (done/total, ETA) reach a log that is not a terminal.
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+for cmd in "" run replay shrink explore mutants gate show list; do
+  check 0 - $cmd --help
+  grep -q "^Exit codes:" "$T/out" || { echo "FAIL: $cmd --help names no exit codes"; fail=1; }
+  for f in $(grep -oE "scenarios/[A-Za-z0-9_/.-]+\.json" "$T/out"); do
+    [ -f "$ROOT/$f" ] || { echo "FAIL: $cmd --help names $f, which does not exist"; fail=1; }
+  done
+done
+check 1 - run --target embedded --fault F2 --seeds 1..3000 --swarm --stop-on-failure --out-dir "$T/stop" --out "$T/s1.json"
+[ "$(ls "$T/stop" | wc -l)" = 1 ] || { echo "FAIL: --stop-on-failure went on"; ls "$T/stop"; fail=1; }
+grep -q " 1 failures," "$T/out" || { echo "FAIL: --stop-on-failure counted more failures"; fail=1; }
+check 3 - explore --depth 6 --memory-mb 1
+grep -q "stopped by the memory cap" "$T/out" || { echo "FAIL: the memory cap is not named"; cat "$T/out"; fail=1; }
+check 2 "--keys: 4000000000 is out of range" explore --keys 4000000000 --seconds 5
+/usr/bin/python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); sys.exit(not (t["description"].startswith("minimal trace") and "seed" not in t and "rule" not in t))' "$T/p3-min.json" ||
+  { echo "FAIL: the shrunk trace keeps the original's description, seed or rule"; fail=1; }
+check 0 - run --seeds 1..3 --steps 10 --progress-every 0
+grep -qE "^2/3 seeds, [0-9]+ steps/s, 0 failures, ETA [0-9]+ s$" "$T/err" || { echo "FAIL: no progress line"; cat "$T/err"; fail=1; }
 exit $fail

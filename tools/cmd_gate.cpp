@@ -44,19 +44,23 @@ std::vector<std::string> scenario_files(const std::string& dir) {
   return files;
 }
 
-// Writes each failure's trace (and its shrunk form) under `dir`.
-GateFiles write_failures(const GateResult& r, const std::string& dir) {
+// Writes each failure's trace (and its shrunk form) under `dir`, each with
+// the gate's target and checks recorded (`run`), so replay needs no flags.
+GateFiles write_failures(const GateResult& r, const std::string& dir, const RunFlags& run) {
   GateFiles files;
   std::filesystem::create_directories(dir);
   for (size_t i = 0; i < r.failures.size(); ++i) {
     const GateFailure& f = r.failures[i];
     const std::string base = dir + "/" + f.verdict + "-" + std::to_string(i + 1);
     files.trace_paths.push_back(base + ".json");
-    write_file(files.trace_paths.back(), write_trace(f.trace));
+    Trace trace = f.trace;
+    trace.run = run;
+    write_file(files.trace_paths.back(), write_trace(trace));
     files.shrunk_paths.push_back(f.shrunk ? base + ".min.json" : "");
     if (f.shrunk) {
       Trace minimal = *f.shrunk;
       describe_shrunk(&minimal, f.source, f.failure);
+      minimal.run = run;
       write_file(files.shrunk_paths.back(), write_trace(minimal));
     }
   }
@@ -134,7 +138,7 @@ int cmd_gate(const std::vector<std::string>& args) {
   const auto start = std::chrono::steady_clock::now();
   o.elapsed = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const GateResult r = run_gate(factory, target_options_of(vm), checks_of(vm), o);
-  const GateFiles files = write_failures(r, vm["out"].as<std::string>());
+  const GateFiles files = write_failures(r, vm["out"].as<std::string>(), run_flags_of(vm, r.variant));
   std::string flags;
   for (const std::string& f : target_options_of(vm).faults) flags += " --fault " + f;
   const std::string md = gate_markdown(r, target, flags, files);

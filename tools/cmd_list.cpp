@@ -34,7 +34,10 @@ void list_faults() {
 }  // namespace
 
 int cmd_list(const std::vector<std::string>& args) {
-  const std::string what = args.size() == 1 ? args[0] : "";
+  po::options_description desc("pinsim list");
+  desc.add_options()("what", po::value<std::string>(), "faults, properties, rules, targets, ops or presets");
+  const po::variables_map vm = parse(args, desc, "what");
+  const std::string what = vm.count("what") ? vm["what"].as<std::string>() : "";
   if (what == "ops") list_ops();
   else if (what == "faults") list_faults();
   else if (what == "properties")

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "coverage.h"
 #include "overhead.h"
+#include "summary.h"
 #include "targets.h"
 #include "trace.h"
 
@@ -51,20 +52,22 @@ CampaignOptions campaign_options(const po::variables_map& vm, const std::string&
   return o;
 }
 
-// Progress: a rewritten line on a terminal, a line every 10 s in a CI log.
+// Progress: a rewritten line on a terminal, a line every `every` (10 s) in a
+// CI log.
 class Progress {
  public:
-  Progress(uint64_t total) : total_(total), tty_(isatty(STDERR_FILENO)) {}
+  Progress(uint64_t total, std::chrono::seconds every) : total_(total), every_(every), tty_(isatty(STDERR_FILENO)) {}
   void update(const CampaignSummary& s) {
     const auto now = Clock::now();
-    if (now - last_ < (tty_ ? std::chrono::milliseconds(500) : std::chrono::seconds(10))) return;
+    if (now - last_ < (tty_ ? std::chrono::milliseconds(500) : std::chrono::milliseconds(every_))) return;
     last_ = now;
     const double secs = std::chrono::duration<double>(now - start_).count();
     const uint64_t done = s.seeds + s.refused;
     const double eta = done ? secs * static_cast<double>(total_ - std::min(done, total_)) / static_cast<double>(done) : 0;
     std::fprintf(stderr, tty_ ? "\r%llu/%llu seeds, %.0f steps/s, %llu failures, ETA %.0f s " :
                                 "%llu/%llu seeds, %.0f steps/s, %llu failures, ETA %.0f s\n",
-                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), s.steps / secs,
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
+                 secs > 0 ? s.steps / secs : 0.0,
                  static_cast<unsigned long long>(s.failures), eta);
   }
   void done() const {
@@ -74,30 +77,10 @@ class Progress {
 
  private:
   uint64_t total_;
+  std::chrono::seconds every_;
   bool tty_;
   Clock::time_point start_ = Clock::now(), last_ = start_;
 };
-
-// The flags that reproduce a run's checks on a written trace.
-std::string replay_flags(const po::variables_map& vm) {
-  std::string f = " --target " + vm["target"].as<std::string>();
-  for (const std::string& x : target_options_of(vm).faults) f += " --fault " + x;
-  if (vm.count("property"))
-    for (const std::string& p : vm["property"].as<std::vector<std::string>>()) f += " --property " + p;
-  if (vm["no-compare"].as<bool>()) f += " --no-compare";
-  return f;
-}
-
-// An output path that cannot be written is refused before the run, so a
-// failure is never lost to it.
-void check_writable(const std::string& path) {
-  const bool existed = std::filesystem::exists(path);
-  {
-    std::ofstream probe(path, std::ios::app);
-    if (!probe) throw UsageError(path + ": cannot write file");
-  }
-  if (!existed) std::filesystem::remove(path);
-}
 
 void print_summary(const po::variables_map& vm, const CampaignOptions& o, const CampaignSummary& s, size_t properties,
                    double secs) {
@@ -125,7 +108,9 @@ std::string prepared_out_dir(const po::variables_map& vm) {
   return dir;
 }
 
-int cmd_run(const std::vector<std::string>& args) {
+namespace {
+
+po::options_description run_options() {
   po::options_description desc("pinsim run");
   desc.add_options()
       ("seed", po::value<std::string>(), "run one seed")
@@ -144,9 +129,61 @@ int cmd_run(const std::vector<std::string>& args) {
       ("out-dir", po::value<std::string>(), "write every failing seed's trace here (seed-N.json), not only the first")
       ("max-failures", po::value<std::string>(), "stop after this many failing seeds")
       ("stop-on-failure", po::bool_switch(), "stop at the first failing seed (--max-failures 1)")
-      ("jobs", po::value<std::string>()->default_value("1"), "run seeds in N worker processes (same output as 1)");
+      ("jobs", po::value<std::string>()->default_value("1"), "run seeds in N worker processes (same output as 1)")
+      ("progress-every", po::value<std::string>()->default_value("10"),
+       "seconds between progress lines when stderr is not a terminal (0: before every seed)");
   add_target_and_check_options(desc);
-  const po::variables_map vm = parse(args, desc);
+  add_summary_options(desc);
+  return desc;
+}
+
+uint64_t max_failures_of(const po::variables_map& vm) {
+  if (vm.count("max-failures") && vm["stop-on-failure"].as<bool>())
+    throw UsageError("--max-failures and --stop-on-failure: give one of them");
+  const uint64_t max =
+      vm["stop-on-failure"].as<bool>() ? 1
+      : vm.count("max-failures")       ? parse_count("--max-failures", vm["max-failures"].as<std::string>(), UINT64_MAX)
+                                       : UINT64_MAX;
+  if (max == 0) throw UsageError("--max-failures: 0 would stop before the first seed");
+  return max;
+}
+
+std::vector<std::string> rules_never_hit(const RuleHits& hits) {
+  std::vector<std::string> names;
+  for (const RuleInfo& info : rule_catalogue())
+    if (hits[info.rule] == 0) names.emplace_back(info.name);
+  return names;
+}
+
+// The run as the JSON summary and JUnit see it: one run entry, the failing
+// seeds (known ones included), and the run's own figures.
+void write_run_summary(const po::variables_map& vm, const CampaignOptions& o, const CampaignSummary& s,
+                       const std::vector<SummaryFailure>& failures, const std::string& tree, double secs, int code,
+                       bool coverage) {
+  const std::string mode = o.seed.preset ? std::string(o.seed.preset->name) : o.seed.swarm ? "swarm" : "fixed";
+  Summary sum{"run", vm["target"].as<std::string>(), tree, code == 1 ? "red" : code == 3 ? "checked nothing" : "green",
+              secs, {{mode, s.seeds, s.refused, s.steps, {}}}, failures, nlohmann::json::object()};
+  sum.extra["seeds"] = {{"first", o.first}, {"last", o.last}};
+  sum.extra["shard"] = o.shard_n > 1 ? std::to_string(o.shard_k) + "/" + std::to_string(o.shard_n) : "";
+  sum.extra["checks"] = s.comparisons;
+  sum.extra["known"] = s.known;
+  sum.extra["exit_code"] = code;
+  if (coverage) sum.extra["rules_never_hit"] = rules_never_hit(s.hits);
+  const std::string name =
+      sum.target + " seeds " + std::to_string(o.first) + ".." + std::to_string(o.last) + " (" + mode + ")";
+  JUnitCase c{"run", name, {}, code == 3 ? "checked nothing" : "", ""};
+  for (const SummaryFailure& f : failures) {
+    if (f.verdict == "new") c.failures.emplace_back(f.signature, f.source + ": " + f.detail);
+    else c.system_out += f.source + ": known finding " + f.known + "\n";
+  }
+  write_summary(vm, sum, {c});
+}
+
+}  // namespace
+
+int cmd_run(const std::vector<std::string>& args) {
+  const po::variables_map vm = parse(args, run_options());
+  const bool text = !json_output(vm);
   const std::string target = vm["target"].as<std::string>();
   const TargetFactory factory = target_or_throw(target);
   CampaignOptions o = campaign_options(vm, target);
@@ -155,12 +192,7 @@ int cmd_run(const std::vector<std::string>& args) {
   check_writable(out);
   if (vm.count("require-rules") && vm["require-rules"].as<std::string>() != "all")
     throw UsageError("--require-rules: only 'all' is known, got '" + vm["require-rules"].as<std::string>() + "'");
-  if (vm.count("max-failures") && vm["stop-on-failure"].as<bool>())
-    throw UsageError("--max-failures and --stop-on-failure: give one of them");
-  const uint64_t max_failures = vm["stop-on-failure"].as<bool>() ? 1
-                                : vm.count("max-failures") ? parse_count("--max-failures", vm["max-failures"].as<std::string>(), UINT64_MAX)
-                                                           : UINT64_MAX;
-  if (max_failures == 0) throw UsageError("--max-failures: 0 would stop before the first seed");
+  const uint64_t max_failures = max_failures_of(vm);
   const std::string out_dir = prepared_out_dir(vm);
   const TargetOptions target_options = target_options_of(vm);
   const Checks checks = checks_of(vm);
@@ -170,40 +202,44 @@ int cmd_run(const std::vector<std::string>& args) {
     std::string error;
     if (!factory(config, target_options, &error)) throw UsageError("--target " + target + ": " + error);
   }
-  Progress progress(o.last - o.first + 1);
+  Progress progress(o.last - o.first + 1, std::chrono::seconds(count_of(vm, "progress-every", 86400)));
   o.more = [&progress](const CampaignSummary& s) { progress.update(s); return true; };
   OverheadTable overhead;
   uint64_t failing = 0;
+  std::vector<SummaryFailure> failures;
+  std::string tree;
   const CampaignSummary s = run_campaign(o, factory, target_options, checks, [&](uint64_t seed, RunResult& r, const KnownFinding* k) {
+    r.trace.run = run_flags_of(vm, tree = r.variant);  // replay, shrink and show read them back
     if (vm.count("trace")) write_file(vm["trace"].as<std::string>(), write_trace(r.trace));
     if (vm["overhead"].as<bool>()) overhead.add(r.trace, factory, target_options, checks);
-    if (!r.failure || k) return true;
-    if (!out_dir.empty()) write_file(out_dir + "/seed-" + std::to_string(seed) + ".json", write_trace(r.trace));
+    if (!r.failure) return true;
+    const std::string source = "seed " + std::to_string(seed), signature = failure_signature(*r.failure, r.trace);
+    if (k) {
+      failures.push_back({source, signature, "known", k->file, r.failure->detail, "", ""});
+      return true;
+    }
+    const std::string path = out_dir.empty() ? "" : out_dir + "/seed-" + std::to_string(seed) + ".json";
+    if (!path.empty()) write_file(path, write_trace(r.trace));
     if (++failing == 1) {
       write_file(out, write_trace(r.trace));
-      std::cout << "seed " << seed << ": ";
-      print_failure(*r.failure, out);
-      std::cout << "  reproduce: pinsim replay " << out << replay_flags(vm) << "\n"
-                << "  picture:   pinsim show " << out << replay_flags(vm) << " -o pinsim-report.html\n";
+      if (text) std::cout << "seed " << seed << ": ";
+      if (text) print_failure(*r.failure, out);
     }
+    failures.push_back({source, signature, "new", "", r.failure->detail, path.empty() ? out : path, ""});
     return failing < max_failures;
   });
   progress.done();
-  print_summary(vm, o, s, checks.properties.size(), progress.seconds());
-  const bool require_all = vm.count("require-rules") > 0;
-  const int never_hit =
-      vm["coverage"].as<bool>() || require_all ? print_coverage(s.hits, stdout, &s.seeds_hitting, s.seeds) : 0;
-  if (vm["overhead"].as<bool>()) overhead.print(stdout);
-  if (s.failures) return 1;
-  if (s.seeds == 0 || s.steps == 0) {
-    std::printf("checked nothing: no seed of the range ran (shard or refusals)\n");
-    return 3;
-  }
-  if (require_all && never_hit) {
-    std::printf("--require-rules all: %d rules never applied\n", never_hit);
-    return 3;
-  }
-  return 0;
+  const bool require_all = vm.count("require-rules") > 0, coverage = vm["coverage"].as<bool>() || require_all;
+  if (text) print_summary(vm, o, s, checks.properties.size(), progress.seconds());
+  const size_t never_hit = !coverage ? 0 : text ? print_coverage(s.hits, stdout, &s.seeds_hitting, s.seeds)
+                                                : rules_never_hit(s.hits).size();
+  if (vm["overhead"].as<bool>()) overhead.print(text ? stdout : stderr);
+  const bool nothing = s.seeds == 0 || s.steps == 0;
+  const int code = s.failures ? 1 : nothing || (require_all && never_hit) ? 3 : 0;
+  if (text && code == 3 && nothing) std::printf("checked nothing: no seed of the range ran (shard or refusals)\n");
+  else if (text && code == 3) std::printf("--require-rules all: %zu rules never applied\n", never_hit);
+  write_run_summary(vm, o, s, failures, tree, progress.seconds(), code, coverage);
+  return code;
 }
 
 }  // namespace pinsim::cli

@@ -41,21 +41,20 @@ int cmd_show(const std::vector<std::string>& args) {
   desc.add_options()
       ("trace", po::value<std::string>(), "trace file")
       ("output,o", po::value<std::string>()->default_value("pinsim-report.html"), "the HTML file to write");
-  add_target_and_check_options(desc);
+  add_trace_run_options(desc);
   const po::variables_map vm = parse(args, desc, "trace");
   if (!vm.count("trace")) throw UsageError("show: missing trace file");
   const std::string path = vm["trace"].as<std::string>();
   const std::string out = vm["output"].as<std::string>();
   const Trace trace = load_trace(path);
-  const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
-  const TargetOptions options = target_options_of(vm);
-  const RunResult r = replay(trace, factory, options, checks_of(vm));
+  const TraceRun run = trace_run_of(vm, trace, path);
+  const RunResult r = replay(trace, run.factory, run.options, run.checks);
   if (!r.error.empty()) throw UsageError(path + ": $.config: " + r.error);
   ShowInput in;
   in.title = path + (trace.description.empty() ? "" : ": " + trace.description);
-  in.target = vm["target"].as<std::string>();
+  in.target = run.flags.target;
   in.failure = r.failure;
-  in.steps = record(trace, factory, options, r.failure ? r.failure->step : trace.steps.size());
+  in.steps = record(trace, run.factory, run.options, r.failure ? r.failure->step : trace.steps.size());
   write_file(out, render_show_html(in));
   std::cout << out << ": " << in.steps.size() << " steps drawn" << (r.failure ? ", failing at step " + std::to_string(r.failure->step) : "")
             << "\n";

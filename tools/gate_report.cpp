@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "json_codec.h"
-#include "markup.h"
+#include "summary.h"
 
 namespace pinsim {
 
@@ -35,6 +35,18 @@ std::map<std::string, uint64_t> verdict_counts(const GateResult& r) {
   return n;
 }
 
+// The fields that differ, on one line: "`t0/k1` lease: model 3182767, embedded 0".
+std::string markdown_diff(const Failure& f) {
+  if (f.diff.empty()) return "";
+  std::string line = "  Differs:";
+  for (size_t i = 0; i < f.diff.size() && i < 6; ++i) {
+    const FieldDiff& d = f.diff[i];
+    line += std::string(i ? ";" : "") + " " + (d.object.empty() ? "" : "`" + d.object + "` ") + d.field + ": " +
+            f.left + " " + d.left + ", " + f.right + " " + d.right;
+  }
+  return line + (f.diff.size() > 6 ? "; and " + std::to_string(f.diff.size() - 6) + " more" : "") + "\n";
+}
+
 // One line per distinct new signature: how often, where first, how to replay.
 void markdown_failures(std::ostringstream& md, const GateResult& r, const GateFiles& files) {
   std::map<std::string, std::vector<size_t>> by_signature;
@@ -51,7 +63,7 @@ void markdown_failures(std::ostringstream& md, const GateResult& r, const GateFi
     const std::string path = shrunk ? files.shrunk_paths[shown] : files.trace_paths.size() > shown ? files.trace_paths[shown] : "";
     if (!path.empty()) md << "  Reproduce: `pinsim replay " << path << " <target>`";
     if (shrunk) md << " (shrunk to " << f.shrunk->steps.size() << " steps)";
-    md << "\n";
+    md << "\n" << markdown_diff(f.failure);
   }
 }
 
@@ -85,60 +97,43 @@ std::string gate_markdown(const GateResult& r, const std::string& target, const 
 }
 
 std::string gate_junit(const GateResult& r) {
-  std::ostringstream x;
-  const size_t tests = r.scenarios.size() + r.findings.size() + r.runs.size();
-  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"pinsim-gate\" tests=\"" << tests << "\" failures=\""
-    << verdict_counts(r).at("new") << "\">\n";
   auto failures_of = [&](const std::string& prefix) {
-    std::string out;
+    std::vector<std::pair<std::string, std::string>> out;
     for (const GateFailure& f : r.failures)
       if (f.verdict == "new" && f.source.rfind(prefix, 0) == 0)
-        out += "<failure message=\"" + markup_escape(f.signature) + "\">" + markup_escape(f.source + ": " + f.failure.detail) + "</failure>";
+        out.emplace_back(f.signature, f.source + ": " + f.failure.detail);
     return out;
   };
-  for (const ScenarioResult& s : r.scenarios)
-    x << "  <testcase classname=\"scenario\" name=\"" << markup_escape(s.file) << "\">"
-      << (s.status == "not applicable" ? "<skipped message=\"" + markup_escape(s.detail) + "\"/>" : failures_of("scenario " + s.file))
-      << "</testcase>\n";
+  std::vector<JUnitCase> cases;
+  for (const ScenarioResult& s : r.scenarios) {
+    const bool skipped = s.status == "not applicable";
+    cases.push_back({"scenario", s.file, skipped ? decltype(failures_of("")){} : failures_of("scenario " + s.file),
+                     skipped ? s.detail : "", ""});
+  }
   for (const FindingResult& f : r.findings)
-    x << "  <testcase classname=\"finding\" name=\"" << markup_escape(f.file) << "\">" << failures_of("finding " + f.file)
-      << "<system-out>" << markup_escape(f.status) << "</system-out></testcase>\n";
+    cases.push_back({"finding", f.file, failures_of("finding " + f.file), "", f.status});
   for (const PresetRun& p : r.runs)
-    x << "  <testcase classname=\"preset\" name=\"" << markup_escape(p.preset) << "\">" << failures_of("preset " + p.preset + " ")
-      << "</testcase>\n";
-  x << "</testsuite>\n";
-  return x.str();
+    cases.push_back({"preset", p.preset, failures_of("preset " + p.preset + " "), "", ""});
+  return junit_xml("pinsim-gate", cases);
 }
 
 std::string gate_json(const GateResult& r, const std::string& target, const GateFiles& files) {
-  json j;
-  j["format"] = "pinsim-gate";
-  j["target"] = target;
-  j["tree"] = r.variant;
-  j["verdict"] = verdict_of(r);
-  j["seconds"] = r.seconds;
-  j["campaign_start"] = r.campaign_start;
-  json runs = json::array();
-  for (const PresetRun& p : r.runs)
-    runs.push_back({{"preset", p.preset}, {"seeds_run", p.seeds_run}, {"refused", p.refused}, {"steps", p.steps},
-                    {"started", p.started}, {"seeds", p.seeds}});
-  j["runs"] = runs;
-  json fails = json::array();
+  Summary s{"gate", target, r.variant, verdict_of(r), r.seconds, r.runs, {}, json::object()};
+  s.extra["campaign_start"] = r.campaign_start;
   for (size_t i = 0; i < r.failures.size(); ++i) {
     const GateFailure& f = r.failures[i];
-    fails.push_back({{"source", f.source}, {"signature", f.signature}, {"verdict", f.verdict}, {"known", f.known_file},
-                     {"detail", f.failure.detail}, {"trace", files.trace_paths.size() > i ? files.trace_paths[i] : ""},
-                     {"shrunk", files.shrunk_paths.size() > i ? files.shrunk_paths[i] : ""},
-                     {"seconds", f.seconds}, {"budget_needed", f.budget_needed}});
+    s.failures.push_back({f.source, f.signature, f.verdict, f.known_file, f.failure.detail,
+                          files.trace_paths.size() > i ? files.trace_paths[i] : "",
+                          files.shrunk_paths.size() > i ? files.shrunk_paths[i] : "", f.seconds, f.budget_needed});
   }
-  j["failures"] = fails;
   json sc = json::array();
-  for (const ScenarioResult& s : r.scenarios) sc.push_back({{"file", s.file}, {"status", s.status}, {"detail", s.detail}});
-  j["scenarios"] = sc;
+  for (const ScenarioResult& x : r.scenarios)
+    sc.push_back({{"file", x.file}, {"status", x.status}, {"detail", x.detail}});
+  s.extra["scenarios"] = sc;
   json fi = json::array();
   for (const FindingResult& f : r.findings) fi.push_back({{"file", f.file}, {"status", f.status}, {"detail", f.detail}});
-  j["findings"] = fi;
-  return j.dump(1) + "\n";
+  s.extra["findings"] = fi;
+  return summary_json(s);
 }
 
 GateBase read_gate_base(const std::string& path) {

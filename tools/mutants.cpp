@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 
 #include "campaign.h"
 #include "embedded_target.h"
@@ -16,16 +15,15 @@
 
 namespace pinsim {
 
-int run_mutants(uint64_t max_seeds, uint64_t steps, const std::vector<std::string>& only) {
+std::vector<MutantResult> run_mutants(uint64_t max_seeds, uint64_t steps, const std::vector<std::string>& only,
+                                      const std::function<void(const MutantResult&)>& on_result) {
   using clock = std::chrono::steady_clock;
   CampaignOptions options;
   options.seed.swarm = true;
   options.seed.steps = steps;
   options.last = max_seeds;
   const Checks checks{all_properties(), true};
-  std::printf("%-5s %-7s %7s %9s %10s %7s  %s\n", "fault", "killed", "seeds", "steps", "time (s)", "shrunk", "caught by");
-  int killed = 0, total = 0;
-  std::vector<double> times;
+  std::vector<MutantResult> results;
   for (const embedded::FaultInfo& f : embedded::fault_catalogue()) {
     if (!only.empty() && std::find(only.begin(), only.end(), f.name) == only.end()) continue;
     if (f.lane != embedded::FaultLane::Sequential) {  // a campaign cannot interleave: ctest's sched_tests kill it
@@ -33,36 +31,49 @@ int run_mutants(uint64_t max_seeds, uint64_t steps, const std::vector<std::strin
                   std::string(f.name).c_str(), "-");
       continue;
     }
-    ++total;
     const TargetOptions target{{std::string(f.name)}};
     const auto start = clock::now();
-    uint64_t seeds = 0, total_steps = 0;
+    MutantResult m{std::string(f.name)};
     std::optional<RunResult> failing;
     run_campaign(options, &make_embedded_target, target, checks, [&](uint64_t, RunResult& r, const KnownFinding*) {
-      ++seeds;
-      total_steps += r.trace.steps.size();
+      ++m.seeds;
+      m.steps += r.trace.steps.size();
       if (r.failure) failing = std::move(r);
       return !failing;
     });
-    const double secs = std::chrono::duration<double>(clock::now() - start).count();
-    if (!failing) {
-      std::printf("%-5s %-7s %7llu %9llu %10.3f %7s  -\n", std::string(f.name).c_str(), "no",
-                  static_cast<unsigned long long>(seeds), static_cast<unsigned long long>(total_steps), secs, "-");
-      continue;
+    m.seconds = std::chrono::duration<double>(clock::now() - start).count();
+    if (failing) {
+      const auto small = shrink(failing->trace, &make_embedded_target, target, checks);
+      const Failure& why = small ? small->failure : *failing->failure;
+      m.killed = true;
+      m.shrunk_steps = small ? small->trace.steps.size() : failing->trace.steps.size();
+      m.caught_by = why.what + " " + why.field;
     }
-    ++killed;
-    times.push_back(secs);
-    const auto small = shrink(failing->trace, &make_embedded_target, target, checks);
-    const Failure& why = small ? small->failure : *failing->failure;
-    std::printf("%-5s %-7s %7llu %9llu %10.3f %7zu  %s %s\n", std::string(f.name).c_str(), "yes",
-                static_cast<unsigned long long>(seeds), static_cast<unsigned long long>(total_steps), secs,
-                small ? small->trace.steps.size() : failing->trace.steps.size(), why.what.c_str(), why.field.c_str());
+    if (on_result) on_result(m);
+    results.push_back(std::move(m));
   }
+  return results;
+}
+
+void print_mutants_header(std::FILE* out) {
+  std::fprintf(out, "%-5s %-7s %7s %9s %10s %7s  %s\n", "fault", "killed", "seeds", "steps", "time (s)", "shrunk",
+               "caught by");
+}
+
+void print_mutant(std::FILE* out, const MutantResult& m) {
+  std::fprintf(out, "%-5s %-7s %7llu %9llu %10.3f %7s  %s\n", m.fault.c_str(), m.killed ? "yes" : "no",
+               static_cast<unsigned long long>(m.seeds), static_cast<unsigned long long>(m.steps), m.seconds,
+               m.killed ? std::to_string(m.shrunk_steps).c_str() : "-", m.killed ? m.caught_by.c_str() : "-");
+}
+
+void print_mutation_score(std::FILE* out, const std::vector<MutantResult>& results) {
+  std::vector<double> times;
+  for (const MutantResult& m : results)
+    if (m.killed) times.push_back(m.seconds);
   std::sort(times.begin(), times.end());
   const double median = times.empty() ? 0 : times[times.size() / 2];
-  std::printf("mutation score: %d/%d killed; median time to kill %.3f s, max %.3f s\n", killed, total, median,
-              times.empty() ? 0 : times.back());
-  return killed == total ? 0 : 1;
+  std::fprintf(out, "mutation score: %zu/%zu killed; median time to kill %.3f s, max %.3f s\n", times.size(),
+               results.size(), median, times.empty() ? 0 : times.back());
 }
 
 }  // namespace pinsim

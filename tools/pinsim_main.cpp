@@ -23,6 +23,7 @@
 #endif
 #include "property.h"
 #include "shrink.h"
+#include "summary.h"
 #include "targets.h"
 #include "trace.h"
 
@@ -46,7 +47,7 @@ Commands:
              pinsim run --seeds 1..1000 --steps 200 --swarm
              pinsim run --seed 7 --trace seed7.json      (record one seed)
   replay   replay a trace (a scenario, a recorded seed, a CI finding)
-             pinsim replay scenarios/rfc/rule7-preserve.json --target model
+             pinsim replay scenarios/rfc/rule7-preserve-drops-expired.json --target model
   explore  every op sequence up to a depth over a small universe, breadth first
              pinsim explore --depth 4 --keys 2 --actors 2 --tenants 1 --groups 1
   mutants  the mutation score: the campaign against each seeded fault of the
@@ -61,15 +62,30 @@ Commands:
              pinsim shrink pinsim-failure.json --out minimal.json
 
   show     draw a trace as one self-contained HTML file (lanes per object over the steps)
-             pinsim show pinsim-failure.json --target embedded -o report.html
+             pinsim show pinsim-failure.json -o report.html
   list     what this build knows: pinsim list faults|properties|rules|targets|ops|presets
 
+A trace records the target, faults, properties and compare mode of the run that
+wrote it; replay, shrink and show use them (a contradicting flag is refused).
 Every command takes --help. pinsim --version prints the version.
 Exit codes: 0 passed, 1 a difference or failed expectation, 2 bad usage or input,
 3 the run checked nothing (no seed ran, an explore stopped by a limit, a coverage
 requirement not met).
 )";
 
+
+// --profile on replay: the trace's own profile unless given; a trace that
+// records its run keeps its profile (a contradiction is refused).
+void apply_profile(const po::variables_map& vm, Trace* trace, const std::string& path) {
+  if (!vm.count("profile")) return;
+  const std::string name = vm["profile"].as<std::string>();
+  const auto profile = parse_profile(name);
+  if (!profile) throw UsageError("--profile: unknown profile '" + name + "' (rfc, mooncake-main)");
+  if (trace->run && !vm["ignore-recorded"].as<bool>() && *profile != trace->config.profile)
+    throw UsageError(path + ": --profile " + name + " contradicts the trace's recorded profile " +
+                     std::string(to_string(trace->config.profile)) + " (drop the flag, or give --ignore-recorded)");
+  trace->config.profile = *profile;
+}
 
 int cmd_replay(const std::vector<std::string>& args) {
   po::options_description desc("pinsim replay");
@@ -79,20 +95,17 @@ int cmd_replay(const std::vector<std::string>& args) {
       ("require-rule", po::bool_switch(), "fail unless the model applied the trace's own rule")
       ("profile", po::value<std::string>(), "replay under this profile instead of the trace's: rfc or mooncake-main")
       ("max-trace-mb", po::value<std::string>()->default_value("64"), "refuse a trace file larger than this");
-  add_target_and_check_options(desc);
+  add_trace_run_options(desc);
   const po::variables_map vm = parse(args, desc, "trace");
   if (!vm.count("trace")) throw UsageError("replay: missing trace file");
-  const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
   const std::string path = vm["trace"].as<std::string>();
   Trace trace = load_trace(path, count_of(vm, "max-trace-mb", 1u << 20) << 20);
-  if (vm.count("profile")) {
-    const std::string name = vm["profile"].as<std::string>();
-    const auto profile = parse_profile(name);
-    if (!profile) throw UsageError("--profile: unknown profile '" + name + "' (rfc, mooncake-main)");
-    trace.config.profile = *profile;
-  }
-  RunResult r = replay(trace, factory, target_options_of(vm), checks_of(vm));
+  apply_profile(vm, &trace, path);
+  const TraceRun run = trace_run_of(vm, trace, path);
+  RunResult r = replay(trace, run.factory, run.options, run.checks);
   if (!r.error.empty()) throw UsageError(path + ": $.config: " + r.error);
+  r.trace.run = run.flags;
+  r.trace.run->tree = r.variant;
   if (vm.count("record")) write_file(vm["record"].as<std::string>(), write_trace(r.trace));
   if (r.failure) {
     print_failure(*r.failure, "");
@@ -107,10 +120,10 @@ int cmd_replay(const std::vector<std::string>& args) {
     }
   }
   std::printf("%s: %zu steps replayed against %s, all matched\n", path.c_str(), trace.steps.size(),
-              vm["target"].as<std::string>().c_str());
+              run.flags.target.c_str());
   if (r.unchecked_expectations)
     std::printf("%s: %llu expected state fields were not compared on %s (it cannot show them)\n", path.c_str(),
-                static_cast<unsigned long long>(r.unchecked_expectations), vm["target"].as<std::string>().c_str());
+                static_cast<unsigned long long>(r.unchecked_expectations), run.flags.target.c_str());
   return 0;
 }
 
@@ -145,6 +158,40 @@ std::array<uint32_t, kOpKindCount> weights_of_ops(const std::string& list) {
   return weights;
 }
 
+// The explore's outcome: text (a line, and the counterexample), or the JSON
+// summary; JUnit with one case. Exit 0 full pass, 1 a counterexample, 3 a
+// limit stopped it (not a full pass).
+int report_explore(const po::variables_map& vm, const ExploreOptions& o, const ExploreResult& r, double secs) {
+  const bool text = !json_output(vm);
+  const std::string stopped = r.capped ? "the memory cap" : r.stopped ? "the time limit" : "";
+  if (text)
+    std::printf("explored depth %u%s: %llu distinct states (%llu expanded), %llu transitions, %.2f s, %.0f states/s\n",
+                r.depth, stopped.empty() ? "" : (" (stopped by " + stopped + ")").c_str(),
+                static_cast<unsigned long long>(r.states), static_cast<unsigned long long>(r.expanded),
+                static_cast<unsigned long long>(r.transitions), secs, secs > 0 ? r.states / secs : 0.0);
+  const std::string target = vm.count("target") ? vm["target"].as<std::string>() : "model";
+  const int code = r.counterexample ? 1 : stopped.empty() ? 0 : 3;
+  Summary sum{"explore", target, r.counterexample ? r.counterexample->variant : "",
+              code == 1 ? "red" : code == 3 ? "checked nothing" : "green", secs, {}, {}, nlohmann::json::object()};
+  sum.extra = {{"depth", r.depth}, {"max_depth", o.max_depth}, {"states", r.states}, {"expanded", r.expanded},
+               {"transitions", r.transitions}, {"stopped_by", stopped}, {"exit_code", code}};
+  JUnitCase c{"explore", target + " depth " + std::to_string(o.max_depth), {},
+              stopped.empty() ? "" : "stopped by " + stopped, ""};
+  if (r.counterexample) {
+    const std::string out = vm["out"].as<std::string>();
+    Trace trace = r.counterexample->trace;
+    trace.run = RunFlags{target, r.counterexample->variant, o.target_options.faults, {}, true};
+    write_file(out, write_trace(trace));
+    const Failure& f = *r.counterexample->failure;
+    if (text) print_failure(f, out);
+    const std::string source = "explore depth " + std::to_string(trace.steps.size());
+    sum.failures.push_back({source, failure_signature(f, trace), "new", "", f.detail, out, ""});
+    c.failures.emplace_back(sum.failures.back().signature, f.detail);
+  }
+  write_summary(vm, sum, {c});
+  return code;
+}
+
 int cmd_explore(const std::vector<std::string>& args) {
   po::options_description desc("pinsim explore");
   desc.add_options()
@@ -169,7 +216,10 @@ int cmd_explore(const std::vector<std::string>& args) {
       ("memory-mb", po::value<std::string>()->default_value("1024"), "stop cleanly when the visited set would exceed this")
       ("seconds", po::value<std::string>(), "stop cleanly after this much time, reporting the depth completed")
       ("out", po::value<std::string>()->default_value("pinsim-explore-failure.json"), "where to write a counterexample");
+  add_summary_options(desc);
   const po::variables_map vm = parse(args, desc);
+  json_output(vm);  // a bad --format or an unwritable --junit is refused before the explore
+  check_writable(vm["out"].as<std::string>());
   ExploreOptions o;
   WorkloadConfig& w = o.workload;
   o.max_depth = static_cast<uint32_t>(count_of(vm, "depth", 64));
@@ -212,15 +262,32 @@ int cmd_explore(const std::vector<std::string>& args) {
   }
   const ExploreResult r = explore(o);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("explored depth %u%s: %llu distinct states (%llu expanded), %llu transitions, %.2f s, %.0f states/s\n",
-              r.depth, r.capped ? " (stopped by the memory cap)" : r.stopped ? " (stopped by the time limit)" : "",
-              static_cast<unsigned long long>(r.states), static_cast<unsigned long long>(r.expanded),
-              static_cast<unsigned long long>(r.transitions), secs, secs > 0 ? r.states / secs : 0.0);
-  if (!r.counterexample) return r.capped || r.stopped ? 3 : 0;  // a limit is not a full pass
-  write_file(vm["out"].as<std::string>(), write_trace(r.counterexample->trace));
-  print_failure(*r.counterexample->failure, vm["out"].as<std::string>());
-  return 1;
+  return report_explore(vm, o, r, secs);
 }
+
+#ifdef PINSIM_HAVE_EMBEDDED
+// The mutants' JSON summary and JUnit: one case per fault, a failure when it survived.
+void write_mutants_summary(const po::variables_map& vm, const std::vector<MutantResult>& results, uint64_t seeds) {
+  size_t killed = 0;
+  double secs = 0;
+  nlohmann::json rows = nlohmann::json::array();
+  std::vector<JUnitCase> cases;
+  for (const MutantResult& m : results) {
+    killed += m.killed;
+    secs += m.seconds;
+    rows.push_back({{"fault", m.fault}, {"killed", m.killed}, {"seeds", m.seeds}, {"steps", m.steps},
+                    {"seconds", m.seconds}, {"shrunk_steps", m.shrunk_steps}, {"caught_by", m.caught_by}});
+    JUnitCase c{"mutant", m.fault, {}, "", m.killed ? "killed by " + m.caught_by : ""};
+    if (!m.killed) c.failures.emplace_back("survived", m.fault + " survived " + std::to_string(m.seeds) + " seeds");
+    cases.push_back(std::move(c));
+  }
+  const bool all = killed == results.size();
+  Summary sum{"mutants", "embedded", "", all ? "green" : "red", secs, {}, {}, nlohmann::json::object()};
+  sum.extra = {{"mutants", rows}, {"killed", killed}, {"total", results.size()}, {"seed_budget", seeds},
+               {"exit_code", all ? 0 : 1}};
+  write_summary(vm, sum, cases);
+}
+#endif
 
 int cmd_mutants(const std::vector<std::string>& args) {
   po::options_description desc("pinsim mutants");
@@ -228,15 +295,23 @@ int cmd_mutants(const std::vector<std::string>& args) {
       ("seeds", po::value<std::string>()->default_value("2000"), "seed budget per fault")
       ("steps", po::value<std::string>()->default_value("200"), "steps per seed")
       ("fault", po::value<std::vector<std::string>>()->composing(), "only these faults");
+  add_summary_options(desc);
   const po::variables_map vm = parse(args, desc);
 #ifdef PINSIM_HAVE_EMBEDDED
+  const bool text = !json_output(vm);
   const auto only = vm.count("fault") ? vm["fault"].as<std::vector<std::string>>() : std::vector<std::string>{};
   embedded::Faults check;
   std::string error;
   if (!embedded::parse_faults(only, &check, &error)) throw UsageError("--fault: " + error);
   const uint64_t seeds = count_of(vm, "seeds", 10'000'000), steps = count_of(vm, "steps", 1'000'000);
   if (seeds == 0 || steps == 0) throw UsageError("mutants: --seeds and --steps must be at least 1");
-  return run_mutants(seeds, steps, only);
+  if (text) print_mutants_header(stdout);
+  const auto results = run_mutants(seeds, steps, only, [text](const MutantResult& m) {
+    if (text) print_mutant(stdout, m);
+  });
+  if (text) print_mutation_score(stdout, results);
+  write_mutants_summary(vm, results, seeds);
+  return std::all_of(results.begin(), results.end(), [](const MutantResult& m) { return m.killed; }) ? 0 : 1;
 #else
   throw UsageError("mutants: this build has no embedded target");
 #endif
@@ -248,23 +323,25 @@ int cmd_shrink(const std::vector<std::string>& args) {
       ("trace", po::value<std::string>(), "failing trace file")
       ("out", po::value<std::string>()->default_value("pinsim-shrunk.json"), "where to write the minimal trace")
       ("max-trace-mb", po::value<std::string>()->default_value("64"), "refuse a trace file larger than this");
-  add_target_and_check_options(desc);
+  add_trace_run_options(desc);
   const po::variables_map vm = parse(args, desc, "trace");
   if (!vm.count("trace")) throw UsageError("shrink: missing trace file");
-  const TargetFactory factory = target_or_throw(vm["target"].as<std::string>());
   const std::string path = vm["trace"].as<std::string>();
   const Trace trace = load_trace(path, count_of(vm, "max-trace-mb", 1u << 20) << 20);
   if (auto reason = validate(trace.config)) throw UsageError(path + ": $.config: " + *reason);
+  const TraceRun run = trace_run_of(vm, trace, path);
   const auto start = std::chrono::steady_clock::now();
-  const auto r = shrink(trace, factory, target_options_of(vm), checks_of(vm));
-  if (!r) throw UsageError(path + ": the trace does not fail against " + vm["target"].as<std::string>() + ", nothing to shrink");
+  const auto r = shrink(trace, run.factory, run.options, run.checks);
+  if (!r) throw UsageError(path + ": the trace does not fail against " + run.flags.target + ", nothing to shrink");
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   Trace minimal = r->trace;
   describe_shrunk(&minimal, path, r->failure);
-  write_file(vm["out"].as<std::string>(), write_trace(minimal));
+  minimal.run = run.flags;
+  const std::string out = vm["out"].as<std::string>();
+  write_file(out, write_trace(minimal));
   std::printf("%s: %zu steps -> %zu steps (%zu replays, %.3f s), written to %s\n", path.c_str(), trace.steps.size(),
-              r->trace.steps.size(), r->replays, secs, vm["out"].as<std::string>().c_str());
-  print_failure(r->failure, "");
+              r->trace.steps.size(), r->replays, secs, out.c_str());
+  print_failure(r->failure, out);
   return 1;
 }
 

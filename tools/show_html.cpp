@@ -96,7 +96,18 @@ void step_marks(std::ostringstream& svg, const ShowInput& in, int height) {
   }
 }
 
-// At the failing step: what failed, then the model's and the target's View
+// The fields that differ at the failing step, one row each, labelled by side.
+std::string diff_table(const Failure& f) {
+  if (f.diff.empty()) return "";
+  std::string t = "<table class=\"diff\"><tr><th>object</th><th>field</th><th>" + markup_escape(f.left) + "</th><th>" +
+                  markup_escape(f.right) + "</th></tr>";
+  for (const FieldDiff& d : f.diff)
+    t += "<tr><td>" + markup_escape(d.object) + "</td><td>" + markup_escape(d.field) + "</td><td>" +
+         markup_escape(d.left) + "</td><td>" + markup_escape(d.right) + "</td></tr>";
+  return t + "</table>";
+}
+
+// At the failing step: what failed, the fields that differ, then the model's and the target's View
 // (and, for an expectation, the expected and actual values) side by side.
 void failure_table(std::ostringstream& html, const ShowInput& in) {
   if (!in.failure) {
@@ -108,6 +119,7 @@ void failure_table(std::ostringstream& html, const ShowInput& in) {
   const std::string target = in.target.empty() ? "target" : in.target;
   html << "<h2 class=\"verdict fail\">Failed at step " << f.step << " (" << markup_escape(f.what) << "): "
        << markup_escape(std::string(to_string(s.op.kind))) << " at t=" << s.t << "</h2><p>" << markup_escape(f.detail) << "</p>"
+       << diff_table(f)
        << "<table class=\"side-by-side\"><tr><th></th><th>model</th><th>" << markup_escape(target) << "</th></tr>"
        << "<tr><th>outcome</th><td><pre>" << markup_escape(encode_outcome(s.model_outcome).dump()) << "</pre></td><td><pre>"
        << markup_escape(encode_outcome(s.target_outcome).dump()) << "</pre></td></tr>"

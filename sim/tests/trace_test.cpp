@@ -55,6 +55,27 @@ TEST(Trace, MalformedInputIsRejectedWithItsPlace) {
   EXPECT_NE(reject(R"({"format":"pinsim-trace","version":1,"config":{"segments":[]},"steps":[]})").find("$.config.segments"), std::string::npos);
 }
 
+// The flags that shaped a run are recorded and read back; a malformed record
+// is rejected with its place, and traces without one stay valid.
+TEST(Trace, RunFlagsRoundTrip) {
+  Trace t;
+  t.run = RunFlags{"embedded", "", {"F2", "F16"}, {"P3"}, false};
+  const std::string text = write_trace(t);
+  EXPECT_NE(text.find(R"("run": {"compare":false,"faults":["F2","F16"],"properties":["P3"],"target":"embedded"})"),
+            std::string::npos) << text;
+  EXPECT_EQ(read_trace(text, "t").run, t.run);
+  t.run = RunFlags{"mooncake", "main", {}, {}, true};
+  EXPECT_EQ(read_trace(write_trace(t), "t").run, t.run);
+  EXPECT_FALSE(read_trace(R"({"format":"pinsim-trace","version":1,"config":{},"steps":[]})", "t").run);
+  const std::string head = R"({"format":"pinsim-trace","version":1,"config":{},"steps":[],"run":)";
+  EXPECT_NE(reject(head + "{}}").find("$.run.target: expected the target's name"), std::string::npos);
+  EXPECT_NE(reject(head + R"({"target":"model","faults":"F2"}})").find("$.run.faults: expected an array"),
+            std::string::npos);
+  EXPECT_NE(reject(head + R"({"target":"model","properties":[3]}})").find("$.run.properties[0]"), std::string::npos);
+  EXPECT_NE(reject(head + R"({"target":"model","compare":1}})").find("$.run.compare"), std::string::npos);
+  EXPECT_NE(reject(head + R"({"target":"model","jobs":2}})").find("$.run.jobs: unknown field"), std::string::npos);
+}
+
 TEST(Trace, UnknownActionByteRoundTrips) {
   Trace t;
   Op op{.kind = OpKind::PutStart, .client = 1, .object = {0, 2}, .size = 8, .memory_replicas = 1};
