@@ -849,7 +849,9 @@ class MooncakeTarget final : public Target {
 
   // Tenant charges (multi-tenant mode): all of them on a full read, else
   // those of the tenants whose objects the ops touched (a charge is the
-  // tenant's own objects' bytes).
+  // tenant's own objects' bytes). Effective quotas change only with the
+  // policies (set_quota, delete_quota: global ops) and the mounted capacity
+  // (restore), so they are read on full reads only.
   void refresh_charges(bool full, bool check) const {
 #if PINSIM_MC_HAS_MULTI_TENANT
     if (!config_.multi_tenant) return;
@@ -859,8 +861,14 @@ class MooncakeTarget final : public Target {
         if (bytes != 0) out[name] = bytes;
       return out;
     };
+    auto all_quotas = [&] {
+      std::map<std::string, uint64_t> out;
+      for (const auto& [name, bytes] : Access::Quotas(*service_)) out[name] = bytes;
+      return out;
+    };
     if (full) {
       charges_ = all();
+      quotas_ = all_quotas();
       return;
     }
     for (TenantId t : dirty_tenants_) {
@@ -870,6 +878,8 @@ class MooncakeTarget final : public Target {
     }
     if (check && charges_ != all())
       throw std::logic_error("mooncake target: the charges read for the touched tenants differ from a full read");
+    if (check && quotas_ != all_quotas())
+      throw std::logic_error("mooncake target: the effective quotas changed without a full read");
 #else
     (void)full, (void)check;
 #endif
@@ -888,9 +898,8 @@ class MooncakeTarget final : public Target {
 #if PINSIM_MC_HAS_MULTI_TENANT
     for (const auto& [name, bytes] : charges_)
       if (auto t = parse_tenant(name)) v.usage.push_back({*t, bytes});
-    if (config_.multi_tenant)  // policies change only by set_quota and delete_quota; read every time
-      for (const auto& [name, bytes] : Access::Quotas(*service_))
-        if (auto t = parse_tenant(name)) v.quotas.push_back({*t, bytes});
+    for (const auto& [name, bytes] : quotas_)
+      if (auto t = parse_tenant(name)) v.quotas.push_back({*t, bytes});
     auto by_tenant = [](const UsageView& a, const UsageView& b) { return a.tenant < b.tenant; };
     std::sort(v.usage.begin(), v.usage.end(), by_tenant);
     std::sort(v.quotas.begin(), v.quotas.end(), by_tenant);
@@ -1170,6 +1179,7 @@ class MooncakeTarget final : public Target {
   mutable std::set<size_t> dirty_;
   mutable std::set<TenantId> dirty_tenants_;
   mutable std::map<std::string, uint64_t> charges_;  // tenant name -> charged bytes, when not 0
+  mutable std::map<std::string, uint64_t> quotas_;   // tenant name -> effective quota, tenants with a policy
   mutable bool all_dirty_ = true;
   mutable uint64_t views_since_full_ = 0;
 };
