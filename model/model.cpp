@@ -220,6 +220,7 @@ View Model::view(Time now) const {
   for (const auto& [t, q] : effective_quota_) v.quotas.push_back({t, q});
   for (size_t s = 0; s < config_.segments.size(); ++s)
     if (config_.segments[s].kind == ReplicaKind::Memory) v.memory_used.push_back(segment_used_[s]);
+  v.cached = cached_objects(v.objects);
   return v;
 }
 

@@ -59,6 +59,9 @@ struct View {
   // Bytes allocated in each memory segment, in config order, replicas held
   // after a discard included: placement's input, invisible in the objects.
   std::vector<uint64_t> memory_used;
+  // Objects with at least one completed memory replica: the gauge Mooncake
+  // exports as its current cached objects in memory.
+  uint64_t cached = 0;
   bool operator==(const View&) const = default;
 };
 
@@ -72,8 +75,16 @@ enum Capability : uint32_t {
   kCapRetention = 1u << 5,  // group retention table and counter
   kCapUsage = 1u << 6,      // bytes charged and effective quota per tenant
   kCapSegments = 1u << 7,   // bytes allocated per memory segment
-  kCapAll = (1u << 8) - 1,
+  kCapCached = 1u << 8,     // the cached-objects gauge
+  kCapAll = (1u << 9) - 1,
 };
 using Capabilities = uint32_t;
+
+// The cached-objects gauge a View's objects imply.
+inline uint64_t cached_objects(const std::vector<ObjectView>& objects) {
+  uint64_t n = 0;
+  for (const ObjectView& o : objects) n += o.complete_memory > 0 ? 1 : 0;
+  return n;
+}
 
 }  // namespace pinsim

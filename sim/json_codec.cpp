@@ -358,6 +358,7 @@ json encode_view(const View& v) {
   for (const UsageView& q : v.quotas) quotas.push_back({{"tenant", q.tenant}, {"bytes", q.bytes}});
   j["quotas"] = quotas;
   j["memory_used"] = v.memory_used;
+  j["cached"] = v.cached;
   return j;
 }
 

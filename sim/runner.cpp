@@ -65,6 +65,7 @@ View masked(View v, Capabilities caps) {
     v.quotas.clear();
   }
   if (!(caps & kCapSegments)) v.memory_used.clear();
+  if (!(caps & kCapCached)) v.cached = 0;
   return v;
 }
 
@@ -101,6 +102,9 @@ Difference describe_difference(const View& e, const View& a) {
     if (e.memory_used[s] != a.memory_used[s])
       return {"segments", "memory segment " + std::to_string(s) + ": expected " + std::to_string(e.memory_used[s]) +
                               " bytes allocated, got " + std::to_string(a.memory_used[s])};
+  if (e.cached != a.cached)
+    return {"cached",
+            "cached-objects gauge: expected " + std::to_string(e.cached) + ", got " + std::to_string(a.cached)};
   return {};
 }
 

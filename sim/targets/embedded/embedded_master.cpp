@@ -128,6 +128,7 @@ View EmbeddedMaster::view(Time now) const {
   std::lock_guard lock(alloc_mutex_);
   for (size_t s = 0; s < config_.segments.size(); ++s)
     if (config_.segments[s].kind == ReplicaKind::Memory) v.memory_used.push_back(segment_used_[s]);
+  v.cached = cached_objects(v.objects);
   return v;
 }
 

@@ -601,6 +601,9 @@ class MooncakeTarget final : public Target {
 #if PINSIM_MC_HAS_GAUGE
     baseline_ = mc::MasterMetricManager::instance().get_soft_pin_key_count();
 #endif
+    // The master is empty now, whatever ran here before: so is its
+    // cached-objects gauge (a process-wide metric, kept by hand by Mooncake).
+    mc::MasterMetricManager::instance().reset_cache_total_nums();
     for (size_t i = 0; i < config_.segments.size(); ++i)
       if (config_.segments[i].kind == ReplicaKind::Memory) memory_segments_.push_back(i);
     if (!mount_segments(error)) return false;
@@ -617,7 +620,7 @@ class MooncakeTarget final : public Target {
   Capabilities capabilities() const override {
     Capabilities caps = kCapObjects | kCapDeadline | kCapLease;
     if (config_.multi_tenant) caps |= kCapUsage;
-    caps |= kCapSegments;
+    caps |= kCapSegments | kCapCached;
 #if PINSIM_MC_HAS_GAUGE
     caps |= kCapGauge;
 #endif
@@ -890,6 +893,7 @@ class MooncakeTarget final : public Target {
 #if PINSIM_MC_HAS_GAUGE
     v.gauge = mc::MasterMetricManager::instance().get_soft_pin_key_count() - baseline_;
 #endif
+    v.cached = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_mem_cache_nums());
     {
       std::vector<std::string> names;
       for (size_t i : memory_segments_) names.push_back(segment_name(i));
