@@ -1,6 +1,7 @@
 // Seeded runs and replays; see campaign.h.
 #include "campaign.h"
 
+#include "crash_report.h"
 #include "seed_processes.h"
 
 namespace pinsim {
@@ -41,11 +42,13 @@ RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory fact
   result.variant = std::string(target->variant());
   Lockstep lockstep(config, *target, checks);
   Workload generator(workload, config);
+  const crash_report::Scope crash_scope(result.trace.description, &result.trace);
   for (uint64_t i = 0; i < options.steps && !result.failure; ++i) {
     Op op = generator.next(choices, lockstep.model(), lockstep.now());
     for (int tries = 0; tries < 64 && !target->supports(op); ++tries)
       op = generator.next(choices, lockstep.model(), lockstep.now());
     if (!target->supports(op)) op = Op{.kind = OpKind::Advance, .advance_ms = 1};
+    crash_report::applying(op, lockstep.now());
     result.failure = lockstep.step(op, std::nullopt, &result.trace);
   }
   result.comparisons = lockstep.comparisons();
@@ -112,7 +115,10 @@ RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions&
   if (!target) return result;
   result.variant = std::string(target->variant());
   Lockstep lockstep(trace.config, *target, checks);
+  const std::string what = trace.description.empty() ? "a trace" : "'" + trace.description + "'";
+  const crash_report::Scope crash_scope("the replay of " + what, &result.trace);
   for (const TraceStep& step : trace.steps) {
+    crash_report::applying(step.op, step.t);
     result.failure = lockstep.step(step.op, step.expect, &result.trace,
                                    step.expect_state ? &*step.expect_state : nullptr);
     // The written trace keeps the trace's own expectations.

@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "cli.h"
+#include "crash_report.h"
 #include "gate.h"
 #include "gate_report.h"
 #include "gate_table.h"
@@ -135,10 +136,16 @@ int cmd_gate(const std::vector<std::string>& args) {
   const std::string target = vm["target"].as<std::string>();
   const TargetFactory factory = target_or_throw(target);
   GateOptions o = options_of(vm, target);
+  const std::string out = vm["out"].as<std::string>();
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) throw UsageError("--out: " + out + ": " + ec.message());
+  const RunFlags crash_flags = run_flags_of(vm);
+  crash_report::install(out + "/crash.json", &crash_flags);
   const auto start = std::chrono::steady_clock::now();
   o.elapsed = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const GateResult r = run_gate(factory, target_options_of(vm), checks_of(vm), o);
-  const GateFiles files = write_failures(r, vm["out"].as<std::string>(), run_flags_of(vm, r.variant));
+  const GateFiles files = write_failures(r, out, run_flags_of(vm, r.variant));
   std::string flags;
   for (const std::string& f : target_options_of(vm).faults) flags += " --fault " + f;
   const std::string md = gate_markdown(r, target, flags, files);

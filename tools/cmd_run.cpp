@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "crash_report.h"
 #include "coverage.h"
 #include "overhead.h"
 #include "summary.h"
@@ -187,6 +188,8 @@ int cmd_run(const std::vector<std::string>& args) {
   const std::string target = vm["target"].as<std::string>();
   const TargetFactory factory = target_or_throw(target);
   CampaignOptions o = campaign_options(vm, target);
+  const RunFlags crash_flags = run_flags_of(vm);
+  crash_report::install("pinsim-crash.json", &crash_flags);
   if (vm.count("trace") && o.first != o.last) throw UsageError("--trace: records one seed; use --seed");
   const std::string out = vm["out"].as<std::string>();
   check_writable(out);

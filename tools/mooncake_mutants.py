@@ -582,8 +582,15 @@ class Runner:
             pass
         if verdict == "crashed":
             with open(os.path.join(g["out"], "gate.log"), errors="replace") as f:
-                tail = f.read().strip().splitlines()[-1:] or [""]
-            r["signature"] = f"exit {rc}: {tail[0][:160]}"
+                lines = f.read().strip().splitlines()
+            named = [x for x in lines if x.startswith("pinsim: the process crashed")]
+            tail = (named or lines[-1:] or [""])[0]
+            r["signature"] = f"exit {rc}: {tail[:200]}"
+            if rc < 0 and named:
+                # The gate went down with the master, and said on which run
+                # and step (and left the trace): a CI job is red, with a
+                # counterexample. That is a kill.
+                r["verdict"], r["crash"] = "killed", True
         return r
 
 

@@ -13,6 +13,7 @@
 #include "campaign.h"
 #include "cli.h"
 #include "coverage.h"
+#include "crash_report.h"
 #include "explorer.h"
 #include "json_codec.h"
 #include "known_findings.h"
@@ -359,6 +360,7 @@ int main(int argc, char** argv) {
   }
   const std::string command = args[0];
   args.erase(args.begin());
+  crash_report::install("pinsim-crash.json");
   try {
     if (command == "run") return cmd_run(args);
     if (command == "replay") return cmd_replay(args);
