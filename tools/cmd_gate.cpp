@@ -138,7 +138,7 @@ int cmd_gate(const std::vector<std::string>& args) {
   GateOptions o = options_of(vm, target);
   const std::string out = vm["out"].as<std::string>();
   std::error_code ec;
-  fs::create_directories(out, ec);
+  std::filesystem::create_directories(out, ec);
   if (ec) throw UsageError("--out: " + out + ": " + ec.message());
   const RunFlags crash_flags = run_flags_of(vm);
   crash_report::install(out + "/crash.json", &crash_flags);
