@@ -2,9 +2,12 @@
 // A target applies ops at virtual time, shows a View of its state, and says
 // which parts of the View it can show. The runner never names a target.
 #pragma once
+#include <algorithm>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "config.h"
@@ -35,11 +38,32 @@ class Target {
   virtual View view(Time now) const = 0;
 };
 
-// Per-run options a target may take (e.g. the embedded target's seeded
-// faults, by name). A target refuses options it does not understand.
-struct TargetOptions {
-  std::vector<std::string> faults;
+// One per-run option of a target, named as the command line's flag is
+// (e.g. fault=F2 from --fault F2). Only the target knows what its options
+// mean: the command line, traces, the seed loop and the runner pass them
+// through unread, and a factory refuses an option it does not take.
+struct TargetOption {
+  TargetOption(std::string n, std::string v) : name(std::move(n)), value(std::move(v)) {}
+  std::string name;
+  std::string value;
+  bool operator==(const TargetOption&) const = default;
 };
+using TargetOptions = std::vector<TargetOption>;
+
+// A factory's refusal of the first option whose name is not in `taken`, or
+// "" when it takes them all: "the model target takes no 'fault' option
+// (given 'F2'; it takes none)".
+inline std::string untaken_option(std::string_view target, const TargetOptions& options,
+                                  std::initializer_list<std::string_view> taken) {
+  for (const TargetOption& o : options) {
+    if (std::find(taken.begin(), taken.end(), o.name) != taken.end()) continue;
+    std::string list;
+    for (std::string_view t : taken) list += (list.empty() ? "" : ", ") + std::string(t);
+    return "the " + std::string(target) + " target takes no '" + o.name + "' option (given '" + o.value +
+           "'; it takes " + (list.empty() ? "none" : list) + ")";
+  }
+  return "";
+}
 
 // Builds a target for a configuration; nullptr with `error` set when the
 // options or the configuration are refused.

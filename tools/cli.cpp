@@ -99,7 +99,14 @@ TargetFactory target_or_throw(const std::string& name) {
 
 namespace {
 
-TargetOptions target_options_of(const RunFlags& flags) { return TargetOptions{flags.faults}; }
+// The target's options as the command line names them: each --fault is an
+// option `fault` (a trace records them as its faults). Their meaning is the
+// target's; the command line only carries them.
+TargetOptions target_options_of(const RunFlags& flags) {
+  TargetOptions options;
+  for (const std::string& f : flags.faults) options.emplace_back("fault", f);
+  return options;
+}
 
 // `place` names where the names came from: "--property" or "<trace>: $.run.properties".
 Checks checks_of(const RunFlags& flags, const std::string& place) {
@@ -159,11 +166,18 @@ void check_agrees(const po::variables_map& vm, const RunFlags& rec, const std::s
 
 TargetOptions target_options_of(const po::variables_map& vm) { return target_options_of(run_flags_of(vm)); }
 
+void check_options_taken(TargetFactory factory, const std::string& target, const TargetOptions& options,
+                         const Config& config) {
+  if (options.empty()) return;
+  std::string error;
+  if (!factory(config, options, &error)) throw UsageError("--target " + printable(target) + ": " + error);
+}
+
 Checks checks_of(const po::variables_map& vm) { return checks_of(run_flags_of(vm), "--property"); }
 
 RunFlags run_flags_of(const po::variables_map& vm, const std::string& tree) {
   RunFlags f;
-  f.target = vm.count("target") ? vm["target"].as<std::string>() : "model";  // explore's is optional
+  f.target = vm["target"].as<std::string>();
   f.tree = tree;
   if (vm.count("fault")) f.faults = vm["fault"].as<std::vector<std::string>>();
   if (vm.count("property")) f.properties = vm["property"].as<std::vector<std::string>>();
@@ -178,6 +192,7 @@ TraceRun trace_run_of(const po::variables_map& vm, const Trace& trace, const std
   run.flags = recorded ? *trace.run : run_flags_of(vm);
   run.factory = target_or_throw(run.flags.target);
   run.options = target_options_of(run.flags);
+  check_options_taken(run.factory, run.flags.target, run.options, trace.config);
   run.checks = checks_of(run.flags, recorded ? path + ": $.run.properties" : "--property");
   if (!run.flags.tree.empty()) {  // a trace of one Mooncake tree replayed on a build of another
     std::string error;

@@ -39,6 +39,10 @@ uint64_t count_of(const po::variables_map& vm, const char* name, uint64_t max);
 std::pair<uint64_t, uint64_t> parse_shard(const std::string& s);  // "K/N"
 TargetFactory target_or_throw(const std::string& name);
 TargetOptions target_options_of(const po::variables_map& vm);
+// Refuses, before anything runs, options the target does not take: the
+// factory is asked once with `config` (a UsageError naming the target).
+void check_options_taken(TargetFactory factory, const std::string& target, const TargetOptions& options,
+                         const Config& config);
 Checks checks_of(const po::variables_map& vm);
 void add_target_and_check_options(po::options_description& desc);
 // The same options for a command that reads a trace (replay, shrink, show),

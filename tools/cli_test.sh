@@ -83,6 +83,12 @@ check 2 "expected a non-negative whole number, got '-1'" explore --depth -1
 check 2 "is out of range" explore --memory-mb 17592186044416
 check 2 "got 'nan'" explore --seconds nan
 check 2 "needs --target" explore --fault F1
+check 2 "--no-compare: needs --target" explore --no-compare
+check 2 "--property: unknown property 'P99'" explore --property P99
+# explore honours --property and --no-compare: F4 breaks P6, not P1, and differs from the model
+check 0 - explore --target embedded --fault F4 --no-compare --property P1 --depth 2 --keys 1 --actors 1 --out "$T/ex0.json"
+check 1 - explore --target embedded --fault F4 --no-compare --property P6 --depth 2 --keys 1 --actors 1 --out "$T/ex6.json"
+check 2 "the model target takes no 'fault' option" run --target model --fault F1 --swarm
 check 2 "unknown fault 'F99'" mutants --fault F99
 check 3 - run --seed 1 --shard 0/2
 check 3 - explore --depth 9 --seconds 1

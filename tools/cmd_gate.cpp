@@ -144,10 +144,14 @@ int cmd_gate(const std::vector<std::string>& args) {
   crash_report::install(out + "/crash.json", &crash_flags);
   const auto start = std::chrono::steady_clock::now();
   o.elapsed = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  const GateResult r = run_gate(factory, target_options_of(vm), checks_of(vm), o);
+  const TargetOptions options = target_options_of(vm);
+  Config config;
+  if (o.profile) config.profile = *o.profile;
+  check_options_taken(factory, target, options, config);
+  const GateResult r = run_gate(factory, options, checks_of(vm), o);
   const GateFiles files = write_failures(r, out, run_flags_of(vm, r.variant));
   std::string flags;
-  for (const std::string& f : target_options_of(vm).faults) flags += " --fault " + f;
+  for (const TargetOption& option : options) flags += " --" + option.name + " " + option.value;
   const std::string md = gate_markdown(r, target, flags, files);
   if (vm.count("markdown")) write_file(vm["markdown"].as<std::string>(), md);
   else std::cout << md;

@@ -199,11 +199,12 @@ int cmd_run(const std::vector<std::string>& args) {
   const std::string out_dir = prepared_out_dir(vm);
   const TargetOptions target_options = target_options_of(vm);
   const Checks checks = checks_of(vm);
+  Config fixed;  // the configuration of a run without --swarm or --preset
+  if (o.seed.profile) fixed.profile = *o.seed.profile;
+  check_options_taken(factory, target, target_options, fixed);
   if (!o.seed.swarm && !o.seed.preset) {  // one fixed configuration: refused means bad usage
-    Config config;
-    if (o.seed.profile) config.profile = *o.seed.profile;
     std::string error;
-    if (!factory(config, target_options, &error)) throw UsageError("--target " + target + ": " + error);
+    if (!factory(fixed, target_options, &error)) throw UsageError("--target " + target + ": " + error);
   }
   Progress progress(o.last - o.first + 1, std::chrono::seconds(count_of(vm, "progress-every", 86400)));
   o.more = [&progress](const CampaignSummary& s) { progress.update(s); return true; };

@@ -31,7 +31,7 @@ std::vector<MutantResult> run_mutants(uint64_t max_seeds, uint64_t steps, const 
                   std::string(f.name).c_str(), "-");
       continue;
     }
-    const TargetOptions target{{std::string(f.name)}};
+    const TargetOptions target = fault_options({std::string(f.name)});
     const auto start = clock::now();
     MutantResult m{std::string(f.name)};
     std::optional<RunResult> failing;

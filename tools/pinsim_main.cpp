@@ -170,7 +170,7 @@ int report_explore(const po::variables_map& vm, const ExploreOptions& o, const E
                 r.depth, stopped.empty() ? "" : (" (stopped by " + stopped + ")").c_str(),
                 static_cast<unsigned long long>(r.states), static_cast<unsigned long long>(r.expanded),
                 static_cast<unsigned long long>(r.transitions), secs, secs > 0 ? r.states / secs : 0.0);
-  const std::string target = vm.count("target") ? vm["target"].as<std::string>() : "model";
+  const std::string target = vm["target"].as<std::string>();
   const int code = r.counterexample ? 1 : stopped.empty() ? 0 : 3;
   Summary sum{"explore", target, r.counterexample ? r.counterexample->variant : "",
               code == 1 ? "red" : code == 3 ? "checked nothing" : "green", secs, {}, {}, nlohmann::json::object()};
@@ -181,7 +181,7 @@ int report_explore(const po::variables_map& vm, const ExploreOptions& o, const E
   if (r.counterexample) {
     const std::string out = vm["out"].as<std::string>();
     Trace trace = r.counterexample->trace;
-    trace.run = RunFlags{target, r.counterexample->variant, o.target_options.faults, {}, true};
+    trace.run = run_flags_of(vm, r.counterexample->variant);
     write_file(out, write_trace(trace));
     const Failure& f = *r.counterexample->failure;
     if (text) print_failure(f, out);
@@ -191,6 +191,23 @@ int report_explore(const po::variables_map& vm, const ExploreOptions& o, const E
   }
   write_summary(vm, sum, {c});
   return code;
+}
+
+// The shared target options: `model` explores the model alone, so a fault or
+// --no-compare (nothing to compare) is refused there; --property narrows the
+// properties checked on every transition either way.
+void explore_target(const po::variables_map& vm, ExploreOptions& o) {
+  const std::string target = vm["target"].as<std::string>();
+  o.target_options = target_options_of(vm);
+  o.checks = checks_of(vm);
+  if (target == "model") {
+    if (vm.count("fault")) throw UsageError("--fault: needs --target (the model has no faults)");
+    if (!o.checks.compare_with_model)
+      throw UsageError("--no-compare: needs --target (the model alone compares nothing)");
+    return;
+  }
+  o.target = target_or_throw(target);
+  check_options_taken(o.target, target, o.target_options, o.config);
 }
 
 int cmd_explore(const std::vector<std::string>& args) {
@@ -212,11 +229,10 @@ int cmd_explore(const std::vector<std::string>& args) {
       ("hard-pin", po::bool_switch(), "writes may also ask for a hard pin (doubles the writes' fan-out)")
       ("ops", po::value<std::string>(), "only these op kinds (comma list of names, e.g. put_start,put_end,get,advance)")
       ("profile", po::value<std::string>()->default_value("rfc"), "rfc or mooncake-main")
-      ("target", po::value<std::string>(), "also run each transition in lockstep against this target")
-      ("fault", po::value<std::vector<std::string>>()->composing(), "seeded fault of the target (repeatable)")
       ("memory-mb", po::value<std::string>()->default_value("1024"), "stop cleanly when the visited set would exceed this")
       ("seconds", po::value<std::string>(), "stop cleanly after this much time, reporting the depth completed")
       ("out", po::value<std::string>()->default_value("pinsim-explore-failure.json"), "where to write a counterexample");
+  add_target_and_check_options(desc);  // --target model (the default): the model alone, no lockstep
   add_summary_options(desc);
   const po::variables_map vm = parse(args, desc);
   json_output(vm);  // a bad --format or an unwritable --junit is refused before the explore
@@ -252,10 +268,7 @@ int cmd_explore(const std::vector<std::string>& args) {
   if (!profile) throw UsageError("--profile: unknown profile '" + vm["profile"].as<std::string>() + "'");
   o.config.profile = *profile;
   o.max_memory_bytes = count_of(vm, "memory-mb", 1u << 20) << 20;  // at most 1 TiB
-  if (vm.count("fault") && !vm.count("target")) throw UsageError("--fault: needs --target (the model has no faults)");
-  if (vm.count("target")) o.target = target_or_throw(vm["target"].as<std::string>());
-  o.target_options = target_options_of(vm);
-  o.checks = Checks{all_properties(), true};
+  explore_target(vm, o);
   const auto start = std::chrono::steady_clock::now();
   if (vm.count("seconds")) {
     const auto limit = std::chrono::duration<double>(count_of(vm, "seconds", 7 * 24 * 3600));

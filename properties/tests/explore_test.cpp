@@ -93,7 +93,7 @@ TEST(Explore, FindsFaultsF4AndF7AtDepth2) {
   for (const char* fault : {"F4", "F7"}) {
     ExploreOptions o = small_universe(2);
     o.target = &make_embedded_target;
-    o.target_options.faults = {fault};
+    o.target_options = fault_options({fault});
     const ExploreResult r = explore(o);
     ASSERT_TRUE(r.counterexample) << fault;
     EXPECT_EQ(r.counterexample->trace.steps.size(), 2u) << fault;

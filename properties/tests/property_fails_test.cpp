@@ -29,7 +29,7 @@ TEST_P(PropertyFails, UnderItsFault) {
   CampaignOptions o;
   o.seed.swarm = true;
   o.last = 3000;
-  const auto found = first_failure(o, &make_embedded_target, {{b.fault}}, Checks{{p}, false});
+  const auto found = first_failure(o, &make_embedded_target, fault_options({b.fault}), Checks{{p}, false});
   ASSERT_TRUE(found) << b.property << " never failed under " << b.fault << " in 3000 seeds";
   EXPECT_EQ(found->second.failure->what, "property");
   EXPECT_EQ(found->second.failure->field, b.property);

@@ -114,7 +114,7 @@ TEST(Stateful, EmbeddedMaster) { EXPECT_TRUE(check_against(&make_embedded_target
 TEST(Stateful, FindsAndRecordsFaultF4) {
   const std::string path = (std::filesystem::temp_directory_path() / "pinsim-rapidcheck-failure.json").string();
   std::remove(path.c_str());
-  EXPECT_FALSE(check_against(&make_embedded_target, {{"F4"}}));
+  EXPECT_FALSE(check_against(&make_embedded_target, fault_options({"F4"})));
   const Trace t = load_trace(path);  // replayable with pinsim replay
   EXPECT_LE(t.steps.size(), 4u);
 }

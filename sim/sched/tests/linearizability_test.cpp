@@ -62,7 +62,7 @@ Outcomes explore(const std::vector<std::string>& faults) {
   for (uint64_t seed = 1; seed <= 100; ++seed) {
     RandomChoices choices(seed);
     std::string error;
-    auto target = make_embedded_target(config, TargetOptions{faults}, &error);
+    auto target = make_embedded_target(config, fault_options(faults), &error);
     auto created = Model::create(config);
     EXPECT_TRUE(target && std::holds_alternative<Model>(created)) << error;
     Model model = std::get<Model>(std::move(created));

@@ -23,8 +23,8 @@ class ModelTarget final : public Target {
 
 std::unique_ptr<Target> make_model_target(const Config& config, const TargetOptions& options,
                                           std::string* error) {
-  if (!options.faults.empty()) {
-    *error = "the model target has no faults (--fault is for the embedded target)";
+  if (std::string refused = untaken_option("model", options, {}); !refused.empty()) {
+    *error = refused;
     return nullptr;
   }
   auto created = Model::create(config);

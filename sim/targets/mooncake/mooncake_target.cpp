@@ -1298,8 +1298,8 @@ std::string refusal(const Config& config) {
 
 std::unique_ptr<Target> make_mooncake_target(const Config& config, const TargetOptions& options,
                                              std::string* error) {
-  if (!options.faults.empty()) {
-    *error = "the mooncake target has no seeded faults (--fault is for the embedded target)";
+  if (!options.empty()) {
+    *error = untaken_option("mooncake", options, {});
     return nullptr;
   }
   if (std::string why = refusal(config); !why.empty()) {

@@ -26,7 +26,7 @@ TEST_P(FaultKill, KilledWithinSeedBudget) {
   options.seed = {.steps = kSteps, .swarm = true};
   options.last = kSeedBudget;
   uint64_t refused = 0;
-  const auto found = first_failure(options, &make_embedded_target, TargetOptions{{fault}}, {}, &refused);
+  const auto found = first_failure(options, &make_embedded_target, fault_options({fault}), {}, &refused);
   ASSERT_EQ(refused, 0u);
   ASSERT_TRUE(found) << fault << " survived seeds 1.." << kSeedBudget;
   const auto& [seed, r] = *found;
@@ -62,8 +62,14 @@ TEST(NoFault, SwarmSeedsPassUnderMooncakeMainProfile) { expect_all_pass(Profile:
 
 TEST(NoFault, UnknownFaultIsRefused) {
   std::string error;
-  EXPECT_EQ(make_embedded_target(Config{}, TargetOptions{{"F99"}}, &error), nullptr);
+  EXPECT_EQ(make_embedded_target(Config{}, fault_options({"F99"}), &error), nullptr);
   EXPECT_EQ(error.rfind("unknown fault 'F99' (known: F1, F2", 0), 0u) << error;
+}
+
+TEST(NoFault, OptionItDoesNotTakeIsRefused) {
+  std::string error;
+  EXPECT_EQ(make_embedded_target(Config{}, {{"fault", "F2"}, {"tree", "main"}}, &error), nullptr);
+  EXPECT_EQ(error, "the embedded target takes no 'tree' option (given 'main'; it takes fault)");
 }
 
 }  // namespace
