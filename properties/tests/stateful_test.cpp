@@ -36,27 +36,28 @@ class RcChoices final : public Choices {
   uint64_t pick(uint64_t n) override { return n <= 1 ? 0 : *rc::gen::inRange<uint64_t>(0, n); }
 };
 
+// RapidCheck's model of the run: the reference model, only to draw the next
+// op from the state it is in (the workload aims at what exists).
 struct SimState {
   Model model;
   Time now = 0;
-  std::vector<Op> ops;
 };
 
-// Writes the failing sequence; RapidCheck's last failing run is its minimal one.
-void record_failure(const SimState& s, const Op& op, const std::string& path) {
-  Trace t;
-  t.description = "minimal sequence from a RapidCheck stateful suite";
-  t.config = s.model.config();
-  Time now = 0;
-  for (const Op& o : s.ops) {
-    now = time_after(now, o);
-    t.steps.push_back({now, o, std::nullopt});
+// The system under test: the target in lockstep with a model of its own, so
+// each command is exactly one Lockstep::step (outcomes, Views, every property,
+// and the eviction choices the target may make), the campaign's comparison.
+struct Sut {
+  Sut(const Config& config, std::unique_ptr<Target> t)
+      : target(std::move(t)), lockstep(config, *target, Checks{all_properties(), true}) {
+    trace.description = "minimal sequence from a RapidCheck stateful suite";
+    trace.config = config;
   }
-  t.steps.push_back({time_after(s.now, op), op, std::nullopt});
-  std::ofstream(path) << write_trace(t);
-}
+  std::unique_ptr<Target> target;
+  Lockstep lockstep;
+  Trace trace;  // the steps so far, as the campaign records them
+};
 
-struct Step : rc::state::Command<SimState, Target> {
+struct Step : rc::state::Command<SimState, Sut> {
   Op op;
   std::string trace_path;
   explicit Step(const SimState& s) {
@@ -67,28 +68,13 @@ struct Step : rc::state::Command<SimState, Target> {
   void apply(SimState& s) const override {
     s.now = time_after(s.now, op);
     s.model.apply(op, s.now);
-    s.ops.push_back(op);
   }
-  void run(const SimState& s, Target& target) const override {
-    pinsim::Model model = s.model;
-    const Time now = time_after(s.now, op);
-    const View before = target.view(s.now);
-    const Outcome om = model.apply(op, now);
-    const Outcome ot = target.apply(op, now);
-    const View vm = masked(model.view(now), target.capabilities());
-    const View vt = masked(target.view(now), target.capabilities());
-    std::string problem;
-    if (om != ot) problem = "outcome differs";
-    else if (vm != vt) problem = describe_difference(vm, vt).detail;
-    for (const StepCheck* p : all_properties()) {
-      if (!problem.empty()) break;
-      if ((p->needs() & target.capabilities()) != p->needs()) continue;
-      if (auto why = p->check(StepContext{model.config(), op, now, ot, before, target.view(now)})) problem = *why;
-    }
-    if (!problem.empty()) {
-      record_failure(s, op, trace_path);
-      RC_FAIL(problem + " (minimal trace: " + trace_path + ")");
-    }
+  // Writes the failing sequence; RapidCheck's last failing run is its minimal one.
+  void run(const SimState&, Sut& sut) const override {
+    const std::optional<Failure> failure = sut.lockstep.step(op, std::nullopt, &sut.trace);
+    if (!failure) return;
+    std::ofstream(trace_path) << write_trace(sut.trace);
+    RC_FAIL(failure->what + ": " + failure->detail + " (minimal trace: " + trace_path + ")");
   }
   void show(std::ostream& os) const override { os << encode_op(op).dump(); }
 };
@@ -99,8 +85,9 @@ bool check_against(TargetFactory factory, const TargetOptions& options) {
     std::string error;
     auto target = factory(config, options, &error);
     RC_ASSERT(target != nullptr);
-    SimState initial{std::get<Model>(Model::create(config)), 0, {}};
-    rc::state::check(initial, *target, rc::state::gen::execOneOfWithArgs<Step>());
+    SimState initial{std::get<Model>(Model::create(config)), 0};
+    Sut sut(config, std::move(target));
+    rc::state::check(initial, sut, rc::state::gen::execOneOfWithArgs<Step>());
   });
 }
 
