@@ -15,7 +15,7 @@ uint64_t requested_memory_bytes(const Op& op) { return op.size * op.memory_repli
 }  // namespace
 
 EmbeddedMaster::EmbeddedMaster(const Config& config, const Faults& faults)
-    : config_(config), faults_(faults), quotas_(config), segment_used_(config.segments.size(), 0) {}
+    : config_(config), faults_(faults), quotas_(config), segments_(config.segments) {}
 
 EmbeddedMaster::~EmbeddedMaster() {
   for (Shard& s : shards_) s.objects.clear();  // destructors settle the gauge
@@ -33,52 +33,57 @@ Outcome EmbeddedMaster::apply(const Op& op, Time now) {
   }
   std::shared_lock shared(snapshot_mutex_);
   switch (op.kind) {
+    // write_path.cpp
     case OpKind::PutStart: return put_start(op, now);
+    case OpKind::PutEnd: return end(op, now);
+    case OpKind::PutRevoke: return revoke(op, now);
     case OpKind::UpsertStart: return upsert_start(op, now);
-    case OpKind::PutEnd:
     case OpKind::UpsertEnd: return end(op, now);
-    case OpKind::PutRevoke:
     case OpKind::UpsertRevoke: return revoke(op, now);
+    // read_path.cpp
     case OpKind::Get: return get(op, now);
     case OpKind::Exist: return exist(op, now);
     case OpKind::Remove: return remove(op, now);
-    case OpKind::RemoveAll:
+    case OpKind::RemoveAll: return remove_all(op, now);
     case OpKind::RemoveByRegex: return remove_all(op, now);
-    case OpKind::RetainGroups: return retain_groups(op, now);
+    // The batch calls: a loop over the single-key paths above.
+    case OpKind::BatchUpsertStart: return batch(op, now);
+    case OpKind::BatchPutEnd: return batch(op, now);
+    case OpKind::BatchUpsertEnd: return batch(op, now);
+    case OpKind::BatchPutRevoke: return batch(op, now);
+    case OpKind::BatchUpsertRevoke: return batch(op, now);
+    case OpKind::BatchGet: return batch(op, now);
+    case OpKind::BatchExist: return batch(op, now);
+    case OpKind::BatchRemove: return batch(op, now);
+    // The background threads and the admin calls.
     case OpKind::Evict: return evict(op, now);
     case OpKind::Cleanup: return cleanup(now);
-    case OpKind::Advance: return Outcome{};
-    case OpKind::BatchExist:
-    case OpKind::BatchGet:
-    case OpKind::BatchPutEnd:
-    case OpKind::BatchPutRevoke:
-    case OpKind::BatchUpsertStart:
-    case OpKind::BatchUpsertEnd:
-    case OpKind::BatchUpsertRevoke:
-    case OpKind::BatchRemove: return batch(op, now);
+    case OpKind::RetainGroups: return retain_groups(op, now);
     case OpKind::SetQuota: return set_quota(op);
     case OpKind::DeleteQuota: return delete_quota(op);
+    case OpKind::Advance: return Outcome{};
     case OpKind::Snapshot:
-    case OpKind::Restore: break;
+    case OpKind::Restore: break;  // taken above, under the exclusive lock
   }
   return Outcome::of(ErrorCode::INVALID_PARAMS);
 }
 
 // A batch op the way Mooncake's Batch* calls are built: the whole-batch
 // size check, then a loop over the single-key paths (each takes its own
-// shard lock; the batch is not one critical section). A batch start places
-// with the preference fixed at its beginning (Model::batch).
+// shard lock; the batch is not one critical section). The batch's starts
+// share one ReplicateConfig, so its preferred segments are fixed when the
+// batch begins (ReplicateConfig::ForSingleKey copies them to every key).
 Outcome EmbeddedMaster::batch(const Op& op, Time now) {
   Outcome out;
   if (!batch_well_formed(op)) {
     out.results.assign(op.keys.size(), KeyResult{ErrorCode::INVALID_PARAMS, {}, {}});
     return out;
   }
-  const std::vector<uint64_t> preference = is_start(op.kind) ? placement_preference() : std::vector<uint64_t>{};
+  const PreferredSegments preferred = is_start(op.kind) ? preferred_segments() : PreferredSegments{};
   for (size_t i = 0; i < op.keys.size(); ++i) {
     const Op e = batch_element(op, i);
     Outcome r;
-    if (e.kind == OpKind::UpsertStart) r = upsert_start(e, now, &preference);
+    if (e.kind == OpKind::UpsertStart) r = upsert_start(e, now, &preferred);
     else if (is_end(e.kind)) r = end(e, now);
     else if (is_revoke(e.kind)) r = revoke(e, now);
     else if (e.kind == OpKind::Get) r = get(e, now);
@@ -126,8 +131,7 @@ View EmbeddedMaster::view(Time now) const {
   v.usage = quotas_.ListCharges();  // empty unless multi-tenant
   v.quotas = quotas_.ListQuotas();
   std::lock_guard lock(alloc_mutex_);
-  for (size_t s = 0; s < config_.segments.size(); ++s)
-    if (config_.segments[s].kind == ReplicaKind::Memory) v.memory_used.push_back(segment_used_[s]);
+  v.memory_used = segments_.memory_used();
   v.cached = cached_objects(v.objects);
   return v;
 }
@@ -191,11 +195,9 @@ ObjectMetadata* EmbeddedMaster::find_locked(ObjectId id, size_t* shard) {
   return find_in(s, id);
 }
 
-std::vector<ObjectId> EmbeddedMaster::all_ids_locked() const {
+std::vector<ObjectId> EmbeddedMaster::ids_in(size_t shard) const {
   std::vector<ObjectId> ids;
-  for (const Shard& s : shards_)
-    for (const auto& [id, md] : s.objects) ids.push_back(id);
-  std::sort(ids.begin(), ids.end());
+  for (const auto& [id, md] : shards_[shard].objects) ids.push_back(id);
   return ids;
 }
 
@@ -220,7 +222,7 @@ void EmbeddedMaster::erase_object(size_t shard, ObjectId id) {
   release_all_quota(id, md.quota);
   {
     std::lock_guard lock(alloc_mutex_);
-    for (const Replica& r : md.replicas) segment_used_[r.segment] -= md.size;
+    for (const Replica& r : md.replicas) segments_.release(r.segment, md.size);
   }
   if (group != 0) {  // UnregisterGroupMember
     const GroupKey g{id.tenant, group};
@@ -237,48 +239,40 @@ void EmbeddedMaster::erase_object(size_t shard, ObjectId id) {
   if (group != 0) erase_route(id);  // after the erase: see lock_home_shard
 }
 
-// A request's placement preference, fixed when it begins: most free space
-// first, the lowest index on ties (preference_order).
-std::vector<uint64_t> EmbeddedMaster::placement_preference() const {
+// The preferred segments a request's ReplicateConfig carries, taken when
+// the request begins (SegmentAllocators::most_free_first).
+PreferredSegments EmbeddedMaster::preferred_segments() const {
   std::lock_guard lock(alloc_mutex_);
-  return preference_order(config_.segments, segment_used_);
+  return segments_.most_free_first();
 }
 
-// Distinct segments of the right kind with room, in the request's
-// preference order; memory-only writes are best effort, writes with NoF
-// replicas strict except 1 memory + 1 NoF (HasExpectedReplicaAllocation).
-bool EmbeddedMaster::allocate_locked(const Op& op, const std::vector<uint64_t>& preference,
-                                     std::vector<Replica>* out) {
-  std::vector<Replica> placed;
-  auto place = [&](ReplicaKind kind, uint32_t count) {
-    for (uint32_t n = 0; n < count; ++n) {
-      int best = -1;
-      uint64_t best_free = 0;
-      for (size_t s = 0; s < config_.segments.size(); ++s) {
-        const uint64_t free = config_.segments[s].capacity - segment_used_[s];
-        const uint64_t score = preference[s];
-        if (config_.segments[s].kind != kind || free < op.size || (best >= 0 && score <= best_free)) continue;
-        if (std::any_of(placed.begin(), placed.end(), [&](const Replica& r) { return r.segment == s; })) continue;
-        best = static_cast<int>(s);
-        best_free = score;
-      }
-      if (best < 0) return;
-      placed.push_back({0, kind, ReplicaStatus::Processing, static_cast<uint32_t>(best)});
-    }
-  };
-  place(ReplicaKind::Memory, op.memory_replicas);
-  const size_t memory_placed = placed.size();
-  place(ReplicaKind::Nof, op.nof_replicas);
-  const bool flexible_dual = op.memory_replicas == 1 && op.nof_replicas == 1;
-  const bool ok = op.nof_replicas == 0 ? memory_placed > 0
-                  : flexible_dual      ? !placed.empty()
-                                       : placed.size() == op.memory_replicas + op.nof_replicas;
-  if (!ok) return false;
-  for (Replica& r : placed) {
-    r.id = next_replica_id_++;
-    segment_used_[r.segment] += op.size;
+namespace {
+// HasExpectedReplicaAllocation: memory-only writes are best effort (one
+// replica is enough); 1 memory + 1 NoF (FLEXIBLE_DUAL_REPLICA) needs either
+// side; any other write with NoF replicas needs every replica it asked for.
+bool has_expected_allocation(const Op& op, size_t memory, size_t nof) {
+  if (op.nof_replicas == 0) return memory > 0;
+  if (op.memory_replicas == 1 && op.nof_replicas == 1) return memory + nof > 0;
+  return memory == op.memory_replicas && nof == op.nof_replicas;
+}
+}  // namespace
+
+// PutStart's allocation: memory replicas from the memory segments' manager,
+// then NoF replicas from the NoF manager, each walking its preferred list;
+// buffers of a refused allocation go back (Mooncake's AllocatedBuffers free
+// themselves when the replicas are dropped).
+bool EmbeddedMaster::allocate_locked(const Op& op, const PreferredSegments& preferred, std::vector<Replica>* out) {
+  const std::vector<uint32_t> memory = segments_.allocate(ReplicaKind::Memory, op.size, op.memory_replicas,
+                                                          preferred.memory);
+  const std::vector<uint32_t> nof = segments_.allocate(ReplicaKind::Nof, op.size, op.nof_replicas, preferred.nof);
+  if (!has_expected_allocation(op, memory.size(), nof.size())) {
+    for (uint32_t s : memory) segments_.release(s, op.size);
+    for (uint32_t s : nof) segments_.release(s, op.size);
+    return false;
   }
-  *out = std::move(placed);
+  out->clear();
+  for (uint32_t s : memory) out->push_back({next_replica_id_++, ReplicaKind::Memory, ReplicaStatus::Processing, s});
+  for (uint32_t s : nof) out->push_back({next_replica_id_++, ReplicaKind::Nof, ReplicaStatus::Processing, s});
   return true;
 }
 
@@ -294,7 +288,7 @@ ErrorCode EmbeddedMaster::reserve(const Op& op, uint64_t released, std::vector<R
   const uint64_t need = account ? requested_memory_bytes(op) : 0;
   if (account && !account->TryCharge(need, released, &request->deficit)) return ErrorCode::TENANT_QUOTA_EXCEEDED;
   std::lock_guard lock(alloc_mutex_);
-  if (allocate_locked(op, request->preference, out)) return ErrorCode::OK;
+  if (allocate_locked(op, request->preferred, out)) return ErrorCode::OK;
   if (account) account->Release(need);
   return ErrorCode::NO_AVAILABLE_HANDLE;
 }
@@ -307,7 +301,7 @@ void EmbeddedMaster::unreserve(const Op& op, const std::vector<Replica>& replica
     quota.ReleaseAll(*account);
   }
   std::lock_guard lock(alloc_mutex_);
-  for (const Replica& r : replicas) segment_used_[r.segment] -= op.size;
+  for (const Replica& r : replicas) segments_.release(r.segment, op.size);
 }
 
 // AllocateAndInsertMetadata's insert, with `shard` (the home for `group`)
@@ -331,9 +325,9 @@ ErrorCode EmbeddedMaster::create_object(const Op& op, size_t shard, Inherited fr
   md->processing = true;
   md->quota = from.quota;  // Case C: the replaced object's charge
   if (quotas_.Find(id.tenant)) md->quota.AdoptPendingCharge(requested_memory_bytes(op));
-  Pending p{req.action, req.ttl_ms, {}};
-  for (const Replica& r : md->replicas) p.eligible.push_back(r.id);
-  md->pending = std::move(p);
+  std::vector<ReplicaId> eligible;
+  for (const Replica& r : md->replicas) eligible.push_back(r.id);
+  md->begin_soft_pin_action(req.action, req.ttl_ms, std::move(eligible));
   ObjectMetadata& stored = *md;
   if (group != 0) set_route(id, group);  // before the insert: see lock_home_shard
   s.objects.emplace(id, std::move(md));
@@ -350,7 +344,7 @@ ErrorCode EmbeddedMaster::create_object(const Op& op, size_t shard, Inherited fr
 // Frees replicas now; the caller settles their charge with the ledger.
 void EmbeddedMaster::free_replicas(ObjectMetadata& md, std::vector<Replica>::iterator from) {
   std::lock_guard lock(alloc_mutex_);
-  for (auto r = from; r != md.replicas.end(); ++r) segment_used_[r->segment] -= md.size;
+  for (auto r = from; r != md.replicas.end(); ++r) segments_.release(r->segment, md.size);
   md.replicas.erase(from, md.replicas.end());
 }
 
@@ -363,21 +357,20 @@ void EmbeddedMaster::discard_replicas(ObjectMetadata& md, std::vector<Replica>::
   if (!d.replicas.empty()) discarded_.push_back(std::move(d));
 }
 
-// ReleaseExpiredDiscardedReplicas: returns how many due entries held memory.
+// ReleaseExpiredDiscardedReplicas: due entries give their buffers back;
+// returns how many of them held memory (DiscardedReplicas::memSize() > 0).
 uint64_t EmbeddedMaster::release_discarded(Time now) {
   std::lock_guard lock(alloc_mutex_);
-  uint64_t released = 0;
-  std::erase_if(discarded_, [&](const Discarded& d) {
-    if (d.release_at > now) return false;
-    bool memory = false;
-    for (const Replica& r : d.replicas) {
-      segment_used_[r.segment] -= d.size;
-      memory |= r.kind == ReplicaKind::Memory;
-    }
-    released += memory;
-    return true;
-  });
-  return released;
+  const auto due = std::stable_partition(discarded_.begin(), discarded_.end(),
+                                         [now](const Discarded& d) { return d.release_at > now; });
+  uint64_t with_memory = 0;
+  for (auto d = due; d != discarded_.end(); ++d) {
+    with_memory += std::any_of(d->replicas.begin(), d->replicas.end(),
+                               [](const Replica& r) { return r.kind == ReplicaKind::Memory; });
+    for (const Replica& r : d->replicas) segments_.release(r.segment, d->size);
+  }
+  discarded_.erase(due, discarded_.end());
+  return with_memory;
 }
 
 // A read lease grant: lease = max(lease, `lease`).

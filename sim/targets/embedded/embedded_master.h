@@ -22,8 +22,8 @@
 #include "deadline_index.h"
 #include "faults.h"
 #include "shard.h"
+#include "segment_allocator.h"
 #include "tenant_quota.h"
-#include "model.h"  // preference_order
 #include "target.h"
 
 namespace pinsim::embedded {
@@ -35,6 +35,8 @@ class EmbeddedMaster final : public Target {
 
   std::string_view name() const override { return "embedded"; }
   Capabilities capabilities() const override { return kCapAll; }
+  // The second eviction pass starts at a shard of its own (eviction.cpp).
+  bool eviction_order_unspecified() const override { return true; }
   Outcome apply(const Op& op, Time now) override;
   View view(Time now) const override;
 
@@ -67,11 +69,11 @@ class EmbeddedMaster final : public Target {
     bool hard_pinned = false;
     TenantQuotaLedger quota;
   };
-  // One Put/UpsertStart request across its attempts: the placement
-  // preference of its ReplicateConfig, fixed when the request begins (a
+  // One Put/UpsertStart request across its attempts: the preferred
+  // segments of its ReplicateConfig, fixed when the request begins (a
   // batch's elements share the batch's), and its last quota deficit.
   struct StartRequest {
-    std::vector<uint64_t> preference;  // a score per segment, higher first
+    PreferredSegments preferred;
     uint64_t deficit = 0;
   };
   struct Evicted {  // what one eviction candidate gave up
@@ -114,7 +116,7 @@ class EmbeddedMaster final : public Target {
   ObjectMetadata* find_in(size_t shard, ObjectId id);
   AllShards lock_all_shards();
   ObjectMetadata* find_locked(ObjectId id, size_t* shard = nullptr);  // all shards held
-  std::vector<ObjectId> all_ids_locked() const;                       // sorted
+  std::vector<ObjectId> ids_in(size_t shard) const;                   // sorted; that shard held
 
   // Shared state changes.
   void apply_evaluation(ObjectId id, size_t shard, const SoftPinEvaluation& eval);
@@ -126,8 +128,8 @@ class EmbeddedMaster final : public Target {
   void unreserve(const Op& op, const std::vector<Replica>& replicas, TenantQuotaLedger& quota);
   ErrorCode create_object(const Op& op, size_t shard, Inherited from, const Resolved& req,
                           std::vector<Replica> replicas, Time now);
-  std::vector<uint64_t> placement_preference() const;
-  bool allocate_locked(const Op& op, const std::vector<uint64_t>& preference, std::vector<Replica>* out);
+  PreferredSegments preferred_segments() const;
+  bool allocate_locked(const Op& op, const PreferredSegments& preferred, std::vector<Replica>* out);
   void free_replicas(ObjectMetadata& md, std::vector<Replica>::iterator from);
   void discard_replicas(ObjectMetadata& md, std::vector<Replica>::iterator from, Time release_at);
   uint64_t release_discarded(Time now);
@@ -145,8 +147,8 @@ class EmbeddedMaster final : public Target {
   Outcome put_start(const Op& op, Time now) {
     return with_quota_eviction(op, now, &EmbeddedMaster::put_start_once, nullptr);
   }
-  Outcome upsert_start(const Op& op, Time now, const std::vector<uint64_t>* batch_preference = nullptr) {
-    return with_quota_eviction(op, now, &EmbeddedMaster::upsert_start_once, batch_preference);
+  Outcome upsert_start(const Op& op, Time now, const PreferredSegments* batch_preferred = nullptr) {
+    return with_quota_eviction(op, now, &EmbeddedMaster::upsert_start_once, batch_preferred);
   }
   Outcome put_start_once(const Op& op, Time now, StartRequest* request);
   Outcome upsert_start_once(const Op& op, Time now, StartRequest* request);
@@ -160,16 +162,37 @@ class EmbeddedMaster final : public Target {
   Outcome remove_all(const Op& op, Time now);
   Outcome batch(const Op& op, Time now);  // embedded_master.cpp
   // eviction.cpp
+  struct EvictCandidate {  // BatchEvict's Candidate: found again by key
+    size_t shard;
+    ObjectId id;
+    Time lease;
+  };
+  struct Census {
+    uint64_t eviction_base = 0;             // objects with an evictable memory replica
+    std::vector<EvictCandidate> candidates;  // unpinned, when kept whole at once
+    std::vector<Time> no_pin_timeouts;       // unpinned, otherwise
+    std::vector<Time> soft_pin_timeouts;     // pinned (allow_evict_soft_pinned_objects)
+  };
+  struct FirstPass {
+    int64_t evict_num = 0;
+    Time cutoff = 0;
+    int64_t evicted = 0;
+    std::vector<Time> leftover;  // no_pin_objects: leases for pass 2
+  };
   Outcome evict(const Op& op, Time now);
   bool normalise_if_expired(ObjectId id, Time now);
-  void discard_expired_processing(Time now);
+  void discard_expired_processing(size_t shard, Time now);
+  Census evict_census(bool keep_candidates, Time now);
+  std::vector<EvictCandidate> collect_candidates(std::optional<Time> cutoff, bool older_or_equal, Time now);
+  FirstPass evict_first_pass(Census& census, int64_t ideal, bool prebypass, Time now);
+  void evict_candidate_batch(const std::vector<EvictCandidate>& batch, FirstPass* pass, Time now);
   void evict_second_pass(int64_t n, bool pass_2a, Time cutoff, Time now);
   uint64_t evict_memory(ObjectId id);
   bool evictable_candidate(ObjectId id, ObjectMetadata& md, bool allow_soft, Time now);
   Evicted try_evict(ObjectId id, bool allow_soft, Time now);
   // tenant_quota_paths.cpp (multi-tenant mode)
   using StartAttempt = Outcome (EmbeddedMaster::*)(const Op&, Time, StartRequest*);
-  Outcome with_quota_eviction(const Op& op, Time now, StartAttempt attempt, const std::vector<uint64_t>* preference);
+  Outcome with_quota_eviction(const Op& op, Time now, StartAttempt attempt, const PreferredSegments* preferred);
   std::optional<ErrorCode> check_registered(TenantId tenant) const;
   void settle_primary_write(ObjectId id, ObjectMetadata& md);
   void release_all_quota(ObjectId id, TenantQuotaLedger& quota);
@@ -208,7 +231,7 @@ class EmbeddedMaster final : public Target {
   std::unordered_map<ObjectId, GroupId, ObjectIdHash> routes_;  // object_group_ids_
   TenantQuotaTable quotas_;  // its own mutex (after the shard locks); charges are atomic
   mutable std::mutex alloc_mutex_;  // guards the three below
-  std::vector<uint64_t> segment_used_;
+  SegmentAllocators segments_;
   std::vector<Discarded> discarded_;
   ReplicaId next_replica_id_ = 1;
   DeadlineIndex index_;

@@ -68,6 +68,17 @@ class ObjectMetadata {
   bool processing = false;   // in processing_keys
   TenantQuotaLedger quota;   // multi-tenant mode: this object's charge
 
+  // VisitReplicas(fn_is_completed, fn).
+  template <typename Fn>
+  void visit_complete_replicas(Fn fn) {
+    for (Replica& r : replicas)
+      if (r.status == ReplicaStatus::Complete) fn(r);
+  }
+  // BeginSoftPinAction: the write's intent and the replicas it may commit on.
+  void begin_soft_pin_action(SoftPinAction action, uint64_t ttl_ms, std::vector<ReplicaId> eligible) {
+    pending = Pending{action, ttl_ms, std::move(eligible)};
+  }
+
   bool any_complete() const;
   bool all_complete() const;
   bool has_evictable_memory() const;

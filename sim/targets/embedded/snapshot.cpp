@@ -49,7 +49,7 @@ void EmbeddedMaster::reset_state(bool clear_index) {
     routes_.clear();
   }
   std::lock_guard lock(alloc_mutex_);
-  std::fill(segment_used_.begin(), segment_used_.end(), 0);
+  segments_.clear();
   discarded_.clear();
   retained_group_count_.store(0);
 }
@@ -62,7 +62,7 @@ void EmbeddedMaster::decode(const SnapshotImage& image, Time now) {
     next_replica_id_ = image.next_replica_id;
     discarded_ = image.discarded;  // their memory is held again until released
     for (const Discarded& d : discarded_)
-      for (const Replica& r : d.replicas) segment_used_[r.segment] += d.size;
+      for (const Replica& r : d.replicas) segments_.hold(r.segment, d.size);
   }
   for (const ObjectRecord& rec : image.objects) {
     std::optional<Time> deadline = rec.deadline;
@@ -87,7 +87,7 @@ void EmbeddedMaster::decode(const SnapshotImage& image, Time now) {
     md->hard_pinned = rec.hard_pinned;
     {
       std::lock_guard lock(alloc_mutex_);
-      for (const Replica& r : rec.replicas) segment_used_[r.segment] += rec.size;
+      for (const Replica& r : rec.replicas) segments_.hold(r.segment, rec.size);
     }
     if (rec.group != 0) {  // RebuildGroupRoutingIndex: every restored group is dirty
       set_route(rec.id, rec.group);

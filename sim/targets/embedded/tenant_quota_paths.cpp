@@ -3,6 +3,8 @@
 // retry of Put/UpsertStart (EvictTenantMemoryForQuota between attempts),
 // settling an object's ledger, and the usage rebuild after a restore. The
 // accounts and ledgers themselves are in tenant_quota*.h.
+#include <algorithm>
+
 #include "embedded_master.h"
 
 namespace pinsim::embedded {
@@ -13,12 +15,12 @@ constexpr int kMaxTenantQuotaEvictionRetries = 2;  // three attempts in all
 
 // PutStart / UpsertStart's retry loop: an attempt refused for quota evicts
 // the tenant's own memory (the deficit it reported) and the Start runs again
-// from scratch, with the placement preference the request began with;
+// from scratch, with the preferred segments the request began with;
 // evictions stay when the last attempt is refused too.
 Outcome EmbeddedMaster::with_quota_eviction(const Op& op, Time now, StartAttempt attempt_once,
-                                            const std::vector<uint64_t>* preference) {
+                                            const PreferredSegments* preferred) {
   StartRequest request;
-  request.preference = preference ? *preference : placement_preference();
+  request.preferred = preferred ? *preferred : preferred_segments();
   for (int attempt = 0;; ++attempt) {
     Outcome out = (this->*attempt_once)(op, now, &request);
     if (out.code != ErrorCode::TENANT_QUOTA_EXCEEDED || attempt == kMaxTenantQuotaEvictionRetries) return out;
@@ -56,20 +58,25 @@ void EmbeddedMaster::evict_tenant_memory_for_quota(TenantId tenant, uint64_t tar
     evict_tenant_memory_pass(tenant, target - freed, true, now);
 }
 
-// One pass in key order (Mooncake starts at a random shard; the key order is
-// one it may take), each object tested as any eviction candidate and grouped
-// ones expanded to their group, until `target` bytes are freed (it may
-// overshoot by an object or a group). Returns the bytes freed.
+// One pass of EvictTenantMemoryForQuota over the tenant's objects in key
+// order, each tested as any eviction candidate and grouped ones expanded to
+// their group, until `target` bytes are freed (it may overshoot by an object
+// or a group). Returns the bytes freed. Mooncake scans the shards from a
+// random start; key order is one scan it may make, and the model's: a batch
+// of starts can run several quota evictions in one op, and the runner can
+// only follow a target's choice of victims, not the order across them.
 uint64_t EmbeddedMaster::evict_tenant_memory_pass(TenantId tenant, uint64_t target, bool allow_soft, Time now) {
+  std::vector<ObjectId> tenant_ids;
+  for (size_t shard = 0; shard < kShardCount; ++shard)
+    for (ObjectId id : ids_in(shard))
+      if (id.tenant == tenant) tenant_ids.push_back(id);
+  std::sort(tenant_ids.begin(), tenant_ids.end());
   uint64_t freed = 0;
-  for (ObjectId id : all_ids_locked()) {
-    if (freed >= target) break;
-    if (id.tenant != tenant) continue;
-    ObjectMetadata* md = find_locked(id);
-    if (!md || !evictable_candidate(id, *md, allow_soft, now)) continue;  // gone with its group, or kept
-    freed += try_evict(id, allow_soft, now).bytes;
+  for (auto id = tenant_ids.begin(); id != tenant_ids.end() && freed < target; ++id) {
+    ObjectMetadata* md = find_locked(*id);
+    if (md && evictable_candidate(*id, *md, allow_soft, now)) freed += try_evict(*id, allow_soft, now).bytes;
   }
-  return freed;
+  return freed;  // an object missing went with its group
 }
 
 std::vector<UsageView> EmbeddedMaster::ledger_usage() const {

@@ -113,18 +113,20 @@ EmbeddedMaster::Inherited EmbeddedMaster::inherit_replaced(const Op& op, ObjectM
   return from;
 }
 
-// Case B, in place: every replica becomes PROCESSING and eligible; the
+// Case B, in place, as Mooncake's UpsertStart does it: the new writer and
+// start time, then each COMPLETE replica is marked PROCESSING and named
+// eligible (BeginSoftPinAction), and the key joins processing_keys. The
 // committed deadline is untouched until End, and so are the hard pin and
 // the ledger's committed bytes.
 void EmbeddedMaster::restart_in_place(const Op& op, ObjectMetadata& md, const Resolved& req, Time now) {
-  Pending p{req.action, req.ttl_ms, {}};
-  for (Replica& r : md.replicas) {
-    r.status = ReplicaStatus::Processing;
-    p.eligible.push_back(r.id);
-  }
-  md.pending = std::move(p);
   md.client = op.client;
   md.put_start_time = now;
+  std::vector<ReplicaId> eligible;
+  md.visit_complete_replicas([&eligible](Replica& r) {
+    eligible.push_back(r.id);
+    r.status = ReplicaStatus::Processing;
+  });
+  md.begin_soft_pin_action(req.action, req.ttl_ms, std::move(eligible));
   md.processing = true;
 }
 

@@ -1,0 +1,59 @@
+// Segments, their allocators and the preferred-segment walk (segment_allocator.h).
+#include "segment_allocator.h"
+
+#include <algorithm>
+
+namespace pinsim::embedded {
+
+SegmentAllocators::SegmentAllocators(const std::vector<SegmentConfig>& segments) {
+  for (uint32_t s = 0; s < segments.size(); ++s) {  // mounted in config order
+    segments_.push_back({segments[s].kind, segments[s].capacity});
+    (segments[s].kind == ReplicaKind::Memory ? memory_ : nof_).push_back(s);
+  }
+}
+
+PreferredSegments SegmentAllocators::most_free_first() const {
+  auto by_free = [this](std::vector<uint32_t> order) {
+    std::stable_sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
+      return segments_[a].capacity - segments_[a].used > segments_[b].capacity - segments_[b].used;
+    });
+    return order;
+  };
+  return {by_free(memory_), by_free(nof_)};
+}
+
+bool SegmentAllocators::allocate_single(uint32_t segment, uint64_t size) {
+  Segment& s = segments_[segment];
+  if (s.capacity - s.used < size) return false;
+  s.used += size;
+  return true;
+}
+
+std::vector<uint32_t> SegmentAllocators::allocate(ReplicaKind kind, uint64_t size, uint32_t count,
+                                                  const std::vector<uint32_t>& preferred) {
+  std::vector<uint32_t> used;
+  if (count == 0 || names(kind).empty()) return used;
+  for (uint32_t segment : preferred) {
+    if (used.size() == count) break;
+    const bool mounted_here = segments_[segment].kind == kind;
+    if (!mounted_here || std::find(used.begin(), used.end(), segment) != used.end()) continue;
+    if (allocate_single(segment, size)) used.push_back(segment);
+  }
+  return used;
+}
+
+void SegmentAllocators::release(uint32_t segment, uint64_t size) { segments_[segment].used -= size; }
+
+void SegmentAllocators::hold(uint32_t segment, uint64_t size) { segments_[segment].used += size; }
+
+void SegmentAllocators::clear() {
+  for (Segment& s : segments_) s.used = 0;
+}
+
+std::vector<uint64_t> SegmentAllocators::memory_used() const {
+  std::vector<uint64_t> out;
+  for (uint32_t s : memory_) out.push_back(segments_[s].used);
+  return out;
+}
+
+}  // namespace pinsim::embedded

@@ -1,0 +1,61 @@
+// The embedded master's mounted segments, held the way Mooncake's master
+// holds them: one allocator manager per replica kind (memory, NoF) with its
+// segment names in mount order, a byte-counting allocator per segment, and
+// the allocation strategy's walk for one request: the request's preferred
+// segments in order, one replica per segment, until it has what it asked
+// for. Guarded by the master's allocator mutex.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "config.h"
+#include "object.h"
+
+namespace pinsim::embedded {
+
+// ReplicateConfig's preferred_segments and preferred_nof_segments: where a
+// request wants its replicas, in order (segment indices of the config).
+struct PreferredSegments {
+  std::vector<uint32_t> memory;
+  std::vector<uint32_t> nof;
+};
+
+class SegmentAllocators {
+ public:
+  explicit SegmentAllocators(const std::vector<SegmentConfig>& segments);
+
+  // The preferred lists pinsim's clients send (the Mooncake target's too):
+  // every segment of each kind, most free bytes first, mount order on ties.
+  // A request fixes them when it begins; a batch's elements share its lists.
+  PreferredSegments most_free_first() const;
+  // AllocationStrategy::Allocate for one kind: up to `count` buffers of
+  // `size` bytes on distinct segments, walking `preferred` in order. Fewer
+  // (or none) when room runs out; the caller decides whether that is enough.
+  // Mooncake then walks the remaining mounted segments from a random start;
+  // every mounted segment is preferred here, so that walk would find no room
+  // the first one missed, and it is left out.
+  std::vector<uint32_t> allocate(ReplicaKind kind, uint64_t size, uint32_t count,
+                                 const std::vector<uint32_t>& preferred);
+  // A buffer given back (freed, evicted, or a discarded replica released).
+  void release(uint32_t segment, uint64_t size);
+  // A buffer held again by restore; clear() empties every segment.
+  void hold(uint32_t segment, uint64_t size);
+  void clear();
+  // Bytes allocated in each memory segment, in config order (View::memory_used).
+  std::vector<uint64_t> memory_used() const;
+
+ private:
+  struct Segment {
+    ReplicaKind kind;
+    uint64_t capacity;
+    uint64_t used = 0;
+  };
+  bool allocate_single(uint32_t segment, uint64_t size);  // BufferAllocator::allocate
+  const std::vector<uint32_t>& names(ReplicaKind kind) const { return kind == ReplicaKind::Memory ? memory_ : nof_; }
+
+  std::vector<Segment> segments_;
+  std::vector<uint32_t> memory_;  // AllocatorManager::getNames() of each manager
+  std::vector<uint32_t> nof_;
+};
+
+}  // namespace pinsim::embedded
