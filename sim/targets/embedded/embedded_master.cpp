@@ -177,6 +177,20 @@ size_t EmbeddedMaster::lock_home_shard(ObjectId id, ShardLock* lock) {
   }
 }
 
+size_t EmbeddedMaster::lock_home_shard_and(ObjectId id, size_t other, ShardLock* lock, ShardLock* second) {
+  for (;;) {
+    const GroupId group = route_of(id);
+    const size_t s = home_shard(id, group);
+    if (s == other) return lock_home_shard(id, lock);
+    ShardLock low(shards_[std::min(s, other)].mutex), high(shards_[std::max(s, other)].mutex);
+    if (route_of(id) == group) {  // as in lock_home_shard
+      *lock = std::move(s < other ? low : high);
+      *second = std::move(s < other ? high : low);
+      return s;
+    }
+  }
+}
+
 ObjectMetadata* EmbeddedMaster::find_in(size_t shard, ObjectId id) {
   auto it = shards_[shard].objects.find(id);
   return it == shards_[shard].objects.end() ? nullptr : it->second.get();

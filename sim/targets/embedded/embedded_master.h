@@ -113,6 +113,10 @@ class EmbeddedMaster final : public Target {
   // Write-locks the shard that holds `id` (its home for its current route),
   // retrying if the object moves meanwhile; returns the shard index.
   size_t lock_home_shard(ObjectId id, ShardLock* lock);
+  // The same, and also shard `other` when it differs (into `second`), both
+  // taken in index order: a Start that moves an object to its new group's
+  // home holds both until the insert, so no call sees it gone in between.
+  size_t lock_home_shard_and(ObjectId id, size_t other, ShardLock* lock, ShardLock* second);
   ObjectMetadata* find_in(size_t shard, ObjectId id);
   AllShards lock_all_shards();
   ObjectMetadata* find_locked(ObjectId id, size_t* shard = nullptr);  // all shards held
@@ -218,8 +222,8 @@ class EmbeddedMaster final : public Target {
   const Faults faults_;
   std::atomic<Time> last_now_{0};
   // Lock order: snapshot_mutex_ (shared for ops, exclusive for snapshot and
-  // restore) -> op stripe (Starts only) -> shards (ascending; a path that
-  // moves an object releases one before taking the next) -> alloc_mutex_ ->
+  // restore) -> op stripe (Starts only) -> shards (ascending; a Start that
+  // moves an object holds both, lock_home_shard_and) -> alloc_mutex_ ->
   // route_mutex_ -> the deadline index's mutex. The object lock is taken
   // under a shard lock and released before the index mutex. A Start's quota
   // eviction runs between its attempts, with no op stripe held; the tenant

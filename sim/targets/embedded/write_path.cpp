@@ -62,8 +62,8 @@ Outcome EmbeddedMaster::put_start_once(const Op& op, Time now, StartRequest* req
   if (auto err = check_registered(op.object.tenant)) return Outcome::of(*err);
   const ObjectId id = op.object;
   std::lock_guard op_lock(op_locks_[ObjectIdHash{}(id) % op_locks_.size()]);
-  ShardLock lock;
-  size_t shard = lock_home_shard(id, &lock);
+  ShardLock lock, target_lock;  // the object's shard, and its new group's home if that differs
+  size_t shard = lock_home_shard_and(id, home_shard(id, op.group), &lock, &target_lock);
   ObjectMetadata* md = find_in(shard, id);
   if (md) {
     const Time discard_at = saturating_deadline(md->put_start_time, config_.put_start_discard_timeout_ms);
@@ -78,11 +78,7 @@ Outcome EmbeddedMaster::put_start_once(const Op& op, Time now, StartRequest* req
   }
   if (ErrorCode err = reserve_late(op, md != nullptr, &replicas, request); err != ErrorCode::OK)
     return Outcome::of(err);
-  if (const size_t target = home_shard(id, op.group); target != shard) {
-    lock.unlock();  // never hold two shard locks out of order
-    lock = ShardLock(shards_[target].mutex);
-    shard = target;
-  }
+  shard = home_shard(id, op.group);  // held since the lookup, as the old one still is
   Inherited from;  // PutStart: everything from the request
   from.group = op.group;
   from.hard_pinned = op.hard_pin;
@@ -136,8 +132,8 @@ Outcome EmbeddedMaster::upsert_start_once(const Op& op, Time now, StartRequest* 
   if (auto err = check_registered(op.object.tenant)) return Outcome::of(*err);
   const ObjectId id = op.object;
   std::lock_guard op_lock(op_locks_[ObjectIdHash{}(id) % op_locks_.size()]);
-  ShardLock lock;
-  size_t shard = lock_home_shard(id, &lock);
+  ShardLock lock, target_lock;  // the object's shard, and the request's group's home if that differs
+  size_t shard = lock_home_shard_and(id, home_shard(id, op.group), &lock, &target_lock);
   ObjectMetadata* md = find_in(shard, id);
   if (md && sends_group(op) && op.group != md->group) return Outcome::of(ErrorCode::INVALID_PARAMS);
   // Which case applies is fixed before anything changes: A (in flight with
@@ -168,11 +164,7 @@ Outcome EmbeddedMaster::upsert_start_once(const Op& op, Time now, StartRequest* 
     release_all_quota(id, from.quota);  // the replaced charge goes with the failed write
     return Outcome::of(err);
   }
-  if (const size_t target = home_shard(id, from.group); target != shard) {
-    lock.unlock();  // never hold two shard locks out of order
-    lock = ShardLock(shards_[target].mutex);
-    shard = target;
-  }
+  shard = home_shard(id, from.group);  // the old group's or the request's: both held since the lookup
   return Outcome::of(create_object(op, shard, std::move(from), req, std::move(replicas), now));
 }
 
