@@ -77,6 +77,9 @@ enum Capability : uint32_t {
   kCapSegments = 1u << 7,   // bytes allocated per memory segment
   kCapCached = 1u << 8,     // the cached-objects gauge
   kCapAll = (1u << 9) - 1,
+  // Not a part of the View: the target may be called from several threads at
+  // once (the concurrent lane, sim/sched, runs only such targets).
+  kCapThreadSafe = 1u << 9,
 };
 using Capabilities = uint32_t;
 

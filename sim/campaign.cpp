@@ -1,18 +1,20 @@
 // Seeded runs and replays; see campaign.h.
 #include "campaign.h"
 
+#include <algorithm>
+
 #include "crash_report.h"
 #include "seed_processes.h"
 
 namespace pinsim {
-
-namespace {
 
 void draw_seed(RandomChoices& choices, const SeedOptions& options, WorkloadConfig* workload, Config* config) {
   if (options.swarm || options.preset) draw_swarm(choices, workload, config);
   if (options.preset) options.preset->shape(choices, *workload, *config);
   if (options.profile) config->profile = *options.profile;
 }
+
+namespace {
 
 // The seed after `seed` in the campaign (its shard, up to `last`).
 std::optional<uint64_t> next_seed(const CampaignOptions& o, uint64_t seed) {
@@ -61,7 +63,10 @@ CampaignSummary run_campaign(const CampaignOptions& o, TargetFactory factory, co
                              const Checks& checks, const SeedCallback& on_seed) {
   CampaignSummary sum;
   SeedProcesses processes({o.jobs,
-                           [&](uint64_t seed) { return run_seed(seed, o.seed, factory, target_options, checks); },
+                           [&](uint64_t seed) {
+                             if (o.seed_runner) return o.seed_runner(seed);
+                             return run_seed(seed, o.seed, factory, target_options, checks);
+                           },
                            [&o](uint64_t seed) { return next_seed(o, seed); }, o.passing_traces});
   for (uint64_t seed = o.first;; ++seed) {
     if (o.more && !o.more(sum)) break;
@@ -74,6 +79,8 @@ CampaignSummary run_campaign(const CampaignOptions& o, TargetFactory factory, co
         sum.steps += r.steps;
         sum.comparisons += r.comparisons;
         sum.hits.merge(r.hits);
+        sum.schedules += r.schedules, sum.decisions += r.decisions, sum.preemptions += r.preemptions;
+        sum.lock_edges = std::max(sum.lock_edges, r.lock_edges);
         for (int i = 0; i < kRuleCount; ++i) sum.seeds_hitting.count[i] += r.hits.count[i] != 0;
         const KnownFinding* k = r.failure ? match_known(o.known, failure_signature(*r.failure, r.trace), r.variant) : nullptr;
         if (k) ++sum.known[k->file];

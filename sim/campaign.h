@@ -32,7 +32,15 @@ struct RunResult {
   uint64_t unchecked_expectations = 0;  // expected fields the target cannot show
   std::string variant;  // Target::variant() of the target run against
   uint64_t steps = 0;  // steps applied (the trace may come back without them: CampaignOptions)
+  // The concurrent lane's figures (sim/sched/concurrent_lane.h): rounds run,
+  // calls made, schedules run, scheduling decisions and preemptions, and the
+  // most distinct lock-graph edges one round showed.
+  uint64_t rounds = 0, calls = 0, schedules = 0, decisions = 0, preemptions = 0, lock_edges = 0;
 };
+
+// The seed's draw before any op: swarm or preset shape and profile override
+// (the first draws of `choices`, shared by the lockstep and concurrent lanes).
+void draw_seed(RandomChoices& choices, const SeedOptions& options, WorkloadConfig* workload, Config* config);
 
 RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory factory,
                    const TargetOptions& target_options = {}, const Checks& checks = {});
@@ -43,6 +51,8 @@ struct CampaignSummary {
   std::map<std::string, uint64_t> known;  // finding file -> failing seeds recognised as it
   RuleHits hits;
   RuleHits seeds_hitting;  // per rule: how many run seeds applied it at least once
+  // The concurrent lane's figures, summed (lock_edges: the most in one round).
+  uint64_t schedules = 0, decisions = 0, preemptions = 0, lock_edges = 0;
 };
 
 // The one seed loop: seeds first..last in order, only those of one shard
@@ -63,6 +73,9 @@ struct CampaignOptions {
   std::function<bool(const CampaignSummary&)> more;  // asked before each seed; empty: until `last`
   unsigned jobs = 1;
   bool passing_traces = false;
+  // Runs one seed in place of the lockstep run_seed (empty: run_seed): how
+  // the concurrent lane (sim/sched/concurrent_lane.h) uses this loop.
+  std::function<RunResult(uint64_t seed)> seed_runner;
 };
 
 // Sees every run seed (refused ones excluded) and the finding its failure

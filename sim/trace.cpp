@@ -40,6 +40,7 @@ std::string write_trace(const Trace& trace) {
     steps.push_back(std::move(step));
   }
   j["steps"] = std::move(steps);
+  if (trace.concurrent) j["concurrent"] = encode_concurrent(*trace.concurrent);
   // One step per line keeps diffs of scenarios readable.
   std::string out = "{\n";
   bool first = true;
@@ -51,6 +52,11 @@ std::string write_trace(const Trace& trace) {
       out += "[";
       for (size_t i = 0; i < it->size(); ++i) out += (i ? ",\n    " : "\n    ") + (*it)[i].dump();
       out += it->empty() ? "]" : "\n  ]";
+    } else if (it.key() == "concurrent") {  // a round per line
+      out += "{\"rounds\": [";
+      const json& rounds = (*it)["rounds"];
+      for (size_t i = 0; i < rounds.size(); ++i) out += (i ? ",\n    " : "\n    ") + rounds[i].dump();
+      out += std::string(rounds.empty() ? "]" : "\n  ]") + ", \"settings\": " + (*it)["settings"].dump() + "}";
     } else {
       out += it->dump();
     }
@@ -162,7 +168,7 @@ Trace decode_header(const json& j) {
   if (!j.is_object()) throw DecodeError("$: expected a JSON object");
   for (auto it = j.begin(); it != j.end(); ++it) {
     static const char* known[] = {"format", "version", "description", "rule", "seed", "finding", "run", "config",
-                                  "steps"};
+                                  "steps", "concurrent"};
     if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known))
       throw DecodeError("$." + printable(it.key()) + ": unknown field");
   }
@@ -245,6 +251,7 @@ Trace read_trace(const std::string& text, const std::string& source) {
       }
       trace.steps.push_back(std::move(step));
     }
+    if (j.contains("concurrent")) trace.concurrent = decode_concurrent(j["concurrent"], clock);
     return trace;
   } catch (const DecodeError& e) {
     throw DecodeError(source + ": " + e.what());

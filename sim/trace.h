@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "concurrent_trace.h"
 #include "config.h"
 #include "expectation.h"
 #include "op.h"
@@ -54,6 +55,8 @@ struct Trace {
   std::optional<RunFlags> run;
   Config config;
   std::vector<TraceStep> steps;
+  // Rounds of several actors at once after the steps (concurrent_trace.h).
+  std::optional<ConcurrentRun> concurrent;
 };
 
 std::string write_trace(const Trace& trace);

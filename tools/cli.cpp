@@ -271,7 +271,9 @@ std::string examples(const std::string& caption) {
                      "  pinsim run --seed 7 --trace seed7.json\n"
                      "  pinsim run --target embedded --preset pins --seeds 1..200 --coverage\n"
                      "  pinsim run --target embedded --fault F2 --no-compare --property P3\n"
-                     "  pinsim run --target embedded --seeds 1..1000 --swarm --format json --junit run.xml\n"},
+                     "  pinsim run --target embedded --seeds 1..1000 --swarm --format json --junit run.xml\n"
+                     "  pinsim run --target embedded --actors 3 --background evict,cleanup --seeds 1..100\n"
+                     "  pinsim run --target embedded --fault F20 --actors 2 --background cleanup --schedule pct\n"},
       {"pinsim replay", "  pinsim replay scenarios/rfc/rule7-preserve-drops-expired.json --target embedded\n"
                         "  pinsim replay pinsim-failure.json            (the target and checks its run recorded)\n"
                         "  pinsim replay pinsim-failure.json --ignore-recorded --target model\n"},

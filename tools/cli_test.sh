@@ -196,4 +196,28 @@ check 2 "--keys: 4000000000 is out of range" explore --keys 4000000000 --seconds
   { echo "FAIL: the shrunk trace keeps the original's description, seed or rule"; fail=1; }
 check 0 - run --seeds 1..3 --steps 10 --progress-every 0
 grep -qE "^2/3 seeds, [0-9]+ steps/s, 0 failures, ETA [0-9]+ s$" "$T/err" || { echo "FAIL: no progress line"; cat "$T/err"; fail=1; }
+# The concurrent lane (--actors): bad flags exit 2 with one line; the same
+# seed writes the same trace, schedules included; replay (and --record)
+# reproduce it; a found fault replays and shrinks, and the committed example
+# fails as recorded and passes on the correct master.
+check 2 "--actors: at least 1 client actor" run --target embedded --actors 0
+check 2 "--background: unknown actor 'bogus'" run --target embedded --actors 2 --background bogus
+check 2 "is not thread-safe" run --target model --actors 2
+check 2 "needs --actors" run --target embedded --background cleanup
+check 2 "--jobs: the concurrent lane" run --target embedded --actors 2 --jobs 2
+LANE="--target embedded --actors 2 --background evict,cleanup"
+check 0 - run $LANE --seeds 1..20
+grep -qE "^concurrent: [0-9]+ schedules .*, [0-9]+ decisions, [0-9]+ preemptions, at most [0-9]+ lock-graph edges" "$T/out" ||
+  { echo "FAIL: no concurrent figures"; cat "$T/out"; fail=1; }
+check 0 - run $LANE --seed 5 --trace "$T/c1.json"
+check 0 - run $LANE --seed 5 --trace "$T/c2.json"
+cmp -s "$T/c1.json" "$T/c2.json" || { echo "FAIL: the same seed wrote two concurrent traces"; fail=1; }
+check 0 - replay "$T/c1.json" --record "$T/c3.json"
+cmp -s "$T/c1.json" "$T/c3.json" || { echo "FAIL: replay --record of a concurrent trace differs"; fail=1; }
+check 1 - run --target embedded --fault F19 --actors 2 --background cleanup --seeds 1..100 --swarm --ops 40 --out "$T/f19.json"
+check 1 - replay "$T/f19.json"
+check 1 - shrink "$T/f19.json" --out "$T/f19-min.json"
+check 1 - replay "$T/f19-min.json"
+check 1 - replay "$ROOT/docs/examples/interleaving-f18.json"
+check 0 - replay "$ROOT/docs/examples/interleaving-f18.json" --ignore-recorded --target embedded
 exit $fail

@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "cmd_concurrent.h"
 #include "crash_report.h"
 #include "coverage.h"
 #include "overhead.h"
@@ -134,6 +135,7 @@ po::options_description run_options() {
       ("progress-every", po::value<std::string>()->default_value("10"),
        "seconds between progress lines when stderr is not a terminal (0: before every seed)");
   add_target_and_check_options(desc);
+  add_concurrent_options(desc);
   add_summary_options(desc);
   return desc;
 }
@@ -206,6 +208,7 @@ int cmd_run(const std::vector<std::string>& args) {
     std::string error;
     if (!factory(fixed, target_options, &error)) throw UsageError("--target " + target + ": " + error);
   }
+  setup_concurrent(vm, &o, factory, target_options, checks);  // the concurrent lane, with --actors
   Progress progress(o.last - o.first + 1, std::chrono::seconds(count_of(vm, "progress-every", 86400)));
   o.more = [&progress](const CampaignSummary& s) { progress.update(s); return true; };
   OverheadTable overhead;
@@ -235,6 +238,7 @@ int cmd_run(const std::vector<std::string>& args) {
   progress.done();
   const bool require_all = vm.count("require-rules") > 0, coverage = vm["coverage"].as<bool>() || require_all;
   if (text) print_summary(vm, o, s, checks.properties.size(), progress.seconds());
+  if (text && concurrent_requested(vm)) print_concurrent_figures(s, progress.seconds());
   const size_t never_hit = !coverage ? 0 : text ? print_coverage(s.hits, stdout, &s.seeds_hitting, s.seeds)
                                                 : rules_never_hit(s.hits).size();
   if (vm["overhead"].as<bool>()) overhead.print(text ? stdout : stderr);

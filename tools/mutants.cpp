@@ -9,11 +9,34 @@
 
 #include "campaign.h"
 #include "embedded_target.h"
+#include "fault_hunt.h"
 #include "faults.h"
 #include "property.h"
 #include "shrink.h"
 
 namespace pinsim {
+
+namespace {
+
+// The concurrent lane against one fault (sim/sched/fault_hunt.h): the first
+// seed that fails with it and passes without it, shrunk to a minimal schedule.
+void run_interleaving(const embedded::FaultInfo& f, uint64_t max_seeds, const Checks& checks, MutantResult* m) {
+  const TargetOptions with = fault_options({std::string(f.name)}), without{};
+  m->interleaving = true;
+  const RunFlags run{"embedded", "", {std::string(f.name)}, {}, true};
+  const sched::Hunt h =
+      sched::hunt_fault(sched::hunt_lane(), sched::hunt_seeds(), &make_embedded_target, with, without, checks, max_seeds, run);
+  m->seeds = h.seeds;
+  m->steps = h.calls;
+  if (!h.seed) return;
+  const Failure& why = h.shrunk ? h.shrunk->failure : *h.failing.failure;
+  m->killed = true;
+  m->shrunk_steps = h.shrunk ? h.shrunk->size.ops : h.failing.calls;
+  m->shrunk_schedule = h.shrunk ? sched::describe_size(h.shrunk->size) : "";
+  m->caught_by = why.what + " " + why.field;
+}
+
+}  // namespace
 
 std::vector<MutantResult> run_mutants(uint64_t max_seeds, uint64_t steps, const std::vector<std::string>& only,
                                       const std::function<void(const MutantResult&)>& on_result) {
@@ -26,14 +49,16 @@ std::vector<MutantResult> run_mutants(uint64_t max_seeds, uint64_t steps, const 
   std::vector<MutantResult> results;
   for (const embedded::FaultInfo& f : embedded::fault_catalogue()) {
     if (!only.empty() && std::find(only.begin(), only.end(), f.name) == only.end()) continue;
-    if (f.lane != embedded::FaultLane::Sequential) {  // a campaign cannot interleave: ctest's sched_tests kill it
-      std::printf("%-5s %-7s  found only by an interleaving (ctest -R Linearizability)\n",
-                  std::string(f.name).c_str(), "-");
-      continue;
-    }
     const TargetOptions target = fault_options({std::string(f.name)});
     const auto start = clock::now();
     MutantResult m{std::string(f.name)};
+    if (f.lane == embedded::FaultLane::Interleaving) {  // a lockstep campaign cannot interleave
+      run_interleaving(f, max_seeds, checks, &m);
+      m.seconds = std::chrono::duration<double>(clock::now() - start).count();
+      if (on_result) on_result(m);
+      results.push_back(std::move(m));
+      continue;
+    }
     std::optional<RunResult> failing;
     run_campaign(options, &make_embedded_target, target, checks, [&](uint64_t, RunResult& r, const KnownFinding*) {
       ++m.seeds;
@@ -64,6 +89,9 @@ void print_mutant(std::FILE* out, const MutantResult& m) {
   std::fprintf(out, "%-5s %-7s %7llu %9llu %10.3f %7s  %s\n", m.fault.c_str(), m.killed ? "yes" : "no",
                static_cast<unsigned long long>(m.seeds), static_cast<unsigned long long>(m.steps), m.seconds,
                m.killed ? std::to_string(m.shrunk_steps).c_str() : "-", m.killed ? m.caught_by.c_str() : "-");
+  if (m.interleaving)
+    std::fprintf(out, "%-5s %-7s  interleaving lane: %s\n", "", "",
+                 m.killed ? ("minimal schedule: " + m.shrunk_schedule).c_str() : "not found in the seed budget");
 }
 
 void print_mutation_score(std::FILE* out, const std::vector<MutantResult>& results) {

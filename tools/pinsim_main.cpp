@@ -12,6 +12,7 @@
 
 #include "campaign.h"
 #include "cli.h"
+#include "cmd_concurrent.h"
 #include "coverage.h"
 #include "crash_report.h"
 #include "explorer.h"
@@ -47,6 +48,8 @@ Commands:
   run      a seeded campaign in lockstep against a target
              pinsim run --seeds 1..1000 --steps 200 --swarm
              pinsim run --seed 7 --trace seed7.json      (record one seed)
+           or, with --actors, actors at once under the deterministic scheduler
+             pinsim run --target embedded --actors 3 --background evict,cleanup --seeds 1..100
   replay   replay a trace (a scenario, a recorded seed, a CI finding)
              pinsim replay scenarios/rfc/rule7-preserve-drops-expired.json --target model
   explore  every op sequence up to a depth over a small universe, breadth first
@@ -103,6 +106,7 @@ int cmd_replay(const std::vector<std::string>& args) {
   Trace trace = load_trace(path, count_of(vm, "max-trace-mb", 1u << 20) << 20);
   apply_profile(vm, &trace, path);
   const TraceRun run = trace_run_of(vm, trace, path);
+  if (trace.concurrent) return replay_concurrent_trace(vm, trace, run, path);
   RunResult r = replay(trace, run.factory, run.options, run.checks);
   if (!r.error.empty()) throw UsageError(path + ": $.config: " + r.error);
   r.trace.run = run.flags;
@@ -290,7 +294,8 @@ void write_mutants_summary(const po::variables_map& vm, const std::vector<Mutant
     killed += m.killed;
     secs += m.seconds;
     rows.push_back({{"fault", m.fault}, {"killed", m.killed}, {"seeds", m.seeds}, {"steps", m.steps},
-                    {"seconds", m.seconds}, {"shrunk_steps", m.shrunk_steps}, {"caught_by", m.caught_by}});
+                    {"seconds", m.seconds}, {"shrunk_steps", m.shrunk_steps}, {"caught_by", m.caught_by},
+                    {"lane", m.interleaving ? "interleaving" : "sequential"}, {"shrunk_schedule", m.shrunk_schedule}});
     JUnitCase c{"mutant", m.fault, {}, "", m.killed ? "killed by " + m.caught_by : ""};
     if (!m.killed) c.failures.emplace_back("survived", m.fault + " survived " + std::to_string(m.seeds) + " seeds");
     cases.push_back(std::move(c));
@@ -344,6 +349,7 @@ int cmd_shrink(const std::vector<std::string>& args) {
   const Trace trace = load_trace(path, count_of(vm, "max-trace-mb", 1u << 20) << 20);
   if (auto reason = validate(trace.config)) throw UsageError(path + ": $.config: " + *reason);
   const TraceRun run = trace_run_of(vm, trace, path);
+  if (trace.concurrent) return shrink_concurrent_trace(vm, trace, run, path);
   const auto start = std::chrono::steady_clock::now();
   const auto r = shrink(trace, run.factory, run.options, run.checks);
   if (!r) throw UsageError(path + ": the trace does not fail against " + run.flags.target + ", nothing to shrink");

@@ -7,6 +7,9 @@ for seed in 1 2 3 4 5 6 7 8 9 10; do
   "$P" run --seed "$seed" --steps 300 --swarm --trace "$T/s$seed.json" >/dev/null
 done
 "$P" run --seed 11 --steps 300 --profile mooncake-main --trace "$T/m11.json" >/dev/null
+# A concurrent run's trace (rounds with scripts and schedules).
+"$P" run --target embedded --seed 12 --actors 2 --background evict,cleanup --trace "$T/c12.json" >/dev/null
+cp "$(dirname "$SCHEMA")"/../docs/examples/interleaving-*.json "$T"/
 # The hand-written scenarios (state expectations included) validate too.
 cp "$(dirname "$SCHEMA")"/upsert/failed-*.json "$T"/
 /usr/bin/python3 - "$SCHEMA" "$T"/*.json <<'PY'

@@ -35,6 +35,13 @@ struct History {
 // Scheduler with `preempt_pct`.
 History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scripts, Time now, Choices& choices,
                        uint32_t preempt_pct = 100);
+// The same under any scheduling policy (policies.h).
+History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scripts, Time now, Policy& policy);
+
+// An order of history.calls (indices) that explains the history from `start`
+// (as check_linearizable says), or nullopt when none does. The search skips
+// a state it has seen (the calls done and the model's canonical state).
+std::optional<std::vector<size_t>> linearize(const Model& start, const History& history, Time now, Capabilities caps);
 
 // nullopt when some linearization of `history`, applied to `start`, gives
 // every outcome and the final View (as far as `caps` shows it); otherwise a

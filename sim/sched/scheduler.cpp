@@ -33,6 +33,7 @@ void Scheduler::pass_to(int next) {
 RunResult Scheduler::run() {
   state_.assign(bodies_.size(), State::Runnable);
   waiting_on_.assign(bodies_.size(), nullptr);
+  cond_seq_.assign(bodies_.size(), 0);
   held_.assign(bodies_.size(), {});
   for (size_t i = 0; i < bodies_.size(); ++i) threads_.emplace_back([this, i] { actor_main(static_cast<int>(i)); });
   pass_to(choose());
@@ -40,6 +41,7 @@ RunResult Scheduler::run() {
   for (std::thread& t : threads_) t.join();
   threads_.clear();
   find_lock_cycle();
+  result_.lock_edges = edges_.size();
   return result_;
 }
 
@@ -71,14 +73,12 @@ int Scheduler::choose() {
     return runnable.empty() ? -1 : runnable.front();
   }
   if (runnable.size() == 1 || deadlock_) return runnable.front();
-  const int current = running_.load();
-  if (preempt_pct_ < 100 && current >= 0 && state_[current] == State::Runnable && !choices_.chance(preempt_pct_)) {
-    result_.schedule.push_back(static_cast<uint32_t>(current));  // no preemption here
-    return current;
-  }
-  const uint32_t k = static_cast<uint32_t>(choices_.pick(runnable.size()));
-  result_.schedule.push_back(static_cast<uint32_t>(runnable[k]));
-  return runnable[k];
+  const int running = running_.load();
+  const int current = running >= 0 && state_[running] == State::Runnable ? running : -1;
+  const int next = policy_.choose(runnable, current);
+  result_.preemptions += current >= 0 && next != current;
+  result_.schedule.push_back(static_cast<uint32_t>(next));
+  return next;
 }
 
 void Scheduler::hand_over(int self) {
@@ -128,8 +128,7 @@ bool Scheduler::try_lock(const void* m, bool shared) {
   return true;
 }
 
-void Scheduler::unlock(const void* m) {
-  const int self = t_actor;
+void Scheduler::release(const void* m, int self) {
   Lock& l = locks_[m];
   if (auto it = std::find(held_[self].rbegin(), held_[self].rend(), m); it != held_[self].rend())
     held_[self].erase(std::next(it).base());
@@ -137,7 +136,44 @@ void Scheduler::unlock(const void* m) {
   else if (auto it = l.readers.find(self); it != l.readers.end()) l.readers.erase(it);
   for (size_t i = 0; i < state_.size(); ++i)
     if (state_[i] == State::Waiting && waiting_on_[i] == m) state_[i] = State::Runnable;
-  hand_over(self);  // a preemption point after the release
+}
+
+void Scheduler::unlock(const void* m) {
+  release(m, t_actor);
+  hand_over(t_actor);  // a preemption point after the release
+}
+
+// An untimed wait blocks (Waiting) until a signal; a timed one stays runnable,
+// so it is a yield point that may return before any signal. Either way the
+// mutex is released first and retaken (a lock, with its preemption point).
+bool Scheduler::cond_wait(const void* cv, const void* m, bool timed) {
+  const int self = t_actor;
+  release(m, self);
+  cond_seq_[self] = ++cond_clock_;
+  waiting_on_[self] = cv;
+  if (!timed && !deadlock_) state_[self] = State::Waiting;
+  hand_over(self);
+  const bool signalled = cond_seq_[self] == 0;
+  cond_seq_[self] = 0;
+  waiting_on_[self] = nullptr;
+  lock(m, false);
+  return signalled;
+}
+
+// Wakes the longest-waiting actor on cv (all of them with `all`).
+void Scheduler::cond_signal(const void* cv, bool all) {
+  const int self = t_actor;
+  for (;;) {
+    int first = -1;
+    for (size_t i = 0; i < state_.size(); ++i)
+      if (waiting_on_[i] == cv && cond_seq_[i] != 0 && (first < 0 || cond_seq_[i] < cond_seq_[first]))
+        first = static_cast<int>(i);
+    if (first < 0) break;
+    cond_seq_[first] = 0;
+    if (state_[first] == State::Waiting) state_[first] = State::Runnable;
+    if (!all) break;
+  }
+  hand_over(self);
 }
 
 // A cycle in the lock graph by depth-first search (white, grey, black),

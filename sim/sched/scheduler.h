@@ -10,8 +10,10 @@
 // Locks are the scheduler's own notion: lock(m) waits (in schedule terms)
 // while another actor holds m; the real primitive is never taken while a
 // schedule runs. A program's pthread mutexes and rwlocks reach it through the
-// interposer (interpose.cpp), linked into test executables only. Not modelled
-// yet: condition variables, sleeps, thread creation inside an actor.
+// interposer (interpose.cpp), linked into test executables only. Condition
+// variables are the scheduler's too: a wait releases the lock and blocks until
+// a signal (a timed wait, like a sleep, is a yield point that may return
+// without one). Not modelled: thread creation inside an actor.
 // A schedule where no actor can run while some still wait is a deadlock: the
 // run stops, every waiting actor unwinds (SchedulerAbort), and run() says so.
 #pragma once
@@ -19,11 +21,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <thread>
 #include <vector>
 
 #include "choices.h"
+#include "policies.h"
 
 namespace pinsim::sched {
 
@@ -39,6 +43,8 @@ struct RunResult {
   std::vector<const void*> lock_cycle;
   std::vector<uint32_t> schedule;  // the actor chosen at each decision with more than one candidate
   uint64_t decisions = 0;          // synchronisation points met
+  uint64_t preemptions = 0;        // switches away from an actor that could have gone on
+  uint64_t lock_edges = 0;         // distinct edges of the lock graph
 };
 
 class Scheduler {
@@ -47,7 +53,10 @@ class Scheduler {
   // often another is considered (100: every decision is a uniform choice;
   // lower: few preemptions per run, as PCT favours, for code with many
   // synchronisation points).
-  explicit Scheduler(Choices& choices, uint32_t preempt_pct = 100) : choices_(choices), preempt_pct_(preempt_pct) {}
+  explicit Scheduler(Choices& choices, uint32_t preempt_pct = 100)
+      : owned_(std::make_unique<RandomPolicy>(choices, preempt_pct)), policy_(*owned_) {}
+  // Decisions by any policy (policies.h), owned by the caller.
+  explicit Scheduler(Policy& policy) : policy_(policy) {}
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
@@ -65,6 +74,10 @@ class Scheduler {
   void lock(const void* m, bool shared);
   bool try_lock(const void* m, bool shared);
   void unlock(const void* m);
+  // Releases m, waits for cv to be signalled (timed: or for the next turn,
+  // returning false), and takes m again. True when signalled.
+  bool cond_wait(const void* cv, const void* m, bool timed);
+  void cond_signal(const void* cv, bool all);
 
  private:
   enum class State { Runnable, Waiting, Done };
@@ -74,18 +87,21 @@ class Scheduler {
   };
   bool available(const Lock& l, int self, bool shared) const;
   void acquire(const void* m, int self, bool shared);
+  void release(const void* m, int self);
   void hand_over(int self);  // a decision; waits for the turn to come back
   int choose();              // the next actor, or -1
   void wait_turn(int self);
   void pass_to(int next);
   void actor_main(int self);
 
-  Choices& choices_;
-  const uint32_t preempt_pct_;
+  std::unique_ptr<Policy> owned_;
+  Policy& policy_;
   std::vector<std::function<void()>> bodies_;
   std::vector<std::thread> threads_;
   std::vector<State> state_;
-  std::vector<const void*> waiting_on_;
+  std::vector<const void*> waiting_on_;  // a lock, or a condition variable
+  std::vector<uint64_t> cond_seq_;       // when each actor began its wait on a condition variable (0: none)
+  uint64_t cond_clock_ = 0;
   std::map<const void*, Lock> locks_;
   std::vector<std::vector<const void*>> held_;  // per actor, in the order taken
   std::set<std::pair<const void*, const void*>> edges_;  // the lock graph

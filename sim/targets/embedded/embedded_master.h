@@ -34,7 +34,7 @@ class EmbeddedMaster final : public Target {
   ~EmbeddedMaster() override;
 
   std::string_view name() const override { return "embedded"; }
-  Capabilities capabilities() const override { return kCapAll; }
+  Capabilities capabilities() const override { return kCapAll | kCapThreadSafe; }
   // The second eviction pass starts at a shard of its own (eviction.cpp).
   bool eviction_order_unspecified() const override { return true; }
   Outcome apply(const Op& op, Time now) override;

@@ -7,7 +7,7 @@ namespace pinsim::embedded {
 
 namespace {
 
-constexpr std::array<FaultInfo, 19> kFaults{{
+constexpr std::array<FaultInfo, 20> kFaults{{
     {"F1", "reads renew the soft pin (the pre-#2909 behaviour)", &Faults::f1_reads_renew_soft_pin},
     {"F2", "cleanup clears a pin without the deadline-equality check (stale index entry)",
      &Faults::f2_cleanup_skips_deadline_check},
@@ -34,6 +34,8 @@ constexpr std::array<FaultInfo, 19> kFaults{{
      &Faults::f18_cleanup_checks_outside_lock, FaultLane::Interleaving},
     {"F19", "cleanup holds the deadline index's mutex while it takes the shard locks (RFC lock order)",
      &Faults::f19_index_held_over_shard_locks, FaultLane::Interleaving},
+    {"F20", "cleanup writes the gauge back from a value it read before taking any lock (a lost update)",
+     &Faults::f20_gauge_updated_outside_lock, FaultLane::Interleaving},
 }};
 
 }  // namespace

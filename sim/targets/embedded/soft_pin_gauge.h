@@ -16,6 +16,11 @@ class SoftPinGauge {
   }
   int64_t value() const { return value_.load(std::memory_order_relaxed); }
   void rebuild(int64_t value) { value_.store(value, std::memory_order_relaxed); }
+  // Fault F20 only: `delta` applied to a value read earlier, outside any
+  // lock, and stored: a change made in between is lost.
+  void store_from(int64_t read_earlier, int64_t delta) {
+    value_.store(read_earlier + delta, std::memory_order_relaxed);
+  }
 
  private:
   std::atomic<int64_t> value_{0};

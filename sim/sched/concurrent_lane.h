@@ -1,0 +1,35 @@
+// The concurrent lane: a seed of the one seed loop (campaign.h) run as rounds
+// of several actors at once against one thread-safe target under the
+// deterministic scheduler, and the replay of such a run from its trace.
+// Each round draws every client actor's script from the workload (background
+// actors repeat evict or cleanup, as the eviction thread and the task-cleanup
+// cycle call them), runs them under the chosen schedule, and checks, at the
+// quiescent point that ends it: no deadlock, no cycle in the lock graph, a
+// linearization of the calls against the model that ends in the target's
+// View, and P1-P14 along that linearization (on the target's View at its
+// end). The model state after the linearization starts the next round.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "campaign.h"
+#include "concurrent_trace.h"
+
+namespace pinsim::sched {
+
+// The concurrent part of `trace` (its rounds, with scripts and schedules)
+// after its sequential steps; the returned trace records the schedules run.
+pinsim::RunResult replay_concurrent(const Trace& trace, TargetFactory factory, const TargetOptions& options,
+                                    const Checks& checks);
+
+// One seed: the configuration drawn as a lockstep seed draws it, then
+// `settings.rounds` rounds drawn and checked. The failing round ends the run.
+pinsim::RunResult run_concurrent_seed(uint64_t seed, const SeedOptions& seed_options,
+                                      const ConcurrentSettings& settings, TargetFactory factory,
+                                      const TargetOptions& options, const Checks& checks);
+
+// "" when `target` may run in the lane; otherwise the one-line reason.
+std::string lane_refusal(const Target& target);
+
+
+}  // namespace pinsim::sched

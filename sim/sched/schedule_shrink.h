@@ -1,0 +1,42 @@
+// Shrinking a failing concurrent trace (concurrent_trace.h): fewer rounds and
+// ops, fewer actors (a round's script handed to an actor idle in it, so the
+// other can go), fewer preemptions, keeping the same failure (the same
+// kind and field: a linearizability failure on the same View field, the same
+// property, a deadlock, a lock-order cycle). Every candidate is replayed from
+// scratch under its schedule, and the schedule the replay actually took is
+// what the result records, so the minimal trace replays as written. The idea
+// of sim/shrink.h (replay each candidate, keep it only if it fails the same
+// way), over a concurrent run's dimensions.
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "campaign.h"
+
+namespace pinsim::sched {
+
+// How big a concurrent run is, in the order the shrinker reduces it.
+struct ScheduleSize {
+  size_t ops = 0;          // calls in the rounds' scripts
+  size_t actors = 0;       // actors with at least one op
+  size_t preemptions = 0;  // switches away from an actor that could have gone on
+  size_t decisions = 0;    // recorded scheduling decisions
+  auto operator<=>(const ScheduleSize&) const = default;
+};
+// Replays `trace` for its preemption count.
+ScheduleSize size_of(const Trace& trace, TargetFactory factory, const TargetOptions& options, const Checks& checks);
+std::string describe_size(const ScheduleSize& size);  // "12 ops, 3 actors, 2 preemptions, 40 decisions"
+
+struct ScheduleShrinkResult {
+  Trace trace;
+  Failure failure;
+  ScheduleSize original, size;
+  size_t replays = 0;
+};
+
+// nullopt when `failing` does not fail.
+std::optional<ScheduleShrinkResult> shrink_schedule(const Trace& failing, TargetFactory factory,
+                                                    const TargetOptions& options, const Checks& checks);
+
+}  // namespace pinsim::sched

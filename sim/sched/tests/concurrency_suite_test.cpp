@@ -1,0 +1,100 @@
+// The concurrency suite (ctest -L concurrency): the concurrent lane on the
+// embedded master. Each concurrency fault (F18-F20) is found by the lane
+// (a seed failing with the fault that passes without it) and shrunk to a
+// minimal schedule that replays as written, from its text, and passes on the
+// correct master; the correct master passes a fixed range of seeds.
+//   F18  cleanup reads the stored deadline before it takes the shard lock
+//   F19  cleanup holds the index mutex while it takes shard locks (lock order)
+//   F20  cleanup writes the gauge back from a value read outside any lock
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "concurrent_lane.h"
+#include "embedded_target.h"
+#include "fault_hunt.h"
+#include "property.h"
+#include "trace.h"
+
+namespace pinsim::sched {
+namespace {
+
+// The correct master's range: three clients and both background actors.
+ConcurrentSettings full_lane() {
+  ConcurrentSettings s = hunt_lane();
+  s.clients = 3;
+  s.background = {"evict", "cleanup"};
+  s.rounds = 5;
+  return s;
+}
+
+const Checks kChecks{all_properties(), true};
+
+struct Expected {
+  const char* fault;
+  const char* what;  // the failure kinds the shrunk trace may keep
+  size_t max_ops, max_actors, max_preemptions;
+};
+
+// ctest lists a parameter as printed: the fault's name, never its bytes.
+void PrintTo(const Expected& e, std::ostream* os) { *os << e.fault; }
+
+class ConcurrencyFault : public testing::TestWithParam<Expected> {};
+
+TEST_P(ConcurrencyFault, FoundAndShrunkToAMinimalScheduleThatReplays) {
+  const Expected e = GetParam();
+  const TargetOptions with = fault_options({e.fault}), without{};
+  const RunFlags run{"embedded", "", {e.fault}, {}, true};
+  const Hunt h = hunt_fault(hunt_lane(), hunt_seeds(), &make_embedded_target, with, without, kChecks, 200, run);
+  ASSERT_TRUE(h.seed) << e.fault << " not found in " << h.seeds << " seeds";
+  ASSERT_TRUE(h.shrunk);
+  const ScheduleSize& size = h.shrunk->size;
+  std::printf("%s: seed %llu of %llu, %s -> %s (%zu replays): %s\n", e.fault,
+              static_cast<unsigned long long>(*h.seed), static_cast<unsigned long long>(h.seeds),
+              describe_size(h.shrunk->original).c_str(), describe_size(size).c_str(), h.shrunk->replays,
+              h.shrunk->failure.detail.c_str());
+  EXPECT_NE(std::string(e.what).find(h.shrunk->failure.what), std::string::npos) << h.shrunk->failure.detail;
+  EXPECT_LE(size.ops, e.max_ops) << describe_size(size);
+  EXPECT_LE(size.actors, e.max_actors) << describe_size(size);
+  EXPECT_LE(size.preemptions, e.max_preemptions) << describe_size(size);
+  EXPECT_LT(size, h.shrunk->original) << describe_size(h.shrunk->original);
+  // The minimal trace, written and read back, fails the same way with the
+  // fault, under the same schedule, and passes on the correct master.
+  const Trace minimal = read_trace(write_trace(h.shrunk->trace), "minimal");
+  const pinsim::RunResult again = replay_concurrent(minimal, &make_embedded_target, with, kChecks);
+  ASSERT_TRUE(again.failure);
+  EXPECT_EQ(again.failure->what, h.shrunk->failure.what);
+  EXPECT_EQ(again.failure->field, h.shrunk->failure.field);
+  EXPECT_TRUE(again.trace.concurrent == minimal.concurrent);
+  EXPECT_FALSE(replay_concurrent(minimal, &make_embedded_target, without, kChecks).failure);
+}
+
+INSTANTIATE_TEST_SUITE_P(Lane, ConcurrencyFault,
+                         testing::Values(Expected{"F18", "linearizability", 5, 2, 2},
+                                         Expected{"F19", "lock_order deadlock", 4, 2, 1},
+                                         Expected{"F20", "linearizability", 8, 2, 12}),
+                         [](const testing::TestParamInfo<Expected>& i) { return std::string(i.param.fault); });
+
+TEST(ConcurrencyLane, TheCorrectMasterPassesAFixedSeedRange) {
+  uint64_t calls = 0, preemptions = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const pinsim::RunResult r = run_concurrent_seed(seed, {}, full_lane(), &make_embedded_target, {}, kChecks);
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    ASSERT_FALSE(r.failure) << "seed " << seed << ": " << r.failure->detail;
+    calls += r.calls, preemptions += r.preemptions;
+  }
+  EXPECT_EQ(calls, 40u * 5 * 5 * 4);  // every actor ran its script
+  EXPECT_GT(preemptions, 0u);     // and the schedules interleaved them
+}
+
+TEST(ConcurrencyLane, SameSeedSameTraceScheduleIncluded) {
+  const auto a = run_concurrent_seed(3, hunt_seeds(), hunt_lane(), &make_embedded_target, {}, kChecks);
+  const auto b = run_concurrent_seed(3, hunt_seeds(), hunt_lane(), &make_embedded_target, {}, kChecks);
+  EXPECT_EQ(write_trace(a.trace), write_trace(b.trace));
+  ASSERT_TRUE(a.trace.concurrent);
+  EXPECT_FALSE(a.trace.concurrent->rounds.front().schedule.empty());
+}
+
+}  // namespace
+}  // namespace pinsim::sched
