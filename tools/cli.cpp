@@ -316,4 +316,12 @@ po::variables_map parse(const std::vector<std::string>& args, const po::options_
   return vm;
 }
 
+bool finish_replay(const po::variables_map& vm, const TraceRun& run, RunResult* r) {
+  r->trace.run = run.flags;
+  r->trace.run->tree = r->variant;
+  if (vm.count("record")) write_file(vm["record"].as<std::string>(), write_trace(r->trace));
+  if (r->failure) print_failure(*r->failure, "");
+  return r->failure.has_value();
+}
+
 }  // namespace pinsim::cli

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "campaign.h"
 #include "runner.h"
 #include "summary.h"
 #include "target.h"
@@ -62,6 +63,10 @@ struct TraceRun {
   Checks checks;
 };
 TraceRun trace_run_of(const po::variables_map& vm, const Trace& trace, const std::string& path);
+// The end of a replay, lockstep or concurrent: the trace as run records the
+// run's flags and the target's tree (what --record writes), and a failure is
+// printed. True when the replay failed.
+bool finish_replay(const po::variables_map& vm, const TraceRun& run, RunResult* r);
 // A shrunk trace's own description: what it fails and where it came from;
 // the rule and the seed of the original no longer describe it.
 void describe_shrunk(Trace* shrunk, const std::string& from, const Failure& failure);

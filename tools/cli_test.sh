@@ -214,7 +214,8 @@ check 0 - run $LANE --seed 5 --trace "$T/c2.json"
 cmp -s "$T/c1.json" "$T/c2.json" || { echo "FAIL: the same seed wrote two concurrent traces"; fail=1; }
 check 0 - replay "$T/c1.json" --record "$T/c3.json"
 cmp -s "$T/c1.json" "$T/c3.json" || { echo "FAIL: replay --record of a concurrent trace differs"; fail=1; }
-check 1 - run --target embedded --fault F19 --actors 2 --background cleanup --seeds 1..100 --swarm --ops 40 --out "$T/f19.json"
+check 1 - run --target embedded --fault F19 --actors 2 --background cleanup --seeds 1..400 --swarm --ops 40 \
+  --stop-on-failure --out "$T/f19.json"
 check 1 - replay "$T/f19.json"
 check 1 - shrink "$T/f19.json" --out "$T/f19-min.json"
 check 1 - replay "$T/f19-min.json"

@@ -99,13 +99,7 @@ int replay_concurrent_trace(const po::variables_map& vm, const Trace& trace, con
                             const std::string& path) {
   RunResult r = sched::replay_concurrent(trace, run.factory, run.options, run.checks);
   if (!r.error.empty()) throw UsageError(path + ": " + r.error);
-  r.trace.run = run.flags;
-  r.trace.run->tree = r.variant;
-  if (vm.count("record")) write_file(vm["record"].as<std::string>(), write_trace(r.trace));
-  if (r.failure) {
-    print_failure(*r.failure, "");
-    return 1;
-  }
+  if (finish_replay(vm, run, &r)) return 1;
   std::printf("%s: %zu steps and %zu rounds (%llu calls, %llu preemptions) replayed against %s under their "
               "schedules, all checked\n",
               path.c_str(), trace.steps.size(), trace.concurrent->rounds.size(),

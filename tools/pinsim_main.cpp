@@ -109,13 +109,7 @@ int cmd_replay(const std::vector<std::string>& args) {
   if (trace.concurrent) return replay_concurrent_trace(vm, trace, run, path);
   RunResult r = replay(trace, run.factory, run.options, run.checks);
   if (!r.error.empty()) throw UsageError(path + ": $.config: " + r.error);
-  r.trace.run = run.flags;
-  r.trace.run->tree = r.variant;
-  if (vm.count("record")) write_file(vm["record"].as<std::string>(), write_trace(r.trace));
-  if (r.failure) {
-    print_failure(*r.failure, "");
-    return 1;
-  }
+  if (finish_replay(vm, run, &r)) return 1;
   if (vm["require-rule"].as<bool>()) {
     const auto rule = parse_rule(trace.rule);
     if (!rule) throw UsageError(path + ": $.rule: unknown rule '" + trace.rule + "'");
