@@ -40,28 +40,34 @@ int64_t ceil_pct(uint64_t base, uint32_t pct) { return static_cast<int64_t>((bas
 // DiscardExpiredProcessingReplicas: a write older than the release timeout
 // loses its PROCESSING replicas; Pending goes when no viable one remains.
 void Model::discard_expired_processing(Time now) {
-  for (auto it = objects_.begin(); it != objects_.end();) {
+  auto expiry_of = [&](const Object& obj) {
+    return saturating_deadline(obj.put_start_time, config_.put_start_release_timeout_ms);
+  };
+  std::vector<ObjectId> due;  // in key order: the discarded list keeps that order
+  for (const auto& [id, obj] : objects_.unordered())
+    if (obj.processing && expiry_of(obj) < now) due.push_back(id);
+  std::sort(due.begin(), due.end());
+  for (ObjectId id : due) {
+    auto* it = find_object(id);
     Object& obj = it->second;
-    const Time expiry = saturating_deadline(obj.put_start_time, config_.put_start_release_timeout_ms);
-    if (!obj.processing || expiry >= now) { ++it; continue; }
+    const Time expiry = expiry_of(obj);
     auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) {
       return r.status == ReplicaStatus::Complete;
     });
-    discard_replicas(it->first, obj, first, expiry);
+    discard_replicas(id, obj, first, expiry);
     if (obj.pending) {
       hits_.hit(Rule::PendingCleared);
       obj.pending.reset();  // no PROCESSING replica is left, so none is viable
     }
     obj.processing = false;
     settle_charge(obj);
-    if (obj.replicas.empty()) erase_object(it++);
-    else ++it;
+    if (obj.replicas.empty()) erase_object(it);
   }
 }
 
 // Pops an object's evictable memory replicas; erases it when none remain.
 // Returns the bytes freed (size x replicas taken).
-uint64_t Model::evict_memory(std::map<ObjectId, Object>::iterator it) {
+uint64_t Model::evict_memory(ObjectTable::Entry* it) {
   Object& obj = it->second;
   auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) {
     return !(r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete);
@@ -136,7 +142,7 @@ Outcome Model::evict(const Op& op, Time now) {
   std::vector<Candidate> no_pin;
   std::vector<Time> soft;
   uint64_t base = 0;
-  for (auto& [id, obj] : objects_) {
+  for (auto& [id, obj] : objects_.unordered()) {  // no order: the candidates are sorted below
     if (obj.hard_pinned) {
       hits_.hit(Rule::HardPinNeverEvicted);
       continue;
@@ -151,8 +157,8 @@ Outcome Model::evict(const Op& op, Time now) {
   std::sort(no_pin.begin(), no_pin.end());
   std::sort(soft.begin(), soft.end());
 
-  auto eligible = [&](std::map<ObjectId, Object>::iterator it) {
-    return it != objects_.end() && now >= it->second.lease && has_evictable_memory(it->second);
+  auto eligible = [&](const ObjectTable::Entry* it) {
+    return it && now >= it->second.lease && has_evictable_memory(it->second);
   };
   // Pass 1: the k oldest leases among unpinned candidates, ties at the cutoff
   // included; a candidate that fails revalidation is left over for pass 2.
@@ -164,7 +170,7 @@ Outcome Model::evict(const Op& op, Time now) {
   // IsSoftPinActive: stale pins found there are normalised (gauge -1) too
   // (found by the Mooncake lane; docs/interpretations.md).
   if (k > 0 && target * 44 < 1000) {
-    for (auto& [id, obj] : objects_)
+    for (auto& [id, obj] : objects_.unordered())
       if (!obj.hard_pinned && now >= obj.lease) normalise_if_expired(id, obj, now);
   }
   if (k > 0) {
@@ -173,7 +179,7 @@ Outcome Model::evict(const Op& op, Time now) {
     for (const Candidate& c : no_pin) {
       if (done >= k && c.lease > cutoff) { leftover.push_back(c.lease); continue; }
       auto it = find_object(c.id);
-      if (it == objects_.end()) continue;  // evicted with its group
+      if (!it) continue;  // evicted with its group
       if (!eligible(it) || normalise_if_expired(c.id, it->second, now)) {
         leftover.push_back(c.lease);
         continue;
@@ -209,7 +215,7 @@ void Model::evict_second_pass(int64_t n, bool pass_2a, Time cutoff, const std::v
   for (ObjectId id : scan) {
     if (n <= 0) break;
     auto it = find_object(id);
-    if (it == objects_.end() || it->second.hard_pinned || now < it->second.lease) continue;
+    if (!it || it->second.hard_pinned || now < it->second.lease) continue;
     if (pass_2a) {
       // Mooncake's BatchEvict pass 2A: its scan tests hard pin, lease expired,
       // lease <= cutoff, !IsSoftPinActive, and only then an evictable replica,

@@ -82,6 +82,10 @@ ExploreResult explore(const ExploreOptions& o) {
   std::unordered_set<Digest, DigestHash> visited{digest_of(root.canonical_state(0))};
   uint64_t memory = 0;
   std::string encoding;  // reused: the canonical state of each child
+  // Reused across transitions: assigning a model or a View into one keeps
+  // the buffers (objects, maps' nodes) it already has.
+  Model model = root, child = root;
+  View before, after;
   result.states = 1;
   size_t level_begin = 0, level_end = 1;
   for (uint32_t depth = 1; depth <= o.max_depth && level_begin < level_end; ++depth) {
@@ -91,13 +95,13 @@ ExploreResult explore(const ExploreOptions& o) {
         return result;
       }
       const std::vector<Op> path = path_of(tree, static_cast<uint32_t>(n));
-      Model model = root;
+      model = root;
       Time now = 0;
       for (const Op& op : path) model.apply(op, now = time_after(now, op));
-      const View before = model_checks ? model.view(now) : View{};
+      if (model_checks) model.view(now, &before);
       for (const Op& op : all_ops(generator, model, now)) {
         ++result.transitions;
-        Model child = model;
+        child = model;
         const Time t = time_after(now, op);
         const Outcome outcome = child.apply(op, t);
         auto child_trace = [&] {
@@ -111,7 +115,7 @@ ExploreResult explore(const ExploreOptions& o) {
           // cannot be copied); the replay also checks the properties.
           failed = replay(child_trace(), o.target, o.target_options, o.checks).failure.has_value();
         } else if (model_checks) {
-          const View after = child.view(t);
+          child.view(t, &after);
           const StepContext ctx{o.config, op, t, outcome, before, after};
           for (const StepCheck* p : o.checks.properties) failed |= p->check(ctx).has_value();
         }
