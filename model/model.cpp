@@ -73,9 +73,16 @@ Outcome Model::batch(const Op& op, Time now) {
   Outcome out;
   const bool well_formed = batch_well_formed(op);
   if (is_start(op.kind)) batch_preference_ = preference_order(config_.segments, segment_used_);
-  for (size_t i = 0; i < op.keys.size(); ++i)
-    out.results.push_back(well_formed ? dispatch(batch_element(op, i), now).as_key_result()
+  out.results.reserve(op.keys.size());
+  // batch_element(op, i) for each i, built once and changed in place: a
+  // copy of the batch per key (its key lists included) cost more than the op.
+  Op element = op.keys.empty() ? op : batch_element(op, 0);
+  for (size_t i = 0; i < op.keys.size(); ++i) {
+    element.object.key = op.keys[i];
+    element.size = i < op.sizes.size() ? op.sizes[i] : op.size;
+    out.results.push_back(well_formed ? dispatch(element, now).as_key_result()
                                       : KeyResult{ErrorCode::INVALID_PARAMS, {}, {}});
+  }
   batch_preference_.clear();
   return out;
 }
@@ -151,6 +158,7 @@ void Model::erase_object(ObjectTable::Entry* it) {
 // 1 memory + 1 NoF (FLEXIBLE_DUAL_REPLICA) shape, where either side suffices.
 std::optional<std::vector<Replica>> Model::plan_placement(const Op& op) const {
   std::vector<Replica> placed;
+  placed.reserve(std::min<size_t>(config_.segments.size(), size_t{op.memory_replicas} + op.nof_replicas));
   auto place = [&](ReplicaKind kind, uint32_t count) {
     for (uint32_t n = 0; n < count; ++n) {
       int best = -1;

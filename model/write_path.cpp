@@ -80,6 +80,7 @@ void Model::create_object(const Op& op, GroupId group, const Resolved& req, std:
   obj.reserved = op.size * op.memory_replicas;  // AdoptPendingCharge
   obj.processing = true;
   Pending p{req.action, req.ttl_ms, {}};
+  p.eligible.reserve(obj.replicas.size());
   for (const Replica& r : obj.replicas) p.eligible.push_back(r.id);
   obj.pending = std::move(p);
   Object& stored = insert_object(id, std::move(obj));
