@@ -131,77 +131,77 @@ Outcome Model::evict(const Op& op, Time now) {
   const std::vector<ObjectId> scan_first = std::move(scan_first_);
   scan_first_.clear();
   discard_expired_processing(now);
+  const EvictionCensus census = evict_census(now);
+  if (census.base == 0) return Outcome{};
+  std::vector<Time> leftover;
+  const int64_t evicted = evict_first_pass(census, target, now, &leftover);
+  const int64_t released = static_cast<int64_t>(release_discarded(now));
 
-  // Census: base counts every object with an evictable memory replica; the
-  // candidates also have an expired lease, split by pin state.
-  struct Candidate {
-    Time lease;
-    ObjectId id;
-    bool operator<(const Candidate& o) const { return std::tie(lease, id) < std::tie(o.lease, o.id); }
-  };
-  std::vector<Candidate> no_pin;
-  std::vector<Time> soft;
-  uint64_t base = 0;
+  // Pass 2: up to the lower bound. 2A: unpinned objects with lease <= the
+  // n-th leftover lease. 2B: every unpinned object and pinned ones with lease
+  // <= the m-th pinned lease (ranked by lease, as Mooncake's BatchEvict does).
+  int64_t n = ceil_pct(census.base, lowerbound) - evicted - released;
+  n = std::min<int64_t>(n, static_cast<int64_t>(leftover.size() + census.soft.size()));
+  if (n <= 0) return Outcome{};
+  std::sort(leftover.begin(), leftover.end());
+  const bool pass_2a = n <= static_cast<int64_t>(leftover.size());
+  const Time cutoff = pass_2a ? leftover[n - 1] : census.soft[n - leftover.size() - 1];
+  evict_second_pass(n, pass_2a, cutoff, scan_first, now);
+  return Outcome{};
+}
+
+// Census: base counts every object with an evictable memory replica; the
+// candidates also have an expired lease, split by pin state (sorted).
+Model::EvictionCensus Model::evict_census(Time now) {
+  EvictionCensus c;
   for (auto& [id, obj] : objects_.unordered()) {  // no order: the candidates are sorted below
     if (obj.hard_pinned) {
       hits_.hit(Rule::HardPinNeverEvicted);
       continue;
     }
     if (!has_evictable_memory(obj)) continue;
-    ++base;
+    ++c.base;
     if (now < obj.lease) continue;
-    if (!normalise_if_expired(id, obj, now)) no_pin.push_back({obj.lease, id});
-    else if (config_.allow_evict_soft_pinned_objects) soft.push_back(obj.lease);
+    if (!normalise_if_expired(id, obj, now)) c.no_pin.push_back({obj.lease, id});
+    else if (config_.allow_evict_soft_pinned_objects) c.soft.push_back(obj.lease);
   }
-  if (base == 0) return Outcome{};
-  std::sort(no_pin.begin(), no_pin.end());
-  std::sort(soft.begin(), soft.end());
+  std::sort(c.no_pin.begin(), c.no_pin.end());
+  std::sort(c.soft.begin(), c.soft.end());
+  return c;
+}
 
-  auto eligible = [&](const ObjectTable::Entry* it) {
-    return it && now >= it->second.lease && has_evictable_memory(it->second);
-  };
-  // Pass 1: the k oldest leases among unpinned candidates, ties at the cutoff
-  // included; a candidate that fails revalidation is left over for pass 2.
-  int64_t evicted = 0;
-  std::vector<Time> leftover;
-  const int64_t k = std::min<int64_t>(ceil_pct(base, target), static_cast<int64_t>(no_pin.size()));
+// Pass 1: the k oldest leases among unpinned candidates, ties at the cutoff
+// included; a candidate that fails revalidation is left over for pass 2.
+// Returns the objects evicted.
+int64_t Model::evict_first_pass(const EvictionCensus& census, uint32_t target, Time now,
+                                std::vector<Time>* leftover) {
+  const auto& no_pin = census.no_pin;
+  const int64_t k = std::min<int64_t>(ceil_pct(census.base, target), static_cast<int64_t>(no_pin.size()));
+  if (k <= 0) return 0;
   // Mooncake main's pass 1 with a target below 10/44 collects its frontier by
   // re-scanning every object whose lease expired, evictable or not, through
   // IsSoftPinActive: stale pins found there are normalised (gauge -1) too
   // (found by the Mooncake lane; docs/interpretations.md).
-  if (k > 0 && target * 44 < 1000) {
+  if (target * 44 < 1000) {
     for (auto& [id, obj] : objects_.unordered())
       if (!obj.hard_pinned && now >= obj.lease) normalise_if_expired(id, obj, now);
   }
-  if (k > 0) {
-    const Time cutoff = no_pin[k - 1].lease;
-    int64_t done = 0;
-    for (const Candidate& c : no_pin) {
-      if (done >= k && c.lease > cutoff) { leftover.push_back(c.lease); continue; }
-      auto it = find_object(c.id);
-      if (!it) continue;  // evicted with its group
-      if (!eligible(it) || normalise_if_expired(c.id, it->second, now)) {
-        leftover.push_back(c.lease);
-        continue;
-      }
-      const int64_t n = static_cast<int64_t>(try_evict(c.id, false, now).objects);
-      evicted += n;
-      done += n;
+  auto eligible = [&](const ObjectTable::Entry* it) {
+    return it && now >= it->second.lease && has_evictable_memory(it->second);
+  };
+  const Time cutoff = no_pin[k - 1].lease;
+  int64_t evicted = 0;
+  for (const EvictionCensus::Candidate& c : no_pin) {
+    if (evicted >= k && c.lease > cutoff) { leftover->push_back(c.lease); continue; }
+    auto it = find_object(c.id);
+    if (!it) continue;  // evicted with its group
+    if (!eligible(it) || normalise_if_expired(c.id, it->second, now)) {
+      leftover->push_back(c.lease);
+      continue;
     }
+    evicted += static_cast<int64_t>(try_evict(c.id, false, now).objects);
   }
-  const int64_t released = static_cast<int64_t>(release_discarded(now));
-
-  // Pass 2: up to the lower bound. 2A: unpinned objects with lease <= the
-  // n-th leftover lease. 2B: every unpinned object and pinned ones with lease
-  // <= the m-th pinned lease (ranked by lease, as Mooncake's BatchEvict does).
-  int64_t n = ceil_pct(base, lowerbound) - evicted - released;
-  n = std::min<int64_t>(n, static_cast<int64_t>(leftover.size() + soft.size()));
-  if (n <= 0) return Outcome{};
-  std::sort(leftover.begin(), leftover.end());
-  const bool pass_2a = n <= static_cast<int64_t>(leftover.size());
-  const Time cutoff = pass_2a ? leftover[n - 1] : soft[n - leftover.size() - 1];
-  evict_second_pass(n, pass_2a, cutoff, scan_first, now);
-  return Outcome{};
+  return evicted;
 }
 
 // BatchEvict's second pass scan: up to `n` objects, in key order after any

@@ -10,6 +10,7 @@
 #include <set>
 #include <unordered_map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -137,6 +138,18 @@ class Model {
   Outcome delete_quota(const Op& op);
   // eviction.cpp
   Outcome evict(const Op& op, Time now);
+  struct EvictionCensus {
+    struct Candidate {
+      Time lease;
+      ObjectId id;
+      bool operator<(const Candidate& o) const { return std::tie(lease, id) < std::tie(o.lease, o.id); }
+    };
+    std::vector<Candidate> no_pin;  // expired lease, no active pin, by lease then id
+    std::vector<Time> soft;         // expired lease, active pin (when those may go), by lease
+    uint64_t base = 0;              // objects with an evictable memory replica
+  };
+  EvictionCensus evict_census(Time now);
+  int64_t evict_first_pass(const EvictionCensus& census, uint32_t target, Time now, std::vector<Time>* leftover);
   bool normalise_if_expired(ObjectId id, Object& obj, Time now);
   void discard_expired_processing(Time now);
   uint64_t evict_memory(ObjectTable::Entry* it);
