@@ -31,12 +31,12 @@ void Model::canonical_state(Time now, std::string* buffer) const {
   out.clear();
   auto rel = [&](Time t) { put(out, t == kTimeMax ? INT64_MIN : t - now); };
   std::vector<ReplicaId> ids;  // every live id, ranked
-  auto collect = [&](const std::map<ObjectId, Object>& objs) {
+  auto collect = [&](const auto& objs) {
     for (const auto& [id, o] : objs)
       for (const Replica& r : o.replicas) ids.push_back(r.id);
   };
-  collect(objects_.map());
-  for (const SnapshotImage& s : snapshots_) collect(s.objects);
+  collect(objects_);
+  for (const auto& s : snapshots_) collect(s->objects);
   std::sort(ids.begin(), ids.end());
   auto rank = [&](ReplicaId id) {
     return static_cast<int64_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
@@ -47,7 +47,7 @@ void Model::canonical_state(Time now, std::string* buffer) const {
     if (it == clients.end()) it = clients.insert(it, c);
     return static_cast<int64_t>(it - clients.begin());
   };
-  auto objects = [&](const std::map<ObjectId, Object>& objs) {
+  auto objects = [&](const auto& objs) {
     put(out, static_cast<int64_t>(objs.size()));
     for (const auto& [id, o] : objs) {
       put(out, id.tenant);
@@ -76,7 +76,7 @@ void Model::canonical_state(Time now, std::string* buffer) const {
       put(out, o.processing);
     }
   };
-  objects(objects_.map());
+  objects(objects_);
   put(out, gauge_);
   for (uint64_t u : segment_used_) put(out, static_cast<int64_t>(u));
   put(out, -2);
@@ -93,9 +93,9 @@ void Model::canonical_state(Time now, std::string* buffer) const {
     for (const Replica& r : d.replicas) { put(out, static_cast<int64_t>(r.kind)); put(out, r.segment); }
   }
   put(out, -4);
-  for (const SnapshotImage& s : snapshots_) {
-    objects(s.objects);
-    for (const Discarded& d : s.discarded) {
+  for (const auto& s : snapshots_) {
+    objects(s->objects);
+    for (const Discarded& d : s->discarded) {
       rel(d.release_at);
       put(out, static_cast<int64_t>(d.size * 1000 + d.replicas.size()));
     }

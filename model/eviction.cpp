@@ -40,28 +40,34 @@ int64_t ceil_pct(uint64_t base, uint32_t pct) { return static_cast<int64_t>((bas
 // DiscardExpiredProcessingReplicas: a write older than the release timeout
 // loses its PROCESSING replicas; Pending goes when no viable one remains.
 void Model::discard_expired_processing(Time now) {
-  for (auto it = objects_.begin(); it != objects_.end();) {
+  auto expiry_of = [&](const Object& obj) {
+    return saturating_deadline(obj.put_start_time, config_.put_start_release_timeout_ms);
+  };
+  std::vector<ObjectId> due;  // in key order: the discarded list keeps that order
+  for (const auto& [id, obj] : objects_.unordered())
+    if (obj.processing && expiry_of(obj) < now) due.push_back(id);
+  std::sort(due.begin(), due.end());
+  for (ObjectId id : due) {
+    auto* it = find_object(id);
     Object& obj = it->second;
-    const Time expiry = saturating_deadline(obj.put_start_time, config_.put_start_release_timeout_ms);
-    if (!obj.processing || expiry >= now) { ++it; continue; }
+    const Time expiry = expiry_of(obj);
     auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) {
       return r.status == ReplicaStatus::Complete;
     });
-    discard_replicas(it->first, obj, first, expiry);
+    discard_replicas(id, obj, first, expiry);
     if (obj.pending) {
       hits_.hit(Rule::PendingCleared);
       obj.pending.reset();  // no PROCESSING replica is left, so none is viable
     }
     obj.processing = false;
     settle_charge(obj);
-    if (obj.replicas.empty()) erase_object(it++);
-    else ++it;
+    if (obj.replicas.empty()) erase_object(it);
   }
 }
 
 // Pops an object's evictable memory replicas; erases it when none remain.
 // Returns the bytes freed (size x replicas taken).
-uint64_t Model::evict_memory(std::map<ObjectId, Object>::iterator it) {
+uint64_t Model::evict_memory(ObjectTable::Entry* it) {
   Object& obj = it->second;
   auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) {
     return !(r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete);
@@ -125,77 +131,77 @@ Outcome Model::evict(const Op& op, Time now) {
   const std::vector<ObjectId> scan_first = std::move(scan_first_);
   scan_first_.clear();
   discard_expired_processing(now);
-
-  // Census: base counts every object with an evictable memory replica; the
-  // candidates also have an expired lease, split by pin state.
-  struct Candidate {
-    Time lease;
-    ObjectId id;
-    bool operator<(const Candidate& o) const { return std::tie(lease, id) < std::tie(o.lease, o.id); }
-  };
-  std::vector<Candidate> no_pin;
-  std::vector<Time> soft;
-  uint64_t base = 0;
-  for (auto& [id, obj] : objects_) {
-    if (obj.hard_pinned) {
-      hits_.hit(Rule::HardPinNeverEvicted);
-      continue;
-    }
-    if (!has_evictable_memory(obj)) continue;
-    ++base;
-    if (now < obj.lease) continue;
-    if (!normalise_if_expired(id, obj, now)) no_pin.push_back({obj.lease, id});
-    else if (config_.allow_evict_soft_pinned_objects) soft.push_back(obj.lease);
-  }
-  if (base == 0) return Outcome{};
-  std::sort(no_pin.begin(), no_pin.end());
-  std::sort(soft.begin(), soft.end());
-
-  auto eligible = [&](std::map<ObjectId, Object>::iterator it) {
-    return it != objects_.end() && now >= it->second.lease && has_evictable_memory(it->second);
-  };
-  // Pass 1: the k oldest leases among unpinned candidates, ties at the cutoff
-  // included; a candidate that fails revalidation is left over for pass 2.
-  int64_t evicted = 0;
+  const EvictionCensus census = evict_census(now);
+  if (census.base == 0) return Outcome{};
   std::vector<Time> leftover;
-  const int64_t k = std::min<int64_t>(ceil_pct(base, target), static_cast<int64_t>(no_pin.size()));
-  // Mooncake main's pass 1 with a target below 10/44 collects its frontier by
-  // re-scanning every object whose lease expired, evictable or not, through
-  // IsSoftPinActive: stale pins found there are normalised (gauge -1) too
-  // (found by the Mooncake lane; docs/interpretations.md).
-  if (k > 0 && target * 44 < 1000) {
-    for (auto& [id, obj] : objects_)
-      if (!obj.hard_pinned && now >= obj.lease) normalise_if_expired(id, obj, now);
-  }
-  if (k > 0) {
-    const Time cutoff = no_pin[k - 1].lease;
-    int64_t done = 0;
-    for (const Candidate& c : no_pin) {
-      if (done >= k && c.lease > cutoff) { leftover.push_back(c.lease); continue; }
-      auto it = find_object(c.id);
-      if (it == objects_.end()) continue;  // evicted with its group
-      if (!eligible(it) || normalise_if_expired(c.id, it->second, now)) {
-        leftover.push_back(c.lease);
-        continue;
-      }
-      const int64_t n = static_cast<int64_t>(try_evict(c.id, false, now).objects);
-      evicted += n;
-      done += n;
-    }
-  }
+  const int64_t evicted = evict_first_pass(census, target, now, &leftover);
   const int64_t released = static_cast<int64_t>(release_discarded(now));
 
   // Pass 2: up to the lower bound. 2A: unpinned objects with lease <= the
   // n-th leftover lease. 2B: every unpinned object and pinned ones with lease
   // <= the m-th pinned lease (ranked by lease, as Mooncake's BatchEvict does).
-  int64_t n = ceil_pct(base, lowerbound) - evicted - released;
-  n = std::min<int64_t>(n, static_cast<int64_t>(leftover.size() + soft.size()));
+  int64_t n = ceil_pct(census.base, lowerbound) - evicted - released;
+  n = std::min<int64_t>(n, static_cast<int64_t>(leftover.size() + census.soft.size()));
   if (n <= 0) return Outcome{};
   std::sort(leftover.begin(), leftover.end());
   const bool pass_2a = n <= static_cast<int64_t>(leftover.size());
-  const Time cutoff = pass_2a ? leftover[n - 1] : soft[n - leftover.size() - 1];
+  const Time cutoff = pass_2a ? leftover[n - 1] : census.soft[n - leftover.size() - 1];
   evict_second_pass(n, pass_2a, cutoff, scan_first, now);
   return Outcome{};
+}
+
+// Census: base counts every object with an evictable memory replica; the
+// candidates also have an expired lease, split by pin state (sorted).
+Model::EvictionCensus Model::evict_census(Time now) {
+  EvictionCensus c;
+  for (auto& [id, obj] : objects_.unordered()) {  // no order: the candidates are sorted below
+    if (obj.hard_pinned) {
+      hits_.hit(Rule::HardPinNeverEvicted);
+      continue;
+    }
+    if (!has_evictable_memory(obj)) continue;
+    ++c.base;
+    if (now < obj.lease) continue;
+    if (!normalise_if_expired(id, obj, now)) c.no_pin.push_back({obj.lease, id});
+    else if (config_.allow_evict_soft_pinned_objects) c.soft.push_back(obj.lease);
+  }
+  std::sort(c.no_pin.begin(), c.no_pin.end());
+  std::sort(c.soft.begin(), c.soft.end());
+  return c;
+}
+
+// Pass 1: the k oldest leases among unpinned candidates, ties at the cutoff
+// included; a candidate that fails revalidation is left over for pass 2.
+// Returns the objects evicted.
+int64_t Model::evict_first_pass(const EvictionCensus& census, uint32_t target, Time now,
+                                std::vector<Time>* leftover) {
+  const auto& no_pin = census.no_pin;
+  const int64_t k = std::min<int64_t>(ceil_pct(census.base, target), static_cast<int64_t>(no_pin.size()));
+  if (k <= 0) return 0;
+  // Mooncake main's pass 1 with a target below 10/44 collects its frontier by
+  // re-scanning every object whose lease expired, evictable or not, through
+  // IsSoftPinActive: stale pins found there are normalised (gauge -1) too
+  // (found by the Mooncake lane; docs/interpretations.md).
+  if (target * 44 < 1000) {
+    for (auto& [id, obj] : objects_.unordered())
+      if (!obj.hard_pinned && now >= obj.lease) normalise_if_expired(id, obj, now);
+  }
+  auto eligible = [&](const ObjectTable::Entry* it) {
+    return it && now >= it->second.lease && has_evictable_memory(it->second);
+  };
+  const Time cutoff = no_pin[k - 1].lease;
+  int64_t evicted = 0;
+  for (const EvictionCensus::Candidate& c : no_pin) {
+    if (evicted >= k && c.lease > cutoff) { leftover->push_back(c.lease); continue; }
+    auto it = find_object(c.id);
+    if (!it) continue;  // evicted with its group
+    if (!eligible(it) || normalise_if_expired(c.id, it->second, now)) {
+      leftover->push_back(c.lease);
+      continue;
+    }
+    evicted += static_cast<int64_t>(try_evict(c.id, false, now).objects);
+  }
+  return evicted;
 }
 
 // BatchEvict's second pass scan: up to `n` objects, in key order after any
@@ -209,7 +215,7 @@ void Model::evict_second_pass(int64_t n, bool pass_2a, Time cutoff, const std::v
   for (ObjectId id : scan) {
     if (n <= 0) break;
     auto it = find_object(id);
-    if (it == objects_.end() || it->second.hard_pinned || now < it->second.lease) continue;
+    if (!it || it->second.hard_pinned || now < it->second.lease) continue;
     if (pass_2a) {
       // Mooncake's BatchEvict pass 2A: its scan tests hard pin, lease expired,
       // lease <= cutoff, !IsSoftPinActive, and only then an evictable replica,

@@ -73,9 +73,16 @@ Outcome Model::batch(const Op& op, Time now) {
   Outcome out;
   const bool well_formed = batch_well_formed(op);
   if (is_start(op.kind)) batch_preference_ = preference_order(config_.segments, segment_used_);
-  for (size_t i = 0; i < op.keys.size(); ++i)
-    out.results.push_back(well_formed ? dispatch(batch_element(op, i), now).as_key_result()
+  out.results.reserve(op.keys.size());
+  // batch_element(op, i) for each i, built once and changed in place: a
+  // copy of the batch per key (its key lists included) cost more than the op.
+  Op element = op.keys.empty() ? op : batch_element(op, 0);
+  for (size_t i = 0; i < op.keys.size(); ++i) {
+    element.object.key = op.keys[i];
+    element.size = i < op.sizes.size() ? op.sizes[i] : op.size;
+    out.results.push_back(well_formed ? dispatch(element, now).as_key_result()
                                       : KeyResult{ErrorCode::INVALID_PARAMS, {}, {}});
+  }
   batch_preference_.clear();
   return out;
 }
@@ -124,7 +131,7 @@ uint64_t Model::release_discarded(Time now) {
   return released;
 }
 
-void Model::erase_object(std::map<ObjectId, Object>::iterator it) {
+void Model::erase_object(ObjectTable::Entry* it) {
   Object& obj = it->second;
   set_deadline(it->first, obj, std::nullopt);  // the destructor owns the -1
   for (const Replica& r : obj.replicas) release_replica(r, obj.size);
@@ -151,6 +158,7 @@ void Model::erase_object(std::map<ObjectId, Object>::iterator it) {
 // 1 memory + 1 NoF (FLEXIBLE_DUAL_REPLICA) shape, where either side suffices.
 std::optional<std::vector<Replica>> Model::plan_placement(const Op& op) const {
   std::vector<Replica> placed;
+  placed.reserve(std::min<size_t>(config_.segments.size(), size_t{op.memory_replicas} + op.nof_replicas));
   auto place = [&](ReplicaKind kind, uint32_t count) {
     for (uint32_t n = 0; n < count; ++n) {
       int best = -1;
@@ -182,10 +190,9 @@ std::optional<std::vector<Replica>> Model::plan_placement(const Op& op) const {
   return placed;
 }
 
-std::optional<ObjectView> Model::object_view(ObjectId id) const {
-  auto it = find_object(id);
-  if (it == objects_.end()) return std::nullopt;
-  const Object& o = it->second;
+namespace {
+
+ObjectView view_of(ObjectId id, const Object& o) {
   ObjectView v;
   v.id = id;
   v.size = o.size;
@@ -207,21 +214,39 @@ std::optional<ObjectView> Model::object_view(ObjectId id) const {
   return v;
 }
 
+}  // namespace
+
+std::optional<ObjectView> Model::object_view(ObjectId id) const {
+  auto it = find_object(id);
+  if (!it) return std::nullopt;
+  return view_of(id, it->second);
+}
+
 View Model::view(Time now) const {
   View v;
+  view(now, &v);
+  return v;
+}
+
+void Model::view(Time now, View* out) const {
+  View& v = *out;
+  v.objects.clear();
   v.objects.reserve(objects_.size());
-  for (const auto& [id, obj] : objects_) v.objects.push_back(*object_view(id));
+  for (const auto& [id, obj] : objects_) v.objects.push_back(view_of(id, obj));
   v.gauge = gauge_;
+  v.retention.clear();
   for (const auto& [g, deadline] : retention_)
     if (deadline > now) v.retention.push_back({g.first, g.second, deadline});
   v.retained_group_count = retained_group_count_;
   v.retention_entries = retention_.size();
+  v.usage.clear();
   if (config_.multi_tenant) v.usage = tenant_usage();
+  v.quotas.clear();
   for (const auto& [t, q] : effective_quota_) v.quotas.push_back({t, q});
+  v.memory_used.clear();
   for (size_t s = 0; s < config_.segments.size(); ++s)
     if (config_.segments[s].kind == ReplicaKind::Memory) v.memory_used.push_back(segment_used_[s]);
   v.cached = cached_objects(v.objects);
-  return v;
 }
 
 }  // namespace pinsim

@@ -6,9 +6,11 @@
 // retention) and marks itself in RuleHits when applied.
 #pragma once
 #include <map>
+#include <memory>
 #include <set>
 #include <unordered_map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -62,6 +64,7 @@ class Model {
   }
 
   View view(Time now) const;
+  void view(Time now, View* out) const;  // reuses out's buffers (the explorer's per-transition View)
   // One object's view (nullopt when absent); cheap, for incremental checks.
   std::optional<ObjectView> object_view(ObjectId id) const;
 
@@ -73,7 +76,7 @@ class Model {
   const Config& config() const { return config_; }
   int64_t gauge() const { return gauge_; }
   const RuleHits& hits() const { return hits_; }
-  const std::map<ObjectId, Object>& objects() const { return objects_.map(); }
+  const ObjectTable& objects() const { return objects_; }
 
  private:
   explicit Model(const Config& config);
@@ -135,9 +138,21 @@ class Model {
   Outcome delete_quota(const Op& op);
   // eviction.cpp
   Outcome evict(const Op& op, Time now);
+  struct EvictionCensus {
+    struct Candidate {
+      Time lease;
+      ObjectId id;
+      bool operator<(const Candidate& o) const { return std::tie(lease, id) < std::tie(o.lease, o.id); }
+    };
+    std::vector<Candidate> no_pin;  // expired lease, no active pin, by lease then id
+    std::vector<Time> soft;         // expired lease, active pin (when those may go), by lease
+    uint64_t base = 0;              // objects with an evictable memory replica
+  };
+  EvictionCensus evict_census(Time now);
+  int64_t evict_first_pass(const EvictionCensus& census, uint32_t target, Time now, std::vector<Time>* leftover);
   bool normalise_if_expired(ObjectId id, Object& obj, Time now);
   void discard_expired_processing(Time now);
-  uint64_t evict_memory(std::map<ObjectId, Object>::iterator it);
+  uint64_t evict_memory(ObjectTable::Entry* it);
   struct Evicted {
     uint64_t objects = 0;
     uint64_t bytes = 0;  // size x memory replicas taken
@@ -159,7 +174,7 @@ class Model {
   // Shared state changes: every deadline and object erase goes through these
   // so the gauge follows the transitions of RFC 3028 "Metrics" exactly.
   void set_deadline(ObjectId id, Object& obj, std::optional<Time> d);
-  void erase_object(std::map<ObjectId, Object>::iterator it);
+  void erase_object(ObjectTable::Entry* it);
   std::optional<std::vector<Replica>> plan_placement(const Op& op) const;
   void release_replica(const Replica& r, uint64_t size);
   // Frees replicas [from, end) of `obj` at once (revoke, eviction).
@@ -172,9 +187,9 @@ class Model {
   // held memory (eviction counts them against its second-pass quota).
   uint64_t release_discarded(Time now);
 
-  using ObjectMap = ObjectTable::Map;
-  ObjectMap::iterator find_object(ObjectId id) { return objects_.find(id); }
-  ObjectMap::const_iterator find_object(ObjectId id) const { return objects_.find(id); }
+  // nullptr when absent; the pointer does not survive an insert or another erase.
+  ObjectTable::Entry* find_object(ObjectId id) { return objects_.find(id); }
+  const ObjectTable::Entry* find_object(ObjectId id) const { return objects_.find(id); }
   Object& insert_object(ObjectId id, Object obj) { return objects_.insert(id, std::move(obj)); }
 
   Config config_;
@@ -197,7 +212,8 @@ class Model {
   std::map<GroupKey, Time> retention_;  // PR 2835 retention deadlines
   uint64_t retained_group_count_ = 0;   // PR 2835 admission counter
   std::vector<Discarded> discarded_;
-  std::vector<SnapshotImage> snapshots_;
+  // Images never change once taken, so copies of the model share them.
+  std::vector<std::shared_ptr<const SnapshotImage>> snapshots_;
   std::vector<ObjectId> scan_first_;  // the next eviction's second pass visits these first
   Time last_now_ = 0;
   RuleHits hits_;

@@ -37,7 +37,7 @@ void Model::grant_read_lease(ObjectId id, Object& obj, Time now) {
 
 Outcome Model::get(const Op& op, Time now) {
   auto it = find_object(op.object);
-  if (it == objects_.end()) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
+  if (!it) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
   Object& obj = it->second;
   uint32_t readable = 0;
   for (const Replica& r : obj.replicas) readable += r.status == ReplicaStatus::Complete;
@@ -51,14 +51,14 @@ Outcome Model::get(const Op& op, Time now) {
 Outcome Model::exist(const Op& op, Time now) {
   Outcome out;
   auto it = find_object(op.object);
-  out.exists = it != objects_.end() && it->second.any_complete();
+  out.exists = it && it->second.any_complete();
   if (*out.exists) grant_read_lease(op.object, it->second, now);
   return out;
 }
 
 Outcome Model::remove(const Op& op, Time now) {
   auto it = find_object(op.object);
-  if (it == objects_.end()) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
+  if (!it) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
   const Object& obj = it->second;
   if (!op.force && now < obj.lease) {
     hits_.hit(Rule::RemoveLease);
@@ -79,7 +79,7 @@ Outcome Model::remove_all(const Op& op, Time now) {
   const bool by_regex = op.kind == OpKind::RemoveByRegex;
   auto matches = [&](KeyId k) { return !by_regex || std::find(op.keys.begin(), op.keys.end(), k) != op.keys.end(); };
   std::vector<ObjectId> gone;
-  for (const auto& [id, obj] : objects_.map())
+  for (const auto& [id, obj] : objects_)
     if (id.tenant == op.object.tenant && matches(id.key) && (op.force || now >= obj.lease) && !obj.processing &&
         obj.all_complete())
       gone.push_back(id);

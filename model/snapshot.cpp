@@ -12,11 +12,12 @@
 namespace pinsim {
 
 Outcome Model::snapshot() {
-  SnapshotImage image{objects_.map(), next_replica_id_, discarded_};
+  SnapshotImage image{{}, next_replica_id_, discarded_};
+  for (const auto& [id, obj] : objects_) image.objects.emplace_hint(image.objects.end(), id, obj);
   if (!rules_for(config_.profile).snapshot_keeps_soft_pin) {
     for (auto& [id, obj] : image.objects) obj.deadline.reset();  // slots written as false/0
   }
-  snapshots_.push_back(std::move(image));
+  snapshots_.push_back(std::make_shared<const SnapshotImage>(std::move(image)));
   return Outcome{};
 }
 
@@ -33,7 +34,7 @@ Outcome Model::restore(const Op& op, Time now) {
   const ProfileRules rules = rules_for(config_.profile);
   // MetadataSerializer::Reset: every object goes (destructors -1), the index
   // is cleared, and so are group routes and the retention table.
-  while (!objects_.empty()) erase_object(objects_.begin());
+  while (!objects_.empty()) erase_object(&objects_.unordered().back());
   groups_needing_refresh_.clear();
   release_discarded(kTimeMax);
   if (!retention_.empty()) hits_.hit(Rule::Pr2835Restore);
@@ -45,7 +46,7 @@ Outcome Model::restore(const Op& op, Time now) {
     skip = 1;
   }
   if (snapshots_.size() <= skip) return Outcome::of(ErrorCode::INTERNAL_ERROR);
-  const SnapshotImage& image = snapshots_[snapshots_.size() - 1 - skip];
+  const SnapshotImage& image = *snapshots_[snapshots_.size() - 1 - skip];
   next_replica_id_ = image.next_replica_id;
   hits_.hit(rules.snapshot_keeps_soft_pin ? Rule::RestoreRfc : Rule::RestoreMain);
   for (const auto& [id, saved] : image.objects) {

@@ -74,8 +74,8 @@ Outcome Model::delete_quota(const Op& op) {
   if (!config_.multi_tenant) return Outcome::of(ErrorCode::UNAVAILABLE_IN_CURRENT_MODE);
   const TenantId tenant = op.object.tenant;
   if (!requested_quota_.count(tenant)) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
-  auto first = objects_.map().lower_bound({tenant, 0});
-  if (first != objects_.map().end() && first->first.tenant == tenant)
+  if (std::any_of(objects_.unordered().begin(), objects_.unordered().end(),
+                  [&](const ObjectTable::Entry& e) { return e.first.tenant == tenant; }))
     return Outcome::of(ErrorCode::TENANT_NOT_EMPTY);
   requested_quota_.erase(tenant);
   recompute_quotas();
@@ -91,15 +91,14 @@ std::optional<ErrorCode> Model::check_registered(TenantId tenant) {
 
 uint64_t Model::tenant_charge(TenantId tenant) const {
   uint64_t charged = 0;
-  for (auto it = objects_.map().lower_bound({tenant, 0}); it != objects_.map().end() && it->first.tenant == tenant;
-       ++it)
-    charged += it->second.charged_bytes();
+  for (const auto& [id, obj] : objects_.unordered())
+    if (id.tenant == tenant) charged += obj.charged_bytes();
   return charged;
 }
 
 std::vector<UsageView> Model::tenant_usage() const {
   std::vector<UsageView> usage;
-  for (const auto& [id, obj] : objects_.map()) {
+  for (const auto& [id, obj] : objects_) {
     if (usage.empty() || usage.back().tenant != id.tenant) usage.push_back({id.tenant, 0});
     usage.back().bytes += obj.charged_bytes();
   }
@@ -138,14 +137,13 @@ uint64_t Model::evict_for_quota(TenantId tenant, uint64_t target, bool allow_sof
   std::vector<ObjectId> scan;
   for (ObjectId id : scan_first_)
     if (id.tenant == tenant) scan.push_back(id);
-  for (auto it = objects_.map().lower_bound({tenant, 0}); it != objects_.map().end() && it->first.tenant == tenant;
-       ++it)
-    if (std::find(scan.begin(), scan.end(), it->first) == scan.end()) scan.push_back(it->first);
+  for (const auto& [id, obj] : objects_)
+    if (id.tenant == tenant && std::find(scan.begin(), scan.end(), id) == scan.end()) scan.push_back(id);
   uint64_t freed = 0;
   for (ObjectId id : scan) {
     if (freed >= target) break;
     auto it = find_object(id);
-    if (it == objects_.end() || !evictable_candidate(id, it->second, allow_soft, now)) continue;
+    if (!it || !evictable_candidate(id, it->second, allow_soft, now)) continue;
     freed += try_evict(id, allow_soft, now).bytes;
   }
   return freed;

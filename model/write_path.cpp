@@ -80,6 +80,7 @@ void Model::create_object(const Op& op, GroupId group, const Resolved& req, std:
   obj.reserved = op.size * op.memory_replicas;  // AdoptPendingCharge
   obj.processing = true;
   Pending p{req.action, req.ttl_ms, {}};
+  p.eligible.reserve(obj.replicas.size());
   for (const Replica& r : obj.replicas) p.eligible.push_back(r.id);
   obj.pending = std::move(p);
   Object& stored = insert_object(id, std::move(obj));
@@ -113,7 +114,7 @@ Outcome Model::put_start_once(const Op& op, Time now) {
   if (auto err = validate_start(op, &req)) return Outcome::of(*err);
   if (auto err = check_registered(op.object.tenant)) return Outcome::of(*err);
   std::vector<Replica> placed;
-  if (auto it = find_object(op.object); it != objects_.end()) {
+  if (auto it = find_object(op.object)) {
     const Object& obj = it->second;
     const Time discard_at = saturating_deadline(obj.put_start_time, config_.put_start_discard_timeout_ms);
     if (obj.any_complete() || now <= discard_at) return Outcome::of(ErrorCode::OBJECT_ALREADY_EXISTS);
@@ -174,7 +175,7 @@ Outcome Model::upsert_start_once(const Op& op, Time now) {
   if (auto err = check_registered(op.object.tenant)) return Outcome::of(*err);
   std::vector<Replica> placed;
   auto it = find_object(op.object);
-  if (it == objects_.end()) {
+  if (!it) {
     if (auto err = admit(op, 0, &placed)) return Outcome::of(*err);
     create_object(op, op.group, req, std::move(placed), std::nullopt, now, op.hard_pin);
     return Outcome{};
@@ -248,7 +249,7 @@ void Model::commit_pending(ObjectId id, Object& obj, Time now) {
 // PutEnd / UpsertEnd (RFC 3028 "Object state model": commit at the first COMPLETE replica).
 Outcome Model::end(const Op& op, Time now) {
   auto it = find_object(op.object);
-  if (it == objects_.end()) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
+  if (!it) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
   Object& obj = it->second;
   if (obj.client != op.client) return Outcome::of(ErrorCode::ILLEGAL_CLIENT);
   if (!obj.processing) {
@@ -287,7 +288,7 @@ Outcome Model::end(const Op& op, Time now) {
 // PutRevoke / UpsertRevoke (RFC 3028 "Revoke, preemption, and processing cleanup").
 Outcome Model::revoke(const Op& op, Time) {
   auto it = find_object(op.object);
-  if (it == objects_.end()) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
+  if (!it) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
   Object& obj = it->second;
   if (obj.client != op.client) return Outcome::of(ErrorCode::ILLEGAL_CLIENT);
   if (!obj.processing) return Outcome::of(ErrorCode::INVALID_WRITE);

@@ -4,6 +4,7 @@
 // (probability about n^2 / 2^129 for n states: negligible at any n the
 // memory cap allows). Deterministic: no per-process seed.
 #pragma once
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -30,8 +31,10 @@ inline Digest digest_of(std::string_view bytes) {
   for (; i + 8 <= bytes.size(); i += 8) {
     uint64_t w;
     std::memcpy(&w, bytes.data() + i, 8);
-    a = mix(a ^ w) + 0x9e3779b97f4a7c15ull;
-    b = mix(b + w * 0xff51afd7ed558ccdull) ^ (b >> 17);
+    // One multiply per stream and word (each step is a bijection of the
+    // stream's state for a fixed word); the finalisers below mix fully.
+    a = std::rotl((a ^ w) * 0x9e3779b97f4a7c15ull, 31);
+    b = std::rotl((b + w) * 0xff51afd7ed558ccdull, 27);
   }
   uint64_t tail = 0;
   std::memcpy(&tail, bytes.data() + i, bytes.size() - i);

@@ -6,6 +6,7 @@
 #include "explorer.h"
 
 #include <algorithm>
+#include <bit>
 #include <unordered_set>
 #include <variant>
 
@@ -21,25 +22,26 @@ struct Node {
   Op op;  // the op that first reached this state
 };
 
-// A digest of every field of an op (Op::fields()), for de-duplicating the
-// odometer's runs: two ops that differ in any field never merge.
-Digest op_digest(const Op& op) {
-  static thread_local std::vector<uint64_t> w;  // reused: this runs for every candidate op
-  w.clear();
-  auto add = [](const auto& v) {
+// A hash of every field of an op (Op::fields()), for de-duplicating the
+// odometer's runs; ops with equal hashes are then compared field by field,
+// so two ops that differ in any field never merge.
+uint64_t op_hash(const Op& op) {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  auto word = [&](uint64_t v) { h = (std::rotl(h, 23) ^ v) * 0xff51afd7ed558ccdull; };
+  auto add = [&](const auto& v) {
     using T = std::decay_t<decltype(v)>;
     if constexpr (std::is_same_v<T, std::vector<GroupId>> || std::is_same_v<T, std::vector<uint64_t>>) {
-      w.push_back(v.size());
-      w.insert(w.end(), v.begin(), v.end());
+      word(v.size());
+      for (uint64_t x : v) word(x);
     } else if constexpr (std::is_same_v<T, std::optional<uint64_t>>) {
-      w.push_back(v.has_value());
-      w.push_back(v.value_or(0));
+      word(v.has_value());
+      word(v.value_or(0));
     } else {
-      w.push_back(static_cast<uint64_t>(v));
+      word(static_cast<uint64_t>(v));
     }
   };
   std::apply([&](const auto&... f) { (add(f), ...); }, op.fields());
-  return digest_of({reinterpret_cast<const char*>(w.data()), w.size() * sizeof(uint64_t)});
+  return h ^ (h >> 29);
 }
 
 std::vector<Op> path_of(const std::vector<Node>& tree, uint32_t n) {
@@ -61,12 +63,15 @@ Trace trace_of(const ExploreOptions& o, const std::vector<Op>& path) {
 
 std::vector<Op> all_ops(const Workload& generator, const Model& model, Time now) {
   std::vector<Op> ops;
-  std::unordered_set<Digest, DigestHash> seen;
-  seen.reserve(1024);
+  // Positions in ops, hashed and compared by the op they name; a candidate is
+  // appended first and taken back when an equal op is already there.
+  auto hash = [&](uint32_t i) { return op_hash(ops[i]); };
+  auto equal = [&](uint32_t i, uint32_t j) { return ops[i] == ops[j]; };
+  std::unordered_set<uint32_t, decltype(hash), decltype(equal)> seen(1024, hash, equal);
   OdometerChoices odometer;
   do {
-    Op op = generator.next(odometer, model, now);
-    if (seen.insert(op_digest(op)).second) ops.push_back(std::move(op));
+    ops.push_back(generator.next(odometer, model, now));
+    if (!seen.insert(static_cast<uint32_t>(ops.size() - 1)).second) ops.pop_back();
   } while (odometer.next());
   return ops;
 }
@@ -82,6 +87,10 @@ ExploreResult explore(const ExploreOptions& o) {
   std::unordered_set<Digest, DigestHash> visited{digest_of(root.canonical_state(0))};
   uint64_t memory = 0;
   std::string encoding;  // reused: the canonical state of each child
+  // Reused across transitions: assigning a model or a View into one keeps
+  // the buffers (objects, maps' nodes) it already has.
+  Model model = root, child = root;
+  View before, after;
   result.states = 1;
   size_t level_begin = 0, level_end = 1;
   for (uint32_t depth = 1; depth <= o.max_depth && level_begin < level_end; ++depth) {
@@ -91,13 +100,13 @@ ExploreResult explore(const ExploreOptions& o) {
         return result;
       }
       const std::vector<Op> path = path_of(tree, static_cast<uint32_t>(n));
-      Model model = root;
+      model = root;
       Time now = 0;
       for (const Op& op : path) model.apply(op, now = time_after(now, op));
-      const View before = model_checks ? model.view(now) : View{};
+      if (model_checks) model.view(now, &before);
       for (const Op& op : all_ops(generator, model, now)) {
         ++result.transitions;
-        Model child = model;
+        child = model;
         const Time t = time_after(now, op);
         const Outcome outcome = child.apply(op, t);
         auto child_trace = [&] {
@@ -111,7 +120,7 @@ ExploreResult explore(const ExploreOptions& o) {
           // cannot be copied); the replay also checks the properties.
           failed = replay(child_trace(), o.target, o.target_options, o.checks).failure.has_value();
         } else if (model_checks) {
-          const View after = child.view(t);
+          child.view(t, &after);
           const StepContext ctx{o.config, op, t, outcome, before, after};
           for (const StepCheck* p : o.checks.properties) failed |= p->check(ctx).has_value();
         }

@@ -148,8 +148,8 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
   switch (k) {
     case OpKind::PutEnd: case OpKind::UpsertEnd: case OpKind::PutRevoke: case OpKind::UpsertRevoke: {
       // Mostly the key's current writer, sometimes another actor (ILLEGAL_CLIENT).
-      auto it = model.objects().find(op.object);
-      if (it != model.objects().end() && c.chance(85)) op.client = it->second.client;
+      const auto* it = model.objects().find(op.object);
+      if (it && c.chance(85)) op.client = it->second.client;
       op.selector = static_cast<ReplicaSelector>(c.chance(60) ? 0 : 1 + c.pick(2));
       break;
     }
@@ -183,8 +183,8 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
       op.object.key = 0;
       op.keys = batch_keys(c);
       // Mostly the first key's current writer, like a single End/Revoke.
-      auto it = op.keys.empty() ? model.objects().end() : model.objects().find({op.object.tenant, op.keys[0]});
-      if (it != model.objects().end() && c.chance(85)) op.client = it->second.client;
+      const auto* it = op.keys.empty() ? nullptr : model.objects().find({op.object.tenant, op.keys[0]});
+      if (it && c.chance(85)) op.client = it->second.client;
       if (k == OpKind::BatchPutEnd || k == OpKind::BatchPutRevoke)
         op.selector = static_cast<ReplicaSelector>(c.chance(60) ? 0 : 1 + c.pick(2));
       if (k == OpKind::BatchRemove) op.force = c.chance(30);

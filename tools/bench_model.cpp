@@ -74,6 +74,10 @@ void BM_ModelMixed(benchmark::State& state) {
 // Arg 0: no eviction pass in the mix; arg 1: 0.1% eviction passes (each a
 // census of every object, as Mooncake's BatchEvict is).
 BENCHMARK(BM_ModelMixed)->Arg(0)->Arg(1)->MinTime(2.0);
+// A fixed count of steps, for instruction counts that repeat exactly
+// (valgrind --tool=callgrind --toggle-collect='pinsim::Model::apply*'):
+// every step of the mix with eviction passes, from an empty model.
+BENCHMARK(BM_ModelMixed)->Name("BM_ModelMixedFixed")->Arg(1)->Iterations(1 << 18);
 
 }  // namespace
 
