@@ -1,26 +1,13 @@
-// The Mooncake target: pinsim's vocabulary mapped onto mooncake::MasterService.
-// See mooncake_target.h and README.md beside this file.
+// The Mooncake target's adapter: pinsim's vocabulary mapped onto
+// mooncake::MasterService (ops to its calls, its metadata to Views). See
+// mooncake_target.h and README.md beside this file.
 //
-// Three pieces of machinery make the real service deterministic:
-//  1. A virtual clock. This file defines clock_gettime: CLOCK_REALTIME and
-//     CLOCK_REALTIME_COARSE answer the virtual time (pinsim Time t is the
-//     instant t ms after the epoch), every other clock goes to libc through
-//     dlsym(RTLD_NEXT). Every system_clock::now() inside MasterService reads it.
-//     CLOCK_MONOTONIC stays real: libstdc++ condition-variable waits sleep on it.
-//  2. Quiet background threads: the constructor's threads (eviction, client
-//     monitor, task cleanup, job dispatch, dynamic replication admission) are
-//     stopped and joined right after construction, through friend access.
-//     nanosleep is defined here too: while a target is stopping threads, long
-//     sleeps (the client monitor's 1 s, job dispatch's 500 ms) return at once,
-//     so construction plus teardown costs milliseconds instead of a second.
-//  3. Friend access through mooncake::test::MasterServiceSnapshotTestBase, a
-//     class MasterService befriends, defined here (never link Mooncake's own
-//     test objects beside this file).
+// The real service runs deterministically through two other pieces beside
+// this file: the virtual clock and shortened sleeps (virtual_clock.h), and
+// friend access into MasterService (master_service_access.h), which stops the
+// threads its constructor starts and reads what the View shows.
 #include "mooncake_target.h"
 
-#include <dlfcn.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,312 +26,13 @@
 
 #include <glog/logging.h>
 
-#if PINSIM_MC_HAS_SNAPSHOT_CODEC
-#include "ha/snapshot/master_snapshot_codec.h"
-#endif
 #include "master_metric_manager.h"
-#include "master_service.h"
+#include "master_service_access.h"
 #if PINSIM_MC_HAS_RANDOM_ENGINE
 #include "random.h"
 #endif
+#include "virtual_clock.h"
 
-// ---------------------------------------------------------------------------
-// 1. Virtual clock and shortened sleeps (process-wide; one target at a time).
-namespace {
-
-std::atomic<bool> g_virtual_clock{false};
-std::atomic<int64_t> g_virtual_ms{0};
-std::atomic<int> g_cut_sleeps{0};
-
-using ClockGettimeFn = int (*)(clockid_t, struct timespec*);
-using NanosleepFn = int (*)(const struct timespec*, struct timespec*);
-
-ClockGettimeFn real_clock_gettime() {
-  static ClockGettimeFn fn = reinterpret_cast<ClockGettimeFn>(dlsym(RTLD_NEXT, "clock_gettime"));
-  return fn;
-}
-
-NanosleepFn real_nanosleep() {
-  static NanosleepFn fn = reinterpret_cast<NanosleepFn>(dlsym(RTLD_NEXT, "nanosleep"));
-  return fn;
-}
-
-int call_real_clock_gettime(clockid_t id, struct timespec* ts) {
-  if (ClockGettimeFn fn = real_clock_gettime()) return fn(id, ts);
-  return static_cast<int>(syscall(SYS_clock_gettime, id, ts));
-}
-
-int call_real_nanosleep(const struct timespec* req, struct timespec* rem) {
-  if (NanosleepFn fn = real_nanosleep()) return fn(req, rem);
-  return static_cast<int>(syscall(SYS_nanosleep, req, rem));
-}
-
-}  // namespace
-
-extern "C" int clock_gettime(clockid_t id, struct timespec* ts) {
-  if ((id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE) && g_virtual_clock.load(std::memory_order_acquire)) {
-    const int64_t ms = g_virtual_ms.load(std::memory_order_acquire);
-    ts->tv_sec = static_cast<time_t>(ms / 1000);
-    ts->tv_nsec = static_cast<long>((ms % 1000) * 1'000'000);
-    return 0;
-  }
-  return call_real_clock_gettime(id, ts);
-}
-
-extern "C" int nanosleep(const struct timespec* req, struct timespec* rem) {
-  // Sleeps of 5 ms or more are taken in 1 ms slices so that a target that is
-  // stopping MasterService's threads can cut them short.
-  if (req && (req->tv_sec > 0 || req->tv_nsec >= 5'000'000)) {
-    struct timespec start;
-    call_real_clock_gettime(CLOCK_MONOTONIC, &start);
-    const int64_t total_ns = static_cast<int64_t>(req->tv_sec) * 1'000'000'000 + req->tv_nsec;
-    for (;;) {
-      if (g_cut_sleeps.load(std::memory_order_acquire) > 0) return 0;
-      struct timespec now;
-      call_real_clock_gettime(CLOCK_MONOTONIC, &now);
-      const int64_t elapsed =
-          (static_cast<int64_t>(now.tv_sec) - start.tv_sec) * 1'000'000'000 + (now.tv_nsec - start.tv_nsec);
-      if (elapsed >= total_ns) return 0;
-      const int64_t slice = std::min<int64_t>(1'000'000, total_ns - elapsed);
-      struct timespec s{0, static_cast<long>(slice)};
-      call_real_nanosleep(&s, nullptr);
-    }
-  }
-  return call_real_nanosleep(req, rem);
-}
-
-// ---------------------------------------------------------------------------
-// 3. Friend access.
-namespace mooncake::test {
-
-class MasterServiceSnapshotTestBase {
- public:
-  using Clock = std::chrono::system_clock;
-
-  // Stops and joins the threads the constructor started, as ~MasterService
-  // does; the destructor then finds nothing joinable.
-  static void Quiesce(MasterService& s) {
-    g_cut_sleeps.fetch_add(1, std::memory_order_acq_rel);
-    s.eviction_running_ = false;
-    s.client_monitor_running_ = false;
-    {  // under the waiters' mutexes, so no wake-up is lost
-      std::lock_guard<std::mutex> lock(s.task_cleanup_mutex_);
-      s.task_cleanup_running_ = false;
-    }
-    s.job_dispatch_running_ = false;
-#if PINSIM_MC_HAS_DYN_REPL_ADMISSION
-    {
-      std::lock_guard<std::mutex> lock(s.dynamic_replication_admission_mutex_);
-      s.dynamic_replication_admission_running_ = false;
-    }
-#endif
-    s.task_cleanup_cv_.notify_all();
-#if PINSIM_MC_HAS_DYN_REPL_ADMISSION
-    s.dynamic_replication_admission_cv_.notify_all();
-#endif
-    if (s.eviction_thread_.joinable()) s.eviction_thread_.join();
-    if (s.client_monitor_thread_.joinable()) s.client_monitor_thread_.join();
-    while (s.task_cleanup_thread_.joinable()) {
-      s.task_cleanup_cv_.notify_all();
-      s.task_cleanup_thread_.join();
-    }
-    if (s.job_dispatch_thread_.joinable()) s.job_dispatch_thread_.join();
-#if PINSIM_MC_HAS_DYN_REPL_ADMISSION
-    while (s.dynamic_replication_admission_thread_.joinable()) {
-      s.dynamic_replication_admission_cv_.notify_all();
-      s.dynamic_replication_admission_thread_.join();
-    }
-#endif
-#if PINSIM_MC_HAS_REPLICA_CLEANUP_WORKER
-    s.replica_cleanup_worker_.Stop();
-#endif
-    g_cut_sleeps.fetch_sub(1, std::memory_order_acq_rel);
-  }
-
-  struct Replica {
-    bool memory;
-    bool nof;
-    ReplicaStatus status;
-    ReplicaID id;
-  };
-  struct Object {
-    std::string tenant;  // Mooncake's tenant id ("default" without multi-tenant mode)
-    std::string key;
-    bool hard_pinned;
-    uint64_t size;
-    std::vector<Replica> replicas;
-    std::optional<Clock::time_point> deadline;
-    bool has_pending;
-    uint8_t pending_action;
-    uint64_t pending_ttl;
-    std::vector<ReplicaID> eligible;
-    Clock::time_point lease;
-    std::string group;
-  };
-
-  static constexpr size_t kShards = MasterService::kNumShards;
-
-  // The shard that holds (or would hold) `key` of `tenant`: Mooncake's own
-  // routing, which puts a grouped key in its group's shard.
-  template <typename Tenant>
-  static size_t ShardOf(const MasterService& s, const Tenant& tenant, const std::string& key) {
-    return s.getMetadataShardIndex(tenant, key);
-  }
-
-  // Every object of every tenant in shard `i`, in no particular order.
-  static std::vector<Object> Objects(const MasterService& s, size_t i) {
-    std::vector<Object> out;
-    {
-      MasterService::MetadataShardAccessorRO shard(&s, i);
-      for (const auto& [tenant, state] : shard->tenants) {
-        for (const auto& [key, md] : state.metadata) {
-          Object o;
-          o.tenant = TenantName(tenant);
-          o.key = key;
-          o.size = md.size;
-#if PINSIM_MC_HAS_HARD_PIN
-          o.hard_pinned = md.IsHardPinned();
-#else
-          o.hard_pinned = false;
-#endif
-          for (const auto& r : md.GetAllReplicas())
-            o.replicas.push_back({r.is_memory_replica(), r.is_nof_replica(), r.status(), r.id()});
-          {
-            SpinLocker locker(&md.lock);
-            o.deadline = md.soft_pin_timeout;
-            o.lease = md.lease_timeout;
-          }
-#if PINSIM_MC_HAS_SOFT_PIN_ACTION
-          o.has_pending = md.pending_soft_pin_action.has_value();
-          if (o.has_pending) {
-            o.pending_action = static_cast<uint8_t>(md.pending_soft_pin_action->action);
-            o.pending_ttl = md.pending_soft_pin_action->ttl_ms;
-            o.eligible = md.pending_soft_pin_action->eligible_replica_ids;
-          }
-#else
-          o.has_pending = false;
-#endif
-          o.group = md.group_id;
-          out.push_back(std::move(o));
-        }
-      }
-    }
-    return out;
-  }
-
-#if PINSIM_MC_HAS_TENANT_ID_CLASS
-  static bool IsDefaultTenant(const TenantId& t) { return t == TenantId::Default(); }
-  static const std::string& TenantName(const TenantId& t) { return t.value(); }
-#else  // the PR 2835 tree: tenant ids are strings, "default" without multi-tenancy
-  static bool IsDefaultTenant(const std::string& t) { return t == "default"; }
-  static const std::string& TenantName(const std::string& t) { return t; }
-#endif
-
-#if PINSIM_MC_HAS_MULTI_TENANT
-  // Bytes charged per tenant, by Mooncake's tenant name.
-  static std::vector<std::pair<std::string, uint64_t>> Charges(const MasterService& s) {
-    std::vector<std::pair<std::string, uint64_t>> out;
-    for (const auto& snap : s.ListTenantQuotaSnapshots()) out.push_back({snap.tenant_id.value(), snap.charged_bytes});
-    return out;
-  }
-  static uint64_t Charge(const MasterService& s, const std::string& tenant) {
-    auto snap = s.GetTenantQuotaSnapshot(TenantId(tenant));
-    return snap ? snap->charged_bytes : 0;
-  }
-  // The effective quota of each tenant with a policy, by Mooncake's tenant name.
-  static std::vector<std::pair<std::string, uint64_t>> Quotas(const MasterService& s) {
-    std::vector<std::pair<std::string, uint64_t>> out;
-    for (const auto& snap : s.ListTenantQuotaSnapshots())
-      if (snap.has_explicit_policy) out.push_back({snap.tenant_id.value(), snap.effective_quota_bytes});
-    return out;
-  }
-  // What a restarted master does after restoring a snapshot (its constructor
-  // rebuilds every tenant's charge from the restored metadata).
-  static void RebuildCharges(MasterService& s) { s.RebuildTenantQuotaUsageFromMetadata(); }
-#endif
-
-  static void Evict(MasterService& s, double target, double lowerbound) {
-#if PINSIM_MC_HAS_EVICT_FOR_TESTING
-    s.RunBatchEvictForTesting(target, lowerbound);
-#else
-    s.BatchEvict(target, lowerbound);
-#endif
-  }
-
-#if PINSIM_MC_HAS_RETAIN_GROUPS
-  // The default tenant's retention entries (group name, deadline), expired
-  // ones included, and the admission counter (one for all tenants).
-  static std::vector<std::pair<std::string, Clock::time_point>> Retention(const MasterService& s) {
-    std::vector<std::pair<std::string, Clock::time_point>> out;
-    for (size_t i = 0; i < MasterService::kNumShards; ++i) {
-      MasterService::MetadataShardAccessorRO shard(&s, i);
-      for (const auto& [tenant, state] : shard->tenants) {
-        if (!IsDefaultTenant(tenant)) continue;
-        for (const auto& [group, deadline] : state.group_retention_deadlines) out.push_back({group, deadline});
-      }
-    }
-    return out;
-  }
-  static uint64_t RetainedGroupCount(const MasterService& s) { return s.retained_group_count_.load(); }
-#endif
-
-  static void Cleanup(MasterService& s, Clock::time_point now) {
-#if PINSIM_MC_HAS_CLEANUP
-    s.CleanupExpiredSoftPins(now);
-#else
-    (void)s;
-    (void)now;
-#endif
-  }
-
-#if PINSIM_MC_HAS_SNAPSHOT_CODEC
-  static tl::expected<ha::MasterSnapshotPayloads, SerializationError> Encode(MasterService& s) {
-    ha::MasterSnapshotCodec codec;
-#if PINSIM_MC_HAS_LOCAL_SSD_VIEW
-    ha::MasterSnapshotStateView view(s, s.segment_manager_, s.local_ssd_manager_, s.nof_segment_manager_,
-                                     s.task_manager_);
-#else  // pre-#2909 tree: the view has no local-SSD manager
-    ha::MasterSnapshotStateView view(s, s.segment_manager_, s.nof_segment_manager_, s.task_manager_);
-#endif
-    return codec.Encode(view);
-  }
-
-  static tl::expected<void, SerializationError> Decode(MasterService& s, const ha::MasterSnapshotPayloads& p) {
-    ha::MasterSnapshotCodec codec;
-    return codec.Decode(&s, p);
-  }
-
-  static void ResetState(MasterService& s) { s.ResetStateAfterFailedRestoreAttempt(); }
-
-  static tl::expected<void, SerializationError> Apply(MasterService& s, Clock::time_point now) {
-    return s.ApplySnapshotState(now);
-  }
-#endif
-
-  // Used bytes of each named memory segment (for deterministic placement).
-  static std::vector<std::pair<size_t, size_t>> Usage(const MasterService& cs, const std::vector<std::string>& names) {
-    auto& s = const_cast<MasterService&>(cs);  // the allocator accessor is not const; this only reads
-    std::vector<std::pair<size_t, size_t>> out;  // {used, capacity}
-    auto access = s.segment_manager_.getAllocatorAccess();
-    const auto& manager = access.getAllocatorManager();
-    for (const std::string& name : names) {
-      size_t used = 0, cap = 0;
-      if (const auto* allocators = manager.getAllocators(name)) {
-        for (const auto& a : *allocators) {
-          used += a->size();
-          cap += a->capacity();
-        }
-      }
-      out.push_back({used, cap});
-    }
-    return out;
-  }
-};
-
-}  // namespace mooncake::test
-
-// ---------------------------------------------------------------------------
-// 2. The adapter.
 namespace pinsim {
 
 namespace {
@@ -363,7 +51,7 @@ Time from_tp(Clock::time_point tp) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(tp.time_since_epoch()).count();
 }
 
-void set_now(Time t) { g_virtual_ms.store(t, std::memory_order_release); }
+void set_now(Time t) { mooncake_clock::set_virtual_ms(t); }
 
 ErrorCode map_error(mc::ErrorCode code) {
   const std::string& name = mc::toString(code);
@@ -442,7 +130,7 @@ mc::MasterServiceConfig service_config(const Config& c, const std::string& polic
 // 0; nullptr with `error` set when MasterService refuses the configuration.
 std::unique_ptr<mc::MasterService> construct(const Config& c, const std::string& policy_file, std::string* error) {
   set_now(0);
-  g_virtual_clock.store(true, std::memory_order_release);
+  mooncake_clock::use_virtual_time();
   std::unique_ptr<mc::MasterService> service;
   try {
     service = std::make_unique<mc::MasterService>(service_config(c, policy_file));
@@ -581,9 +269,8 @@ class MooncakeTarget final : public Target {
   ~MooncakeTarget() override {
     set_now(last_now_);
     if (service_ && !keep(config_, service_)) {
-      g_cut_sleeps.fetch_add(1, std::memory_order_acq_rel);
+      const mooncake_clock::SleepsCut cut;
       service_.reset();
-      g_cut_sleeps.fetch_sub(1, std::memory_order_acq_rel);
     }
     if (!policy_file_.empty()) std::remove(policy_file_.c_str());
   }
