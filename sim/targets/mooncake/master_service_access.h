@@ -11,6 +11,7 @@
 #include <chrono>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,7 @@
 #if PINSIM_MC_HAS_SNAPSHOT_CODEC
 #include "ha/snapshot/master_snapshot_codec.h"
 #endif
+#include "master_metric_manager.h"
 #include "master_service.h"
 #include "virtual_clock.h"
 
@@ -193,8 +195,11 @@ class MasterServiceSnapshotTestBase {
   static uint64_t RetainedGroupCount(const MasterService& s) { return s.retained_group_count_.load(); }
 #endif
 
+  // What the task-cleanup thread's cycle does for soft pins: under the
+  // snapshot mutex (shared), CleanupExpiredSoftPins.
   static void Cleanup(MasterService& s, Clock::time_point now) {
 #if PINSIM_MC_HAS_CLEANUP
+    std::shared_lock<std::shared_mutex> snapshot(s.snapshot_mutex_);
     s.CleanupExpiredSoftPins(now);
 #else
     (void)s;
@@ -225,6 +230,43 @@ class MasterServiceSnapshotTestBase {
     return s.ApplySnapshotState(now);
   }
 #endif
+
+  // A name for a lock of `s` by its address: the member of MasterService it
+  // lies in ("shard[17]", "deadline_index", "snapshot_mutex", ...), "metrics"
+  // inside the metric manager, "" elsewhere. For the lock graph.
+  static std::string LockName(const MasterService& s, const void* lock) {
+    const char* p = static_cast<const char*>(lock);
+    auto in = [p](const auto& member) {
+      const char* b = reinterpret_cast<const char*>(&member);
+      return p >= b && p < b + sizeof(member);
+    };
+    auto index = [p](const auto& array) {
+      return std::to_string((p - reinterpret_cast<const char*>(&array[0])) / sizeof(array[0]));
+    };
+    if (in(s.metadata_shards_)) return "shard[" + index(s.metadata_shards_) + "]";
+    if (in(s.object_operation_locks_)) return "object_op_lock[" + index(s.object_operation_locks_) + "]";
+#if PINSIM_MC_HAS_CLEANUP
+    if (in(s.soft_pin_deadline_index_)) return "deadline_index";
+#endif
+    if (in(s.snapshot_mutex_)) return "snapshot_mutex";
+    if (in(s.client_mutex_)) return "client_mutex";
+    if (in(s.group_routing_mutex_)) return "group_routing_mutex";
+    if (in(s.discarded_replicas_mutex_)) return "discarded_replicas_mutex";
+    if (in(s.tenant_quota_policy_mutex_)) return "tenant_quota_policy_mutex";
+    if (in(s.tenant_quota_recompute_mutex_)) return "tenant_quota_recompute_mutex";
+    if (in(s.segment_manager_)) return "segment_manager";
+    if (in(s.task_manager_)) return "task_manager";
+    if (in(s)) return "master_service+" + std::to_string(p - reinterpret_cast<const char*>(&s));
+    if (in(MasterMetricManager::instance())) return "metrics";
+    return "";
+  }
+
+  // A seeded lock-order fault, for the concurrency lane's tests: shard 0's
+  // lock, then the snapshot mutex (MasterService documents the reverse).
+  static void LockShardThenSnapshot(const MasterService& s) {
+    const std::lock_guard<SharedMutex> shard(s.metadata_shards_[0].mutex);
+    const std::lock_guard<std::shared_mutex> snapshot(s.snapshot_mutex_);
+  }
 
   // Used bytes of each named memory segment (for deterministic placement).
   static std::vector<std::pair<size_t, size_t>> Usage(const MasterService& cs, const std::vector<std::string>& names) {

@@ -19,8 +19,10 @@
 #include <fstream>
 #include <limits>
 #include <mutex>
+#include <memory>
 #include <set>
 #include <stdexcept>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -233,6 +235,24 @@ bool keep(const Config& c, std::unique_ptr<mc::MasterService>& service) {
 #endif
 }
 
+// The adapter's own bookkeeping (the touched shards, the snapshots kept) is
+// guarded by a spin lock on an atomic flag rather than a mutex: no critical
+// section calls anything that synchronises, so under the deterministic
+// scheduler no actor is switched out inside one (the lock is never found
+// taken there and adds no scheduling points or lock-graph edges of its own),
+// and between real threads it is an ordinary short spin lock.
+class BookkeepingLock {
+ public:
+  void lock() {
+    while (flag_.test_and_set(std::memory_order_acquire)) {
+    }
+  }
+  void unlock() { flag_.clear(std::memory_order_release); }
+
+ private:
+  std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
+};
+
 // One object as the View shows it; nullopt for a key this adapter did not write.
 std::optional<ObjectView> object_view(const Access::Object& o) {
   auto key = parse_id(o.key, 'k');
@@ -264,10 +284,10 @@ std::optional<ObjectView> object_view(const Access::Object& o) {
 
 class MooncakeTarget final : public Target {
  public:
-  explicit MooncakeTarget(const Config& config) : config_(config) {}
+  explicit MooncakeTarget(const Config& config) : config_(config), owner_(std::this_thread::get_id()) {}
 
   ~MooncakeTarget() override {
-    set_now(last_now_);
+    set_now(last_now_.load());
     if (service_ && !keep(config_, service_)) {
       const mooncake_clock::SleepsCut cut;
       service_.reset();
@@ -304,6 +324,11 @@ class MooncakeTarget final : public Target {
   // BatchEvict's second pass scans shards from randomIndex(kNumShards): which
   // of several admissible objects it takes is Mooncake's choice.
   bool eviction_order_unspecified() const override { return true; }
+  // Several actors may apply ops at once (the concurrency lane): MasterService
+  // is thread-safe, and so is the adapter's bookkeeping (see touch). The
+  // virtual clock is process-wide: concurrent ops must share one instant.
+  bool thread_safe() const override { return true; }
+  const mc::MasterService& service() const { return *service_; }
   Capabilities capabilities() const override {
     Capabilities caps = kCapObjects | kCapDeadline | kCapLease;
     if (config_.multi_tenant) caps |= kCapUsage;
@@ -325,6 +350,7 @@ class MooncakeTarget final : public Target {
       return Outcome::of(ErrorCode::UNSUPPORTED);
     set_now(now);
     last_now_ = now;
+    seed_actor_thread();
     if (is_start(op.kind) && config_.multi_tenant) seed_quota_eviction();
 #if PINSIM_MC_HAS_TENANT_ID_CLASS
     const mc::TenantId tenant(tenant_name(op.object.tenant));
@@ -370,7 +396,9 @@ class MooncakeTarget final : public Target {
       std::fprintf(stderr, "mooncake target: snapshot encode failed: %s\n", r.error().message.c_str());
       return Outcome::of(map_error(r.error().code));
     }
-    snapshots_.push_back(std::move(*r));
+    auto kept = std::make_shared<const mc::ha::MasterSnapshotPayloads>(std::move(*r));
+    const std::lock_guard lock(bookkeeping_);
+    snapshots_.push_back(std::move(kept));
     return Outcome{};
   }
 #endif
@@ -480,25 +508,29 @@ class MooncakeTarget final : public Target {
     return false;
   }
 
+  // Safe from several threads at once: Mooncake's routing (which may lock)
+  // is read first, the marks are made under the bookkeeping lock, and
+  // shard_objects_ changes only in view(), which runs with no op in flight.
   template <typename Tenant>
   void touch(const Op& op, const Tenant& tenant) {
     if (std::string_view(PINSIM_MC_TREE_ID) != "main" || !changes_only_its_keys(op)) {
+      const std::lock_guard lock(bookkeeping_);
       all_dirty_ = true;  // other trees: the routing argument above is made for main only
       return;
     }
     if (op.kind == OpKind::Advance) return;
+    const std::vector<KeyId> keys = is_batch(op.kind) ? op.keys : std::vector<KeyId>{op.object.key};
+    std::vector<size_t> routed;
+    for (KeyId k : keys) routed.push_back(Access::ShardOf(*service_, tenant, key_name(k)));
+    const std::lock_guard lock(bookkeeping_);
     dirty_tenants_.insert(op.object.tenant);
-    auto mark = [&](KeyId k) {
-      dirty_.insert(Access::ShardOf(*service_, tenant, key_name(k)));
-      const ObjectId id{op.object.tenant, k};
+    for (size_t i = 0; i < keys.size(); ++i) {
+      dirty_.insert(routed[i]);
+      const ObjectId id{op.object.tenant, keys[i]};
       for (const auto& [shard, objects] : shard_objects_)
         if (std::any_of(objects.begin(), objects.end(), [&](const ObjectView& o) { return o.id == id; }))
           dirty_.insert(shard);
-    };
-    if (is_batch(op.kind))
-      for (KeyId k : op.keys) mark(k);
-    else
-      mark(op.object.key);
+    }
   }
 
   std::vector<ObjectView> read_shard(size_t i) const {
@@ -622,6 +654,17 @@ class MooncakeTarget final : public Target {
   void seed_quota_eviction() {
 #if PINSIM_MC_HAS_RANDOM_ENGINE
     mc::threadLocalRandomEngine().seed(0x71756f7461ull + writes_++);
+#endif
+  }
+  // Mooncake's engine is per thread and seeded from random_device: a thread
+  // other than the one that started the target (an actor of the concurrency
+  // lane) gets a fixed seed before its first op, so that a schedule replays.
+  void seed_actor_thread() {
+#if PINSIM_MC_HAS_RANDOM_ENGINE
+    thread_local const MooncakeTarget* seeded_for = nullptr;
+    if (seeded_for == this || std::this_thread::get_id() == owner_) return;
+    seeded_for = this;
+    mc::threadLocalRandomEngine().seed(0x6163746f72ull + actor_threads_++);
 #endif
   }
 
@@ -818,11 +861,16 @@ class MooncakeTarget final : public Target {
   // again; the op reports INTERNAL_ERROR, as the model does.
   Outcome restore(const Op& op, Time now) {
     Access::ResetState(*service_);
+    std::vector<std::shared_ptr<const mc::ha::MasterSnapshotPayloads>> snapshots;
+    {
+      const std::lock_guard lock(bookkeeping_);
+      snapshots = snapshots_;
+    }
     size_t skip = 0;
     if (op.fail_first_candidate) {
       skip = 1;
-      if (!snapshots_.empty()) {
-        (void)Access::Decode(*service_, snapshots_.back());
+      if (!snapshots.empty()) {
+        (void)Access::Decode(*service_, *snapshots.back());
         Access::ResetState(*service_);
       }
     }
@@ -833,8 +881,8 @@ class MooncakeTarget final : public Target {
       rebuild_charges();
       return Outcome::of(ErrorCode::INTERNAL_ERROR);
     };
-    if (snapshots_.size() <= skip) return fresh();
-    const auto& payloads = snapshots_[snapshots_.size() - 1 - skip];
+    if (snapshots.size() <= skip) return fresh();
+    const auto& payloads = *snapshots[snapshots.size() - 1 - skip];
     if (auto r = Access::Decode(*service_, payloads); !r) {
       std::fprintf(stderr, "mooncake target: snapshot decode failed: %s\n", r.error().message.c_str());
       return fresh();
@@ -858,12 +906,15 @@ class MooncakeTarget final : public Target {
   std::unique_ptr<mc::MasterService> service_;
   std::vector<size_t> memory_segments_;
 #if PINSIM_MC_HAS_SNAPSHOT_CODEC
-  std::vector<mc::ha::MasterSnapshotPayloads> snapshots_;
+  std::vector<std::shared_ptr<const mc::ha::MasterSnapshotPayloads>> snapshots_;  // under bookkeeping_
 #endif
   int64_t baseline_ = 0;
-  Time last_now_ = 0;
-  uint64_t evictions_ = 0;
-  uint64_t writes_ = 0;
+  const std::thread::id owner_;  // the thread that started the target
+  std::atomic<Time> last_now_{0};
+  std::atomic<uint64_t> evictions_{0};
+  std::atomic<uint64_t> writes_{0};
+  std::atomic<uint64_t> actor_threads_{0};
+  mutable BookkeepingLock bookkeeping_;  // dirty_, dirty_tenants_, all_dirty_ (from apply), snapshots_
   std::string policy_file_;  // multi-tenant mode's quota policies
   // The View's objects, by shard, and the shards to read again (see touch).
   mutable std::map<size_t, std::vector<ObjectView>> shard_objects_;
@@ -887,6 +938,15 @@ void quiet_logging() {
 }  // namespace
 
 std::string_view mooncake_target_profile() { return PINSIM_MC_PROFILE; }
+
+std::string mooncake_lock_name(const Target& target, const void* lock) {
+  const auto* t = dynamic_cast<const MooncakeTarget*>(&target);
+  return t ? Access::LockName(t->service(), lock) : "";
+}
+
+void mooncake_lock_order_fault(const Target& target) {
+  if (const auto* t = dynamic_cast<const MooncakeTarget*>(&target)) Access::LockShardThenSnapshot(t->service());
+}
 
 std::string_view mooncake_target_description() {
   return "Mooncake " PINSIM_MC_TREE " tree; profile " PINSIM_MC_PROFILE

@@ -6,7 +6,8 @@
 // system_clock::now() inside MasterService reads the virtual time while
 // libstdc++ condition-variable waits (CLOCK_MONOTONIC) stay real. The link
 // options of the Mooncake target export both symbols so that libstdc++ and
-// libc callers see them too.
+// libc callers see them too. On an actor's thread (sim/sched) a sleep is a
+// yield point instead.
 #include "virtual_clock.h"
 
 #include <dlfcn.h>
@@ -16,6 +17,8 @@
 
 #include <algorithm>
 #include <atomic>
+
+#include "scheduler.h"
 
 namespace {
 
@@ -59,6 +62,12 @@ extern "C" int clock_gettime(clockid_t id, struct timespec* ts) {
 }
 
 extern "C" int nanosleep(const struct timespec* req, struct timespec* rem) {
+  // On an actor of the deterministic scheduler a sleep is a yield point
+  // (time is virtual there: a sleep only lets the other actors run).
+  if (pinsim::sched::Scheduler::controlling()) {
+    pinsim::sched::yield_point();
+    return 0;
+  }
   // Sleeps of 5 ms or more are taken in 1 ms slices so that a target that is
   // stopping MasterService's threads can cut them short.
   if (req && (req->tv_sec > 0 || req->tv_nsec >= 5'000'000)) {
