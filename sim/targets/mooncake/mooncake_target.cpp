@@ -1,26 +1,13 @@
-// The Mooncake target: pinsim's vocabulary mapped onto mooncake::MasterService.
-// See mooncake_target.h and README.md beside this file.
+// The Mooncake target's adapter: pinsim's vocabulary mapped onto
+// mooncake::MasterService (ops to its calls, its metadata to Views). See
+// mooncake_target.h and README.md beside this file.
 //
-// Three pieces of machinery make the real service deterministic:
-//  1. A virtual clock. This file defines clock_gettime: CLOCK_REALTIME and
-//     CLOCK_REALTIME_COARSE answer the virtual time (pinsim Time t is the
-//     instant t ms after the epoch), every other clock goes to libc through
-//     dlsym(RTLD_NEXT). Every system_clock::now() inside MasterService reads it.
-//     CLOCK_MONOTONIC stays real: libstdc++ condition-variable waits sleep on it.
-//  2. Quiet background threads: the constructor's threads (eviction, client
-//     monitor, task cleanup, job dispatch, dynamic replication admission) are
-//     stopped and joined right after construction, through friend access.
-//     nanosleep is defined here too: while a target is stopping threads, long
-//     sleeps (the client monitor's 1 s, job dispatch's 500 ms) return at once,
-//     so construction plus teardown costs milliseconds instead of a second.
-//  3. Friend access through mooncake::test::MasterServiceSnapshotTestBase, a
-//     class MasterService befriends, defined here (never link Mooncake's own
-//     test objects beside this file).
+// The real service runs deterministically through two other pieces beside
+// this file: the virtual clock and shortened sleeps (virtual_clock.h), and
+// friend access into MasterService (master_service_access.h), which stops the
+// threads its constructor starts and reads what the View shows.
 #include "mooncake_target.h"
 
-#include <dlfcn.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,319 +19,22 @@
 #include <fstream>
 #include <limits>
 #include <mutex>
+#include <memory>
 #include <set>
 #include <stdexcept>
+#include <thread>
 #include <tuple>
 #include <vector>
 
 #include <glog/logging.h>
 
-#if PINSIM_MC_HAS_SNAPSHOT_CODEC
-#include "ha/snapshot/master_snapshot_codec.h"
-#endif
 #include "master_metric_manager.h"
-#include "master_service.h"
+#include "master_service_access.h"
 #if PINSIM_MC_HAS_RANDOM_ENGINE
 #include "random.h"
 #endif
+#include "virtual_clock.h"
 
-// ---------------------------------------------------------------------------
-// 1. Virtual clock and shortened sleeps (process-wide; one target at a time).
-namespace {
-
-std::atomic<bool> g_virtual_clock{false};
-std::atomic<int64_t> g_virtual_ms{0};
-std::atomic<int> g_cut_sleeps{0};
-
-using ClockGettimeFn = int (*)(clockid_t, struct timespec*);
-using NanosleepFn = int (*)(const struct timespec*, struct timespec*);
-
-ClockGettimeFn real_clock_gettime() {
-  static ClockGettimeFn fn = reinterpret_cast<ClockGettimeFn>(dlsym(RTLD_NEXT, "clock_gettime"));
-  return fn;
-}
-
-NanosleepFn real_nanosleep() {
-  static NanosleepFn fn = reinterpret_cast<NanosleepFn>(dlsym(RTLD_NEXT, "nanosleep"));
-  return fn;
-}
-
-int call_real_clock_gettime(clockid_t id, struct timespec* ts) {
-  if (ClockGettimeFn fn = real_clock_gettime()) return fn(id, ts);
-  return static_cast<int>(syscall(SYS_clock_gettime, id, ts));
-}
-
-int call_real_nanosleep(const struct timespec* req, struct timespec* rem) {
-  if (NanosleepFn fn = real_nanosleep()) return fn(req, rem);
-  return static_cast<int>(syscall(SYS_nanosleep, req, rem));
-}
-
-}  // namespace
-
-extern "C" int clock_gettime(clockid_t id, struct timespec* ts) {
-  if ((id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE) && g_virtual_clock.load(std::memory_order_acquire)) {
-    const int64_t ms = g_virtual_ms.load(std::memory_order_acquire);
-    ts->tv_sec = static_cast<time_t>(ms / 1000);
-    ts->tv_nsec = static_cast<long>((ms % 1000) * 1'000'000);
-    return 0;
-  }
-  return call_real_clock_gettime(id, ts);
-}
-
-extern "C" int nanosleep(const struct timespec* req, struct timespec* rem) {
-  // Sleeps of 5 ms or more are taken in 1 ms slices so that a target that is
-  // stopping MasterService's threads can cut them short.
-  if (req && (req->tv_sec > 0 || req->tv_nsec >= 5'000'000)) {
-    struct timespec start;
-    call_real_clock_gettime(CLOCK_MONOTONIC, &start);
-    const int64_t total_ns = static_cast<int64_t>(req->tv_sec) * 1'000'000'000 + req->tv_nsec;
-    for (;;) {
-      if (g_cut_sleeps.load(std::memory_order_acquire) > 0) return 0;
-      struct timespec now;
-      call_real_clock_gettime(CLOCK_MONOTONIC, &now);
-      const int64_t elapsed =
-          (static_cast<int64_t>(now.tv_sec) - start.tv_sec) * 1'000'000'000 + (now.tv_nsec - start.tv_nsec);
-      if (elapsed >= total_ns) return 0;
-      const int64_t slice = std::min<int64_t>(1'000'000, total_ns - elapsed);
-      struct timespec s{0, static_cast<long>(slice)};
-      call_real_nanosleep(&s, nullptr);
-    }
-  }
-  return call_real_nanosleep(req, rem);
-}
-
-// ---------------------------------------------------------------------------
-// 3. Friend access.
-namespace mooncake::test {
-
-class MasterServiceSnapshotTestBase {
- public:
-  using Clock = std::chrono::system_clock;
-
-  // Stops and joins the threads the constructor started, as ~MasterService
-  // does; the destructor then finds nothing joinable.
-  static void Quiesce(MasterService& s) {
-    g_cut_sleeps.fetch_add(1, std::memory_order_acq_rel);
-    s.eviction_running_ = false;
-    s.client_monitor_running_ = false;
-    {  // under the waiters' mutexes, so no wake-up is lost
-      std::lock_guard<std::mutex> lock(s.task_cleanup_mutex_);
-      s.task_cleanup_running_ = false;
-    }
-    s.job_dispatch_running_ = false;
-#if PINSIM_MC_HAS_DYN_REPL_ADMISSION
-    {
-      std::lock_guard<std::mutex> lock(s.dynamic_replication_admission_mutex_);
-      s.dynamic_replication_admission_running_ = false;
-    }
-#endif
-    s.task_cleanup_cv_.notify_all();
-#if PINSIM_MC_HAS_DYN_REPL_ADMISSION
-    s.dynamic_replication_admission_cv_.notify_all();
-#endif
-    if (s.eviction_thread_.joinable()) s.eviction_thread_.join();
-    if (s.client_monitor_thread_.joinable()) s.client_monitor_thread_.join();
-    while (s.task_cleanup_thread_.joinable()) {
-      s.task_cleanup_cv_.notify_all();
-      s.task_cleanup_thread_.join();
-    }
-    if (s.job_dispatch_thread_.joinable()) s.job_dispatch_thread_.join();
-#if PINSIM_MC_HAS_DYN_REPL_ADMISSION
-    while (s.dynamic_replication_admission_thread_.joinable()) {
-      s.dynamic_replication_admission_cv_.notify_all();
-      s.dynamic_replication_admission_thread_.join();
-    }
-#endif
-#if PINSIM_MC_HAS_REPLICA_CLEANUP_WORKER
-    s.replica_cleanup_worker_.Stop();
-#endif
-    g_cut_sleeps.fetch_sub(1, std::memory_order_acq_rel);
-  }
-
-  struct Replica {
-    bool memory;
-    bool nof;
-    ReplicaStatus status;
-    ReplicaID id;
-  };
-  struct Object {
-    std::string tenant;  // Mooncake's tenant id ("default" without multi-tenant mode)
-    std::string key;
-    bool hard_pinned;
-    uint64_t size;
-    std::vector<Replica> replicas;
-    std::optional<Clock::time_point> deadline;
-    bool has_pending;
-    uint8_t pending_action;
-    uint64_t pending_ttl;
-    std::vector<ReplicaID> eligible;
-    Clock::time_point lease;
-    std::string group;
-  };
-
-  static constexpr size_t kShards = MasterService::kNumShards;
-
-  // The shard that holds (or would hold) `key` of `tenant`: Mooncake's own
-  // routing, which puts a grouped key in its group's shard.
-  template <typename Tenant>
-  static size_t ShardOf(const MasterService& s, const Tenant& tenant, const std::string& key) {
-    return s.getMetadataShardIndex(tenant, key);
-  }
-
-  // Every object of every tenant in shard `i`, in no particular order.
-  static std::vector<Object> Objects(const MasterService& s, size_t i) {
-    std::vector<Object> out;
-    {
-      MasterService::MetadataShardAccessorRO shard(&s, i);
-      for (const auto& [tenant, state] : shard->tenants) {
-        for (const auto& [key, md] : state.metadata) {
-          Object o;
-          o.tenant = TenantName(tenant);
-          o.key = key;
-          o.size = md.size;
-#if PINSIM_MC_HAS_HARD_PIN
-          o.hard_pinned = md.IsHardPinned();
-#else
-          o.hard_pinned = false;
-#endif
-          for (const auto& r : md.GetAllReplicas())
-            o.replicas.push_back({r.is_memory_replica(), r.is_nof_replica(), r.status(), r.id()});
-          {
-            SpinLocker locker(&md.lock);
-            o.deadline = md.soft_pin_timeout;
-            o.lease = md.lease_timeout;
-          }
-#if PINSIM_MC_HAS_SOFT_PIN_ACTION
-          o.has_pending = md.pending_soft_pin_action.has_value();
-          if (o.has_pending) {
-            o.pending_action = static_cast<uint8_t>(md.pending_soft_pin_action->action);
-            o.pending_ttl = md.pending_soft_pin_action->ttl_ms;
-            o.eligible = md.pending_soft_pin_action->eligible_replica_ids;
-          }
-#else
-          o.has_pending = false;
-#endif
-          o.group = md.group_id;
-          out.push_back(std::move(o));
-        }
-      }
-    }
-    return out;
-  }
-
-#if PINSIM_MC_HAS_TENANT_ID_CLASS
-  static bool IsDefaultTenant(const TenantId& t) { return t == TenantId::Default(); }
-  static const std::string& TenantName(const TenantId& t) { return t.value(); }
-#else  // the PR 2835 tree: tenant ids are strings, "default" without multi-tenancy
-  static bool IsDefaultTenant(const std::string& t) { return t == "default"; }
-  static const std::string& TenantName(const std::string& t) { return t; }
-#endif
-
-#if PINSIM_MC_HAS_MULTI_TENANT
-  // Bytes charged per tenant, by Mooncake's tenant name.
-  static std::vector<std::pair<std::string, uint64_t>> Charges(const MasterService& s) {
-    std::vector<std::pair<std::string, uint64_t>> out;
-    for (const auto& snap : s.ListTenantQuotaSnapshots()) out.push_back({snap.tenant_id.value(), snap.charged_bytes});
-    return out;
-  }
-  static uint64_t Charge(const MasterService& s, const std::string& tenant) {
-    auto snap = s.GetTenantQuotaSnapshot(TenantId(tenant));
-    return snap ? snap->charged_bytes : 0;
-  }
-  // The effective quota of each tenant with a policy, by Mooncake's tenant name.
-  static std::vector<std::pair<std::string, uint64_t>> Quotas(const MasterService& s) {
-    std::vector<std::pair<std::string, uint64_t>> out;
-    for (const auto& snap : s.ListTenantQuotaSnapshots())
-      if (snap.has_explicit_policy) out.push_back({snap.tenant_id.value(), snap.effective_quota_bytes});
-    return out;
-  }
-  // What a restarted master does after restoring a snapshot (its constructor
-  // rebuilds every tenant's charge from the restored metadata).
-  static void RebuildCharges(MasterService& s) { s.RebuildTenantQuotaUsageFromMetadata(); }
-#endif
-
-  static void Evict(MasterService& s, double target, double lowerbound) {
-#if PINSIM_MC_HAS_EVICT_FOR_TESTING
-    s.RunBatchEvictForTesting(target, lowerbound);
-#else
-    s.BatchEvict(target, lowerbound);
-#endif
-  }
-
-#if PINSIM_MC_HAS_RETAIN_GROUPS
-  // The default tenant's retention entries (group name, deadline), expired
-  // ones included, and the admission counter (one for all tenants).
-  static std::vector<std::pair<std::string, Clock::time_point>> Retention(const MasterService& s) {
-    std::vector<std::pair<std::string, Clock::time_point>> out;
-    for (size_t i = 0; i < MasterService::kNumShards; ++i) {
-      MasterService::MetadataShardAccessorRO shard(&s, i);
-      for (const auto& [tenant, state] : shard->tenants) {
-        if (!IsDefaultTenant(tenant)) continue;
-        for (const auto& [group, deadline] : state.group_retention_deadlines) out.push_back({group, deadline});
-      }
-    }
-    return out;
-  }
-  static uint64_t RetainedGroupCount(const MasterService& s) { return s.retained_group_count_.load(); }
-#endif
-
-  static void Cleanup(MasterService& s, Clock::time_point now) {
-#if PINSIM_MC_HAS_CLEANUP
-    s.CleanupExpiredSoftPins(now);
-#else
-    (void)s;
-    (void)now;
-#endif
-  }
-
-#if PINSIM_MC_HAS_SNAPSHOT_CODEC
-  static tl::expected<ha::MasterSnapshotPayloads, SerializationError> Encode(MasterService& s) {
-    ha::MasterSnapshotCodec codec;
-#if PINSIM_MC_HAS_LOCAL_SSD_VIEW
-    ha::MasterSnapshotStateView view(s, s.segment_manager_, s.local_ssd_manager_, s.nof_segment_manager_,
-                                     s.task_manager_);
-#else  // pre-#2909 tree: the view has no local-SSD manager
-    ha::MasterSnapshotStateView view(s, s.segment_manager_, s.nof_segment_manager_, s.task_manager_);
-#endif
-    return codec.Encode(view);
-  }
-
-  static tl::expected<void, SerializationError> Decode(MasterService& s, const ha::MasterSnapshotPayloads& p) {
-    ha::MasterSnapshotCodec codec;
-    return codec.Decode(&s, p);
-  }
-
-  static void ResetState(MasterService& s) { s.ResetStateAfterFailedRestoreAttempt(); }
-
-  static tl::expected<void, SerializationError> Apply(MasterService& s, Clock::time_point now) {
-    return s.ApplySnapshotState(now);
-  }
-#endif
-
-  // Used bytes of each named memory segment (for deterministic placement).
-  static std::vector<std::pair<size_t, size_t>> Usage(const MasterService& cs, const std::vector<std::string>& names) {
-    auto& s = const_cast<MasterService&>(cs);  // the allocator accessor is not const; this only reads
-    std::vector<std::pair<size_t, size_t>> out;  // {used, capacity}
-    auto access = s.segment_manager_.getAllocatorAccess();
-    const auto& manager = access.getAllocatorManager();
-    for (const std::string& name : names) {
-      size_t used = 0, cap = 0;
-      if (const auto* allocators = manager.getAllocators(name)) {
-        for (const auto& a : *allocators) {
-          used += a->size();
-          cap += a->capacity();
-        }
-      }
-      out.push_back({used, cap});
-    }
-    return out;
-  }
-};
-
-}  // namespace mooncake::test
-
-// ---------------------------------------------------------------------------
-// 2. The adapter.
 namespace pinsim {
 
 namespace {
@@ -363,7 +53,7 @@ Time from_tp(Clock::time_point tp) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(tp.time_since_epoch()).count();
 }
 
-void set_now(Time t) { g_virtual_ms.store(t, std::memory_order_release); }
+void set_now(Time t) { mooncake_clock::set_virtual_ms(t); }
 
 ErrorCode map_error(mc::ErrorCode code) {
   const std::string& name = mc::toString(code);
@@ -442,7 +132,7 @@ mc::MasterServiceConfig service_config(const Config& c, const std::string& polic
 // 0; nullptr with `error` set when MasterService refuses the configuration.
 std::unique_ptr<mc::MasterService> construct(const Config& c, const std::string& policy_file, std::string* error) {
   set_now(0);
-  g_virtual_clock.store(true, std::memory_order_release);
+  mooncake_clock::use_virtual_time();
   std::unique_ptr<mc::MasterService> service;
   try {
     service = std::make_unique<mc::MasterService>(service_config(c, policy_file));
@@ -545,6 +235,24 @@ bool keep(const Config& c, std::unique_ptr<mc::MasterService>& service) {
 #endif
 }
 
+// The adapter's own bookkeeping (the touched shards, the snapshots kept) is
+// guarded by a spin lock on an atomic flag rather than a mutex: no critical
+// section calls anything that synchronises, so under the deterministic
+// scheduler no actor is switched out inside one (the lock is never found
+// taken there and adds no scheduling points or lock-graph edges of its own),
+// and between real threads it is an ordinary short spin lock.
+class BookkeepingLock {
+ public:
+  void lock() {
+    while (flag_.test_and_set(std::memory_order_acquire)) {
+    }
+  }
+  void unlock() { flag_.clear(std::memory_order_release); }
+
+ private:
+  std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
+};
+
 // One object as the View shows it; nullopt for a key this adapter did not write.
 std::optional<ObjectView> object_view(const Access::Object& o) {
   auto key = parse_id(o.key, 'k');
@@ -576,14 +284,13 @@ std::optional<ObjectView> object_view(const Access::Object& o) {
 
 class MooncakeTarget final : public Target {
  public:
-  explicit MooncakeTarget(const Config& config) : config_(config) {}
+  explicit MooncakeTarget(const Config& config) : config_(config), owner_(std::this_thread::get_id()) {}
 
   ~MooncakeTarget() override {
-    set_now(last_now_);
+    set_now(last_now_.load());
     if (service_ && !keep(config_, service_)) {
-      g_cut_sleeps.fetch_add(1, std::memory_order_acq_rel);
+      const mooncake_clock::SleepsCut cut;
       service_.reset();
-      g_cut_sleeps.fetch_sub(1, std::memory_order_acq_rel);
     }
     if (!policy_file_.empty()) std::remove(policy_file_.c_str());
   }
@@ -617,6 +324,11 @@ class MooncakeTarget final : public Target {
   // BatchEvict's second pass scans shards from randomIndex(kNumShards): which
   // of several admissible objects it takes is Mooncake's choice.
   bool eviction_order_unspecified() const override { return true; }
+  // Several actors may apply ops at once (the concurrency lane): MasterService
+  // is thread-safe, and so is the adapter's bookkeeping (see touch). The
+  // virtual clock is process-wide: concurrent ops must share one instant.
+  bool thread_safe() const override { return true; }
+  const mc::MasterService& service() const { return *service_; }
   Capabilities capabilities() const override {
     Capabilities caps = kCapObjects | kCapDeadline | kCapLease;
     if (config_.multi_tenant) caps |= kCapUsage;
@@ -638,6 +350,7 @@ class MooncakeTarget final : public Target {
       return Outcome::of(ErrorCode::UNSUPPORTED);
     set_now(now);
     last_now_ = now;
+    seed_actor_thread();
     if (is_start(op.kind) && config_.multi_tenant) seed_quota_eviction();
 #if PINSIM_MC_HAS_TENANT_ID_CLASS
     const mc::TenantId tenant(tenant_name(op.object.tenant));
@@ -683,7 +396,9 @@ class MooncakeTarget final : public Target {
       std::fprintf(stderr, "mooncake target: snapshot encode failed: %s\n", r.error().message.c_str());
       return Outcome::of(map_error(r.error().code));
     }
-    snapshots_.push_back(std::move(*r));
+    auto kept = std::make_shared<const mc::ha::MasterSnapshotPayloads>(std::move(*r));
+    const std::lock_guard lock(bookkeeping_);
+    snapshots_.push_back(std::move(kept));
     return Outcome{};
   }
 #endif
@@ -793,25 +508,29 @@ class MooncakeTarget final : public Target {
     return false;
   }
 
+  // Safe from several threads at once: Mooncake's routing (which may lock)
+  // is read first, the marks are made under the bookkeeping lock, and
+  // shard_objects_ changes only in view(), which runs with no op in flight.
   template <typename Tenant>
   void touch(const Op& op, const Tenant& tenant) {
     if (std::string_view(PINSIM_MC_TREE_ID) != "main" || !changes_only_its_keys(op)) {
+      const std::lock_guard lock(bookkeeping_);
       all_dirty_ = true;  // other trees: the routing argument above is made for main only
       return;
     }
     if (op.kind == OpKind::Advance) return;
+    const std::vector<KeyId> keys = is_batch(op.kind) ? op.keys : std::vector<KeyId>{op.object.key};
+    std::vector<size_t> routed;
+    for (KeyId k : keys) routed.push_back(Access::ShardOf(*service_, tenant, key_name(k)));
+    const std::lock_guard lock(bookkeeping_);
     dirty_tenants_.insert(op.object.tenant);
-    auto mark = [&](KeyId k) {
-      dirty_.insert(Access::ShardOf(*service_, tenant, key_name(k)));
-      const ObjectId id{op.object.tenant, k};
+    for (size_t i = 0; i < keys.size(); ++i) {
+      dirty_.insert(routed[i]);
+      const ObjectId id{op.object.tenant, keys[i]};
       for (const auto& [shard, objects] : shard_objects_)
         if (std::any_of(objects.begin(), objects.end(), [&](const ObjectView& o) { return o.id == id; }))
           dirty_.insert(shard);
-    };
-    if (is_batch(op.kind))
-      for (KeyId k : op.keys) mark(k);
-    else
-      mark(op.object.key);
+    }
   }
 
   std::vector<ObjectView> read_shard(size_t i) const {
@@ -935,6 +654,17 @@ class MooncakeTarget final : public Target {
   void seed_quota_eviction() {
 #if PINSIM_MC_HAS_RANDOM_ENGINE
     mc::threadLocalRandomEngine().seed(0x71756f7461ull + writes_++);
+#endif
+  }
+  // Mooncake's engine is per thread and seeded from random_device: a thread
+  // other than the one that started the target (an actor of the concurrency
+  // lane) gets a fixed seed before its first op, so that a schedule replays.
+  void seed_actor_thread() {
+#if PINSIM_MC_HAS_RANDOM_ENGINE
+    thread_local const MooncakeTarget* seeded_for = nullptr;
+    if (seeded_for == this || std::this_thread::get_id() == owner_) return;
+    seeded_for = this;
+    mc::threadLocalRandomEngine().seed(0x6163746f72ull + actor_threads_++);
 #endif
   }
 
@@ -1131,11 +861,16 @@ class MooncakeTarget final : public Target {
   // again; the op reports INTERNAL_ERROR, as the model does.
   Outcome restore(const Op& op, Time now) {
     Access::ResetState(*service_);
+    std::vector<std::shared_ptr<const mc::ha::MasterSnapshotPayloads>> snapshots;
+    {
+      const std::lock_guard lock(bookkeeping_);
+      snapshots = snapshots_;
+    }
     size_t skip = 0;
     if (op.fail_first_candidate) {
       skip = 1;
-      if (!snapshots_.empty()) {
-        (void)Access::Decode(*service_, snapshots_.back());
+      if (!snapshots.empty()) {
+        (void)Access::Decode(*service_, *snapshots.back());
         Access::ResetState(*service_);
       }
     }
@@ -1146,8 +881,8 @@ class MooncakeTarget final : public Target {
       rebuild_charges();
       return Outcome::of(ErrorCode::INTERNAL_ERROR);
     };
-    if (snapshots_.size() <= skip) return fresh();
-    const auto& payloads = snapshots_[snapshots_.size() - 1 - skip];
+    if (snapshots.size() <= skip) return fresh();
+    const auto& payloads = *snapshots[snapshots.size() - 1 - skip];
     if (auto r = Access::Decode(*service_, payloads); !r) {
       std::fprintf(stderr, "mooncake target: snapshot decode failed: %s\n", r.error().message.c_str());
       return fresh();
@@ -1171,12 +906,15 @@ class MooncakeTarget final : public Target {
   std::unique_ptr<mc::MasterService> service_;
   std::vector<size_t> memory_segments_;
 #if PINSIM_MC_HAS_SNAPSHOT_CODEC
-  std::vector<mc::ha::MasterSnapshotPayloads> snapshots_;
+  std::vector<std::shared_ptr<const mc::ha::MasterSnapshotPayloads>> snapshots_;  // under bookkeeping_
 #endif
   int64_t baseline_ = 0;
-  Time last_now_ = 0;
-  uint64_t evictions_ = 0;
-  uint64_t writes_ = 0;
+  const std::thread::id owner_;  // the thread that started the target
+  std::atomic<Time> last_now_{0};
+  std::atomic<uint64_t> evictions_{0};
+  std::atomic<uint64_t> writes_{0};
+  std::atomic<uint64_t> actor_threads_{0};
+  mutable BookkeepingLock bookkeeping_;  // dirty_, dirty_tenants_, all_dirty_ (from apply), snapshots_
   std::string policy_file_;  // multi-tenant mode's quota policies
   // The View's objects, by shard, and the shards to read again (see touch).
   mutable std::map<size_t, std::vector<ObjectView>> shard_objects_;
@@ -1200,6 +938,15 @@ void quiet_logging() {
 }  // namespace
 
 std::string_view mooncake_target_profile() { return PINSIM_MC_PROFILE; }
+
+std::string mooncake_lock_name(const Target& target, const void* lock) {
+  const auto* t = dynamic_cast<const MooncakeTarget*>(&target);
+  return t ? Access::LockName(t->service(), lock) : "";
+}
+
+void mooncake_lock_order_fault(const Target& target) {
+  if (const auto* t = dynamic_cast<const MooncakeTarget*>(&target)) Access::LockShardThenSnapshot(t->service());
+}
 
 std::string_view mooncake_target_description() {
   return "Mooncake " PINSIM_MC_TREE " tree; profile " PINSIM_MC_PROFILE

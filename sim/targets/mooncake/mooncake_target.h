@@ -31,4 +31,13 @@ std::string_view mooncake_target_description();
 // can do draws another op instead (every campaign does).
 bool mooncake_target_supports(const Op& op, const Config& config);
 
+// The name of a lock of a Mooncake target's MasterService by its address
+// ("shard[17]", "deadline_index", "snapshot_mutex", ...; "" for a lock that
+// is no member of it), for the lock graph of the concurrency lane.
+std::string mooncake_lock_name(const Target& target, const void* lock);
+// A seeded fault for the lane's tests (the lock-order check must be able to
+// fail): takes shard 0's lock and then the snapshot mutex of a Mooncake
+// target's MasterService, against its documented order; a no-op otherwise.
+void mooncake_lock_order_fault(const Target& target);
+
 }  // namespace pinsim

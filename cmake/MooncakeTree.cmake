@@ -1,0 +1,197 @@
+# What a Mooncake tree offers, for the Mooncake target (sim/targets/mooncake):
+# the features its headers show (MC_HAS_<name>, collected in MC_FEATURES),
+# the include directories and definitions of its own master_service.cpp
+# (MC_INCS, MC_DEFS, from the build tree's compile_commands.json), the
+# libraries to link (MC_LIBS, MC_DEBIAN_LIBS) and the model profile and tree
+# name (MC_PROFILE, MC_TREE, MC_TREE_ID). It reads PINSIM_MOONCAKE_SOURCE_DIR
+# and PINSIM_MOONCAKE_BUILD_DIR, builds nothing and fails configuration with
+# one line naming what is missing. It exists apart from the target's
+# CMakeLists.txt so that the detection reads on its own.
+set(MC_SRC "${PINSIM_MOONCAKE_SOURCE_DIR}")
+set(MC_BUILD "${PINSIM_MOONCAKE_BUILD_DIR}")
+
+function(pinsim_mooncake_fail reason)
+  message(FATAL_ERROR "pinsim: Mooncake target: ${reason}")
+endfunction()
+
+# --- The tree: headers and what they offer ---------------------------------
+set(MC_MS_HEADER "${MC_SRC}/mooncake-store/include/master_service.h")
+set(MC_REPLICA_HEADER "${MC_SRC}/mooncake-store/include/replica.h")
+if(NOT EXISTS "${MC_MS_HEADER}" OR NOT EXISTS "${MC_REPLICA_HEADER}")
+  pinsim_mooncake_fail("${MC_SRC} is not a Mooncake source tree (no mooncake-store/include/master_service.h)")
+endif()
+set(MC_INC "${MC_SRC}/mooncake-store/include")
+file(READ "${MC_MS_HEADER}" MC_MS_TEXT)
+file(READ "${MC_REPLICA_HEADER}" MC_REPLICA_TEXT)
+file(READ "${MC_INC}/master_metric_manager.h" MC_METRIC_TEXT)
+set(MC_CODEC_TEXT "")
+if(EXISTS "${MC_INC}/ha/snapshot/master_snapshot_codec.h")
+  file(READ "${MC_INC}/ha/snapshot/master_snapshot_codec.h" MC_CODEC_TEXT)
+endif()
+
+# Each feature becomes MC_HAS_<name> (0 or 1) and the definition
+# PINSIM_MC_HAS_<name> of the adapter.
+set(MC_FEATURES "")
+function(mc_feature name found)
+  set(MC_HAS_${name} ${found} PARENT_SCOPE)
+  set(MC_FEATURES ${MC_FEATURES} ${name} PARENT_SCOPE)
+endfunction()
+# The feature is there when the variable named `text_var` contains `needle`.
+function(mc_feature_if_text name text_var needle)
+  string(FIND "${${text_var}}" "${needle}" _pos)
+  if(_pos GREATER -1)
+    set(MC_HAS_${name} 1 PARENT_SCOPE)
+  else()
+    set(MC_HAS_${name} 0 PARENT_SCOPE)
+  endif()
+  set(MC_FEATURES ${MC_FEATURES} ${name} PARENT_SCOPE)
+endfunction()
+function(mc_feature_if_file name path)
+  if(EXISTS "${path}")
+    set(MC_HAS_${name} 1 PARENT_SCOPE)
+  else()
+    set(MC_HAS_${name} 0 PARENT_SCOPE)
+  endif()
+  set(MC_FEATURES ${MC_FEATURES} ${name} PARENT_SCOPE)
+endfunction()
+
+# PR 2909 (main): soft-pin actions and the deadline index's cleanup cycle.
+mc_feature_if_text(SOFT_PIN_ACTION MC_REPLICA_TEXT "enum class SoftPinAction")
+mc_feature_if_text(CLEANUP MC_MS_TEXT "CleanupExpiredSoftPins")
+# PR 2835: group retention.
+mc_feature_if_text(RETAIN_GROUPS MC_MS_TEXT "RetainGroups")
+# Members that differ between trees (the pre-#2909 tree 9187a2cf9 has no
+# dynamic-replication admission thread, no replica-cleanup worker, and a
+# snapshot state view without the local-SSD manager).
+mc_feature_if_text(DYN_REPL_ADMISSION MC_MS_TEXT "dynamic_replication_admission_thread_")
+mc_feature_if_text(REPLICA_CLEANUP_WORKER MC_MS_TEXT "replica_cleanup_worker_")
+mc_feature_if_text(LOCAL_SSD_VIEW MC_CODEC_TEXT "LocalSsdManager& local_ssd_manager")
+# The PR 2835 tree (based on main of 2026-07-10) predates more of main: tenant
+# ids are plain strings, there is no snapshot codec, no eviction test hook,
+# no soft-pin gauge and no seedable random engine.
+mc_feature_if_file(TENANT_ID_CLASS "${MC_INC}/tenant_id.h")
+mc_feature_if_file(SNAPSHOT_CODEC "${MC_INC}/ha/snapshot/master_snapshot_codec.h")
+mc_feature_if_file(RANDOM_ENGINE "${MC_INC}/random.h")
+mc_feature_if_text(EVICT_FOR_TESTING MC_MS_TEXT "RunBatchEvictForTesting")
+mc_feature_if_text(GAUGE MC_METRIC_TEXT "get_soft_pin_key_count")
+# The batch lifecycle calls (BatchExistKey ... BatchRemove); BatchUpsertStart
+# is the newest of them.
+mc_feature_if_text(BATCH_UPSERT MC_MS_TEXT "BatchUpsertStart")
+# Multi-tenant mode with tenant quotas (policies from a file connector) and
+# the hard pin's accessor.
+mc_feature_if_text(MULTI_TENANT MC_MS_TEXT "RebuildTenantQuotaUsageFromMetadata")
+# Main's quota API: TenantId, and snapshots that report charged bytes (the
+# PR 2835 tree predates TenantId; the pre-#2909 tree reports used_bytes).
+set(MC_QUOTA_TEXT "")
+if(EXISTS "${MC_INC}/tenant_quota.h")
+  file(READ "${MC_INC}/tenant_quota.h" MC_QUOTA_TEXT)
+endif()
+string(FIND "${MC_QUOTA_TEXT}" "charged_bytes" _charged)
+if(NOT MC_HAS_TENANT_ID_CLASS OR _charged EQUAL -1)
+  mc_feature(MULTI_TENANT 0)
+endif()
+# Batch End calls take ObjectMeta (main) or plain keys (the PR 2835 tree).
+set(MC_RPC_TEXT "")
+if(EXISTS "${MC_INC}/rpc_types.h")
+  file(READ "${MC_INC}/rpc_types.h" MC_RPC_TEXT)
+endif()
+mc_feature_if_text(OBJECT_META_BATCH MC_RPC_TEXT "struct ObjectMeta")
+mc_feature_if_text(HARD_PIN MC_MS_TEXT "IsHardPinned")
+
+# --- Compile flags of Mooncake's master_service.cpp --------------------------
+set(MC_CC "${MC_BUILD}/compile_commands.json")
+if(NOT EXISTS "${MC_CC}")
+  pinsim_mooncake_fail("${MC_CC} not found: configure Mooncake with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON")
+endif()
+file(STRINGS "${MC_CC}" MC_CMD_LINES REGEX "\"command\".*mooncake-store/src/master_service\\.cpp\"")
+list(LENGTH MC_CMD_LINES _n)
+if(_n EQUAL 0)
+  pinsim_mooncake_fail("no compile command for mooncake-store/src/master_service.cpp in ${MC_CC}")
+endif()
+list(GET MC_CMD_LINES 0 MC_CMD)
+string(REGEX REPLACE "^[ \t]*\"command\"[ \t]*:[ \t]*\"(.*)\",?[ \t]*$" "\\1" MC_CMD "${MC_CMD}")
+string(REPLACE "\\\"" "\"" MC_CMD "${MC_CMD}")
+separate_arguments(MC_ARGS UNIX_COMMAND "${MC_CMD}")
+set(MC_DEFS "")
+set(MC_INCS "")
+mc_feature(NOF 0)
+set(_next "")
+foreach(arg IN LISTS MC_ARGS)
+  if(_next STREQUAL "inc")
+    list(APPEND MC_INCS "${arg}")
+    set(_next "")
+  elseif(arg MATCHES "^-D(.*)$")
+    list(APPEND MC_DEFS "${CMAKE_MATCH_1}")
+    if(CMAKE_MATCH_1 STREQUAL "USE_NOF")
+      set(MC_HAS_NOF 1)
+    endif()
+  elseif(arg MATCHES "^-I(.+)$")
+    list(APPEND MC_INCS "${CMAKE_MATCH_1}")
+  elseif(arg STREQUAL "-isystem" OR arg STREQUAL "-I")
+    set(_next "inc")
+  endif()
+endforeach()
+
+# --- Libraries from the build tree -----------------------------------------
+set(MC_MASTER_LIB "${MC_BUILD}/mooncake-store/src/libmooncake_store_master.a")
+set(MC_MC_TARGET "mooncake_store_master")
+set(MC_EXTRA_MC_LIBS "")
+if(EXISTS "${MC_MASTER_LIB}")
+  # Main (PR #2909 and later): the master library needs Mooncake's local-SSD
+  # library beside it.
+  list(APPEND MC_EXTRA_MC_LIBS "${MC_BUILD}/mooncake-store/src/local_ssd/libmooncake_local_ssd.a")
+else()
+  # Trees before PR #2909 have no mooncake_store_master target:
+  # mooncake_store links the transfer engine and its base library instead,
+  # and there is no local_ssd library in those trees.
+  set(MC_MASTER_LIB "${MC_BUILD}/mooncake-store/src/libmooncake_store.a")
+  set(MC_MC_TARGET "mooncake_store")
+  list(APPEND MC_EXTRA_MC_LIBS
+    "${MC_BUILD}/mooncake-transfer-engine/src/libtransfer_engine.a"
+    "${MC_BUILD}/mooncake-transfer-engine/src/common/base/libbase.a")
+endif()
+set(MC_LIBS
+  "${MC_MASTER_LIB}"
+  ${MC_EXTRA_MC_LIBS}
+  "${MC_BUILD}/mooncake-store/src/cachelib_memory_allocator/libcachelib_memory_allocator.a"
+  "${MC_BUILD}/mooncake-common/src/libmooncake_common.a"
+  "${MC_BUILD}/mooncake-common/libasio.so")
+foreach(lib IN LISTS MC_LIBS)
+  if(NOT EXISTS "${lib}")
+    pinsim_mooncake_fail("${lib} not found: build Mooncake's ${MC_MC_TARGET} target (see sim/targets/mooncake/README.md)")
+  endif()
+endforeach()
+set(MC_DEBIAN_LIBS glog gflags jsoncpp yaml-cpp zstd xxhash numa ibverbs curl)
+foreach(lib IN LISTS MC_DEBIAN_LIBS)
+  find_library(MC_LIB_${lib} NAMES ${lib})
+  if(NOT MC_LIB_${lib})
+    pinsim_mooncake_fail("lib${lib} not found (Debian packages: libgoogle-glog-dev libgflags-dev libjsoncpp-dev libyaml-cpp-dev libzstd-dev libxxhash-dev libnuma-dev libibverbs-dev libcurl4-openssl-dev)")
+  endif()
+endforeach()
+
+# --- Profile -----------------------------------------------------------------
+if(MC_HAS_SOFT_PIN_ACTION AND MC_HAS_CLEANUP)
+  set(MC_PROFILE "mooncake-main")
+  set(MC_TREE "post-PR-2909")
+  set(MC_TREE_ID "main")
+elseif(MC_HAS_RETAIN_GROUPS)
+  set(MC_PROFILE "mooncake-main")
+  set(MC_TREE "PR-2835 (group retention, pre-PR-2909 soft pin: boolean with_soft_pin, reads renew)")
+  set(MC_TREE_ID "pr-2835")
+else()
+  set(MC_PROFILE "mooncake-main")
+  set(MC_TREE "pre-PR-2909 (boolean with_soft_pin, reads renew)")
+  set(MC_TREE_ID "pre-2909")
+endif()
+# What the tree lacks, as feature=words pairs for the configure line.
+set(_unsupported "")
+foreach(pair RETAIN_GROUPS=retain_groups NOF=nof CLEANUP=cleanup "SNAPSHOT_CODEC=snapshot restore" GAUGE=gauge
+             "MULTI_TENANT=multi-tenant tenant_quota" HARD_PIN=hard_pin)
+  string(REPLACE "=" ";" pair "${pair}")
+  list(GET pair 0 feature)
+  list(GET pair 1 words)
+  if(NOT MC_HAS_${feature})
+    string(APPEND _unsupported " ${words}")
+  endif()
+endforeach()
+message(STATUS "pinsim: Mooncake target: tree ${MC_SRC} (${MC_TREE}), profile ${MC_PROFILE}; unsupported:${_unsupported}")

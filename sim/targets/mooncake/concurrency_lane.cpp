@@ -1,0 +1,172 @@
+// The Mooncake concurrency lane; see concurrency_lane.h.
+#include "concurrency_lane.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <variant>
+
+#include "choices.h"
+#include "lock_order.h"
+#include "model.h"
+#include "mooncake_target.h"
+
+namespace pinsim::mooncake_lane {
+
+namespace {
+
+constexpr KeyId kKeys = 4;
+constexpr Time kNow = 20'000;  // after the prefix's short pins (1 s) are due and its first leases (10 s) ran out
+
+Op key_op(OpKind kind, ClientId client, KeyId key) {
+  Op op;
+  op.kind = kind;
+  op.client = client;
+  op.object = {0, key};
+  return op;
+}
+
+// A start of `kind` with a soft-pin request drawn from `c`: none, Enable with
+// a TTL that is due before kNow (in the prefix) or long after it, or Disable.
+Op start_op(OpKind kind, ClientId client, KeyId key, Choices& c) {
+  Op op = key_op(kind, client, key);
+  op.size = 1024 * (1 + c.pick(4));
+  op.memory_replicas = 1;
+  switch (c.pick(4)) {
+    case 0: break;
+    case 1: op.soft_pin = {static_cast<uint8_t>(SoftPinAction::Enable), 1000}; break;
+    case 2: op.soft_pin = {static_cast<uint8_t>(SoftPinAction::Enable), 60'000}; break;
+    default: op.soft_pin = {static_cast<uint8_t>(SoftPinAction::Disable), std::nullopt}; break;
+  }
+  return op;
+}
+
+std::vector<std::pair<Time, Op>> make_prefix(Choices& c) {
+  std::vector<std::pair<Time, Op>> prefix;
+  for (KeyId k = 1; k <= kKeys; ++k) {
+    if (!c.chance(80)) continue;
+    const Time t = static_cast<Time>(10 * k);
+    prefix.push_back({t, start_op(OpKind::PutStart, 9, k, c)});
+    prefix.push_back({t, key_op(OpKind::PutEnd, 9, k)});
+  }
+  // A read at 15 s: its lease (10 s) still protects the object at kNow.
+  if (c.chance(50)) prefix.push_back({15'000, key_op(OpKind::Get, 9, 1 + c.pick(kKeys))});
+  return prefix;
+}
+
+// Two calls of one client: a write of a key (start and end, or start and
+// revoke), or two single calls among read, exist and remove.
+std::vector<Op> client_script(ClientId client, Choices& c) {
+  const KeyId key = 1 + c.pick(kKeys);
+  switch (c.pick(4)) {
+    case 0:
+      return {start_op(OpKind::PutStart, client, key, c), key_op(OpKind::PutEnd, client, key)};
+    case 1:
+      return {start_op(OpKind::UpsertStart, client, key, c), key_op(OpKind::UpsertEnd, client, key)};
+    case 2:
+      return {start_op(OpKind::UpsertStart, client, key, c), key_op(OpKind::UpsertRevoke, client, key)};
+    default: {
+      const OpKind single[] = {OpKind::Get, OpKind::Exist, OpKind::Remove};
+      return {key_op(single[c.pick(3)], client, key), key_op(single[c.pick(3)], client, 1 + c.pick(kKeys))};
+    }
+  }
+}
+
+std::string name_of(const Target& target, const void* lock) {
+  std::string name = mooncake_lock_name(target, lock);
+  return name.empty() ? "unnamed" : name;
+}
+
+// The documented order of MasterService's locks (master_service.h), by kind.
+int rank(const std::string& kind) {
+  static const std::map<std::string, int> order = {
+      {"client_mutex", 1},  {"tenant_quota_policy_mutex", 2}, {"snapshot_mutex", 3},
+      {"shard", 4},         {"tenant_quota_recompute_mutex", 5}, {"segment_manager", 6},
+      {"deadline_index", 7}};
+  auto it = order.find(kind);
+  return it == order.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+Scenario make_scenario(uint64_t seed, uint32_t clients, Background background) {
+  RandomChoices c(seed);
+  Scenario s;
+  s.config.profile = Profile::MooncakeMain;
+  s.config.segments = {{ReplicaKind::Memory, 1u << 20}, {ReplicaKind::Memory, 1u << 20}};
+  s.config.allow_evict_soft_pinned_objects = c.chance(50);
+  s.prefix = make_prefix(c);
+  for (uint32_t i = 0; i < clients; ++i) {
+    s.scripts.push_back(client_script(1 + i, c));
+    s.roles.push_back("client");
+  }
+  // The eviction thread's call. Every candidate is taken (100%): with a
+  // smaller fraction the victims depend on BatchEvict's random shard start,
+  // which the linearizability check does not follow.
+  Op evict;
+  evict.kind = OpKind::Evict;
+  evict.evict_target_pct = 100;
+  evict.evict_lowerbound_pct = 100;
+  if (background.evict) {
+    s.scripts.push_back({evict});
+    s.roles.push_back("evict");
+  }
+  Op cleanup;
+  cleanup.kind = OpKind::Cleanup;
+  if (background.cleanup) {
+    s.scripts.push_back({cleanup});
+    s.roles.push_back("cleanup");
+  }
+  s.now = kNow;
+  return s;
+}
+
+std::vector<Edge> named_lock_edges(const Target& target) {
+  std::set<Edge> edges;
+  for (const auto& [a, b] : lock_edges()) edges.insert({name_of(target, a), name_of(target, b)});
+  return {edges.begin(), edges.end()};
+}
+
+Result run(const Scenario& scenario, uint64_t schedule_seed, uint32_t preempt_pct) {
+  Result r;
+  auto target = make_mooncake_target(scenario.config, TargetOptions{}, &r.error);
+  if (!target) return r;
+  if (!target->thread_safe()) {
+    r.error = "the mooncake target does not declare itself thread-safe";
+    return r;
+  }
+  auto created = Model::create(scenario.config);
+  if (auto* why = std::get_if<std::string>(&created)) {
+    r.error = *why;
+    return r;
+  }
+  Model model = std::get<Model>(std::move(created));
+  for (const auto& [t, op] : scenario.prefix)
+    if (!(target->apply(op, t) == model.apply(op, t))) {
+      r.error = "the prefix already differs from the model at t=" + std::to_string(t);
+      return r;
+    }
+  const uint64_t inline_before = inline_threads_run();
+  clear_lock_edges();
+  RandomChoices choices(schedule_seed);
+  r.history = sched::run_concurrent(*target, scenario.scripts, scenario.now, choices, preempt_pct);
+  r.inline_threads = inline_threads_run() - inline_before;
+  // Not the bytes per segment: an actor's thread places replicas with its own
+  // random engine (seeded by the adapter, unknown to the model), so only the
+  // objects, gauges, deadlines and leases are compared.
+  r.violation = sched::check_linearizable(model, r.history, scenario.now, target->capabilities() & ~kCapSegments);
+  r.edges = named_lock_edges(*target);
+  for (const void* lock : r.history.run.lock_cycle) r.cycle.push_back(name_of(*target, lock));
+  const auto& schedule = r.history.run.schedule;
+  for (size_t i = 1; i < schedule.size(); ++i) r.switches += schedule[i] != schedule[i - 1];
+  return r;
+}
+
+std::string lock_kind(const std::string& name) { return name.substr(0, name.find('[')); }
+
+bool against_lock_order(const Edge& e) {
+  const int from = rank(lock_kind(e.from)), to = rank(lock_kind(e.to));
+  return from > 0 && to > 0 && from > to;
+}
+
+}  // namespace pinsim::mooncake_lane

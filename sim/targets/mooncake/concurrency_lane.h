@@ -1,0 +1,78 @@
+// The Mooncake concurrency lane: the real MasterService under the
+// deterministic scheduler (sim/sched), with clients and MasterService's own
+// background work as actors, checked for linearizability against the model,
+// with its lock graph named after MasterService's members. A seed gives a
+// scenario (a sequential prefix, then one script per actor at one instant)
+// and a schedule; the same seed gives the same schedule, outcomes and View.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "concurrent.h"
+#include "config.h"
+#include "op.h"
+#include "target.h"
+
+namespace pinsim::mooncake_lane {
+
+struct Scenario {
+  Config config;
+  std::vector<std::pair<Time, Op>> prefix;  // applied in order to the target and the model alike
+  // One script per actor, all run at `now`: the clients first, then the
+  // eviction actor (BatchEvict) and the cleanup actor (the task-cleanup cycle).
+  std::vector<std::vector<Op>> scripts;
+  std::vector<std::string> roles;  // "client", "evict", "cleanup", per script
+  Time now = 0;
+};
+
+// The background actors of a scenario. BatchEvict scans the shards one at a
+// time, each under its own lock, so it is not one atomic step: a history
+// where it overlaps client writes may have no linearization with the
+// model's atomic Evict (README.md, "Eviction is not atomic").
+struct Background {
+  bool evict = true;
+  bool cleanup = true;
+};
+
+// Keys 1..4 of tenant 0, some put in the prefix with a soft pin that is due
+// at `now`, one still to come, or none, some read so that a lease protects
+// them; then `clients` clients of two calls each on the same keys, an evict
+// actor and a cleanup actor as `background` asks.
+Scenario make_scenario(uint64_t seed, uint32_t clients, Background background = {});
+
+struct Edge {
+  std::string from, to;  // lock names (see lock_name in mooncake_target.h)
+  auto operator<=>(const Edge&) const = default;
+};
+
+struct Result {
+  std::string error;  // the target refused the scenario, or the prefix already differed from the model
+  sched::History history;
+  std::optional<std::string> violation;  // no linearization explains the history
+  std::vector<Edge> edges;               // the lock graph, sorted, distinct names
+  std::vector<std::string> cycle;        // the scheduler's lock cycle, named; empty when none
+  uint64_t switches = 0;                 // decisions that changed the running actor
+  uint64_t inline_threads = 0;           // threads actors started, run inline
+};
+
+// The lock graph noted since the last schedule began (lock_order.h), each
+// lock named after its member of `target`'s MasterService, sorted, distinct.
+std::vector<Edge> named_lock_edges(const Target& target);
+
+// Runs `scenario` once under a schedule drawn from `schedule_seed`.
+Result run(const Scenario& scenario, uint64_t schedule_seed, uint32_t preempt_pct);
+
+// "shard" for "shard[17]", "object_op_lock" for "object_op_lock[5]": a lock
+// name without its index.
+std::string lock_kind(const std::string& name);
+
+// True for an edge against the lock order MasterService documents (the
+// deadline index mutex after the shard locks; snapshot and client mutexes
+// before them): the index before a shard, or a shard before the snapshot or
+// client mutex.
+bool against_lock_order(const Edge& e);
+
+}  // namespace pinsim::mooncake_lane

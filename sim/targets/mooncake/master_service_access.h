@@ -1,0 +1,291 @@
+// Friend access into MasterService's internals, for the Mooncake target only.
+// MasterService befriends mooncake::test::MasterServiceSnapshotTestBase (its
+// own snapshot tests' fixture); the adapter defines that class here, with no
+// test code of Mooncake's, to stop the background threads the constructor
+// starts, read the metadata shards and the deadlines for the View, call the
+// background work (BatchEvict, CleanupExpiredSoftPins) directly, and encode,
+// decode and apply snapshots. Include it from the adapter only, and never
+// link Mooncake's own test objects beside it (two definitions of one class).
+// The PINSIM_MC_HAS_* definitions come from cmake/MooncakeTree.cmake.
+#pragma once
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#if PINSIM_MC_HAS_SNAPSHOT_CODEC
+#include "ha/snapshot/master_snapshot_codec.h"
+#endif
+#include "master_metric_manager.h"
+#include "master_service.h"
+#include "virtual_clock.h"
+
+namespace mooncake::test {
+
+class MasterServiceSnapshotTestBase {
+ public:
+  using Clock = std::chrono::system_clock;
+
+  // Stops and joins the threads the constructor started, as ~MasterService
+  // does; the destructor then finds nothing joinable.
+  static void Quiesce(MasterService& s) {
+    const pinsim::mooncake_clock::SleepsCut cut;
+    s.eviction_running_ = false;
+    s.client_monitor_running_ = false;
+    {  // under the waiters' mutexes, so no wake-up is lost
+      std::lock_guard<std::mutex> lock(s.task_cleanup_mutex_);
+      s.task_cleanup_running_ = false;
+    }
+    s.job_dispatch_running_ = false;
+#if PINSIM_MC_HAS_DYN_REPL_ADMISSION
+    {
+      std::lock_guard<std::mutex> lock(s.dynamic_replication_admission_mutex_);
+      s.dynamic_replication_admission_running_ = false;
+    }
+#endif
+    s.task_cleanup_cv_.notify_all();
+#if PINSIM_MC_HAS_DYN_REPL_ADMISSION
+    s.dynamic_replication_admission_cv_.notify_all();
+#endif
+    if (s.eviction_thread_.joinable()) s.eviction_thread_.join();
+    if (s.client_monitor_thread_.joinable()) s.client_monitor_thread_.join();
+    while (s.task_cleanup_thread_.joinable()) {
+      s.task_cleanup_cv_.notify_all();
+      s.task_cleanup_thread_.join();
+    }
+    if (s.job_dispatch_thread_.joinable()) s.job_dispatch_thread_.join();
+#if PINSIM_MC_HAS_DYN_REPL_ADMISSION
+    while (s.dynamic_replication_admission_thread_.joinable()) {
+      s.dynamic_replication_admission_cv_.notify_all();
+      s.dynamic_replication_admission_thread_.join();
+    }
+#endif
+#if PINSIM_MC_HAS_REPLICA_CLEANUP_WORKER
+    s.replica_cleanup_worker_.Stop();
+#endif
+  }
+
+  struct Replica {
+    bool memory;
+    bool nof;
+    ReplicaStatus status;
+    ReplicaID id;
+  };
+  struct Object {
+    std::string tenant;  // Mooncake's tenant id ("default" without multi-tenant mode)
+    std::string key;
+    bool hard_pinned;
+    uint64_t size;
+    std::vector<Replica> replicas;
+    std::optional<Clock::time_point> deadline;
+    bool has_pending;
+    uint8_t pending_action;
+    uint64_t pending_ttl;
+    std::vector<ReplicaID> eligible;
+    Clock::time_point lease;
+    std::string group;
+  };
+
+  static constexpr size_t kShards = MasterService::kNumShards;
+
+  // The shard that holds (or would hold) `key` of `tenant`: Mooncake's own
+  // routing, which puts a grouped key in its group's shard.
+  template <typename Tenant>
+  static size_t ShardOf(const MasterService& s, const Tenant& tenant, const std::string& key) {
+    return s.getMetadataShardIndex(tenant, key);
+  }
+
+  // Every object of every tenant in shard `i`, in no particular order.
+  static std::vector<Object> Objects(const MasterService& s, size_t i) {
+    std::vector<Object> out;
+    {
+      MasterService::MetadataShardAccessorRO shard(&s, i);
+      for (const auto& [tenant, state] : shard->tenants) {
+        for (const auto& [key, md] : state.metadata) {
+          Object o;
+          o.tenant = TenantName(tenant);
+          o.key = key;
+          o.size = md.size;
+#if PINSIM_MC_HAS_HARD_PIN
+          o.hard_pinned = md.IsHardPinned();
+#else
+          o.hard_pinned = false;
+#endif
+          for (const auto& r : md.GetAllReplicas())
+            o.replicas.push_back({r.is_memory_replica(), r.is_nof_replica(), r.status(), r.id()});
+          {
+            SpinLocker locker(&md.lock);
+            o.deadline = md.soft_pin_timeout;
+            o.lease = md.lease_timeout;
+          }
+#if PINSIM_MC_HAS_SOFT_PIN_ACTION
+          o.has_pending = md.pending_soft_pin_action.has_value();
+          if (o.has_pending) {
+            o.pending_action = static_cast<uint8_t>(md.pending_soft_pin_action->action);
+            o.pending_ttl = md.pending_soft_pin_action->ttl_ms;
+            o.eligible = md.pending_soft_pin_action->eligible_replica_ids;
+          }
+#else
+          o.has_pending = false;
+#endif
+          o.group = md.group_id;
+          out.push_back(std::move(o));
+        }
+      }
+    }
+    return out;
+  }
+
+#if PINSIM_MC_HAS_TENANT_ID_CLASS
+  static bool IsDefaultTenant(const TenantId& t) { return t == TenantId::Default(); }
+  static const std::string& TenantName(const TenantId& t) { return t.value(); }
+#else  // the PR 2835 tree: tenant ids are strings, "default" without multi-tenancy
+  static bool IsDefaultTenant(const std::string& t) { return t == "default"; }
+  static const std::string& TenantName(const std::string& t) { return t; }
+#endif
+
+#if PINSIM_MC_HAS_MULTI_TENANT
+  // Bytes charged per tenant, by Mooncake's tenant name.
+  static std::vector<std::pair<std::string, uint64_t>> Charges(const MasterService& s) {
+    std::vector<std::pair<std::string, uint64_t>> out;
+    for (const auto& snap : s.ListTenantQuotaSnapshots()) out.push_back({snap.tenant_id.value(), snap.charged_bytes});
+    return out;
+  }
+  static uint64_t Charge(const MasterService& s, const std::string& tenant) {
+    auto snap = s.GetTenantQuotaSnapshot(TenantId(tenant));
+    return snap ? snap->charged_bytes : 0;
+  }
+  // The effective quota of each tenant with a policy, by Mooncake's tenant name.
+  static std::vector<std::pair<std::string, uint64_t>> Quotas(const MasterService& s) {
+    std::vector<std::pair<std::string, uint64_t>> out;
+    for (const auto& snap : s.ListTenantQuotaSnapshots())
+      if (snap.has_explicit_policy) out.push_back({snap.tenant_id.value(), snap.effective_quota_bytes});
+    return out;
+  }
+  // What a restarted master does after restoring a snapshot (its constructor
+  // rebuilds every tenant's charge from the restored metadata).
+  static void RebuildCharges(MasterService& s) { s.RebuildTenantQuotaUsageFromMetadata(); }
+#endif
+
+  static void Evict(MasterService& s, double target, double lowerbound) {
+#if PINSIM_MC_HAS_EVICT_FOR_TESTING
+    s.RunBatchEvictForTesting(target, lowerbound);
+#else
+    s.BatchEvict(target, lowerbound);
+#endif
+  }
+
+#if PINSIM_MC_HAS_RETAIN_GROUPS
+  // The default tenant's retention entries (group name, deadline), expired
+  // ones included, and the admission counter (one for all tenants).
+  static std::vector<std::pair<std::string, Clock::time_point>> Retention(const MasterService& s) {
+    std::vector<std::pair<std::string, Clock::time_point>> out;
+    for (size_t i = 0; i < MasterService::kNumShards; ++i) {
+      MasterService::MetadataShardAccessorRO shard(&s, i);
+      for (const auto& [tenant, state] : shard->tenants) {
+        if (!IsDefaultTenant(tenant)) continue;
+        for (const auto& [group, deadline] : state.group_retention_deadlines) out.push_back({group, deadline});
+      }
+    }
+    return out;
+  }
+  static uint64_t RetainedGroupCount(const MasterService& s) { return s.retained_group_count_.load(); }
+#endif
+
+  // What the task-cleanup thread's cycle does for soft pins: under the
+  // snapshot mutex (shared), CleanupExpiredSoftPins.
+  static void Cleanup(MasterService& s, Clock::time_point now) {
+#if PINSIM_MC_HAS_CLEANUP
+    std::shared_lock<std::shared_mutex> snapshot(s.snapshot_mutex_);
+    s.CleanupExpiredSoftPins(now);
+#else
+    (void)s;
+    (void)now;
+#endif
+  }
+
+#if PINSIM_MC_HAS_SNAPSHOT_CODEC
+  static tl::expected<ha::MasterSnapshotPayloads, SerializationError> Encode(MasterService& s) {
+    ha::MasterSnapshotCodec codec;
+#if PINSIM_MC_HAS_LOCAL_SSD_VIEW
+    ha::MasterSnapshotStateView view(s, s.segment_manager_, s.local_ssd_manager_, s.nof_segment_manager_,
+                                     s.task_manager_);
+#else  // pre-#2909 tree: the view has no local-SSD manager
+    ha::MasterSnapshotStateView view(s, s.segment_manager_, s.nof_segment_manager_, s.task_manager_);
+#endif
+    return codec.Encode(view);
+  }
+
+  static tl::expected<void, SerializationError> Decode(MasterService& s, const ha::MasterSnapshotPayloads& p) {
+    ha::MasterSnapshotCodec codec;
+    return codec.Decode(&s, p);
+  }
+
+  static void ResetState(MasterService& s) { s.ResetStateAfterFailedRestoreAttempt(); }
+
+  static tl::expected<void, SerializationError> Apply(MasterService& s, Clock::time_point now) {
+    return s.ApplySnapshotState(now);
+  }
+#endif
+
+  // A name for a lock of `s` by its address: the member of MasterService it
+  // lies in ("shard[17]", "deadline_index", "snapshot_mutex", ...), "metrics"
+  // inside the metric manager, "" elsewhere. For the lock graph.
+  static std::string LockName(const MasterService& s, const void* lock) {
+    const char* p = static_cast<const char*>(lock);
+    auto in = [p](const auto& member) {
+      const char* b = reinterpret_cast<const char*>(&member);
+      return p >= b && p < b + sizeof(member);
+    };
+    auto index = [p](const auto& array) {
+      return std::to_string((p - reinterpret_cast<const char*>(&array[0])) / sizeof(array[0]));
+    };
+    if (in(s.metadata_shards_)) return "shard[" + index(s.metadata_shards_) + "]";
+    if (in(s.object_operation_locks_)) return "object_op_lock[" + index(s.object_operation_locks_) + "]";
+#if PINSIM_MC_HAS_CLEANUP
+    if (in(s.soft_pin_deadline_index_)) return "deadline_index";
+#endif
+    if (in(s.snapshot_mutex_)) return "snapshot_mutex";
+    if (in(s.client_mutex_)) return "client_mutex";
+    if (in(s.group_routing_mutex_)) return "group_routing_mutex";
+    if (in(s.discarded_replicas_mutex_)) return "discarded_replicas_mutex";
+    if (in(s.tenant_quota_policy_mutex_)) return "tenant_quota_policy_mutex";
+    if (in(s.tenant_quota_recompute_mutex_)) return "tenant_quota_recompute_mutex";
+    if (in(s.segment_manager_)) return "segment_manager";
+    if (in(s.task_manager_)) return "task_manager";
+    if (in(s)) return "master_service+" + std::to_string(p - reinterpret_cast<const char*>(&s));
+    if (in(MasterMetricManager::instance())) return "metrics";
+    return "";
+  }
+
+  // A seeded lock-order fault, for the concurrency lane's tests: shard 0's
+  // lock, then the snapshot mutex (MasterService documents the reverse).
+  static void LockShardThenSnapshot(const MasterService& s) {
+    const std::lock_guard<SharedMutex> shard(s.metadata_shards_[0].mutex);
+    const std::lock_guard<std::shared_mutex> snapshot(s.snapshot_mutex_);
+  }
+
+  // Used bytes of each named memory segment (for deterministic placement).
+  static std::vector<std::pair<size_t, size_t>> Usage(const MasterService& cs, const std::vector<std::string>& names) {
+    auto& s = const_cast<MasterService&>(cs);  // the allocator accessor is not const; this only reads
+    std::vector<std::pair<size_t, size_t>> out;  // {used, capacity}
+    auto access = s.segment_manager_.getAllocatorAccess();
+    const auto& manager = access.getAllocatorManager();
+    for (const std::string& name : names) {
+      size_t used = 0, cap = 0;
+      if (const auto* allocators = manager.getAllocators(name)) {
+        for (const auto& a : *allocators) {
+          used += a->size();
+          cap += a->capacity();
+        }
+      }
+      out.push_back({used, cap});
+    }
+    return out;
+  }
+};
+
+}  // namespace mooncake::test
