@@ -35,10 +35,6 @@ class Target {
   // Which build of the target this is, for matching known findings (a
   // Mooncake target names its tree: main, pre-2909, pr-2835); "" if one.
   virtual std::string_view variant() const { return ""; }
-  // True when apply() may be called from several threads at once (the
-  // concurrency lane runs one actor per client under the deterministic
-  // scheduler, sim/sched). view() is still called with no apply() running.
-  virtual bool thread_safe() const { return false; }
   virtual View view(Time now) const = 0;
 };
 

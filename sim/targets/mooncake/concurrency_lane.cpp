@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "choices.h"
+#include "concurrent_lane.h"
 #include "lock_order.h"
 #include "model.h"
 #include "mooncake_target.h"
@@ -131,8 +132,8 @@ Result run(const Scenario& scenario, uint64_t schedule_seed, uint32_t preempt_pc
   Result r;
   auto target = make_mooncake_target(scenario.config, TargetOptions{}, &r.error);
   if (!target) return r;
-  if (!target->thread_safe()) {
-    r.error = "the mooncake target does not declare itself thread-safe";
+  if (std::string why = pinsim::sched::lane_refusal(*target); !why.empty()) {
+    r.error = why;
     return r;
   }
   auto created = Model::create(scenario.config);

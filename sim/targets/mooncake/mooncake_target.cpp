@@ -324,15 +324,15 @@ class MooncakeTarget final : public Target {
   // BatchEvict's second pass scans shards from randomIndex(kNumShards): which
   // of several admissible objects it takes is Mooncake's choice.
   bool eviction_order_unspecified() const override { return true; }
-  // Several actors may apply ops at once (the concurrency lane): MasterService
-  // is thread-safe, and so is the adapter's bookkeeping (see touch). The
-  // virtual clock is process-wide: concurrent ops must share one instant.
-  bool thread_safe() const override { return true; }
   const mc::MasterService& service() const { return *service_; }
   Capabilities capabilities() const override {
     Capabilities caps = kCapObjects | kCapDeadline | kCapLease;
     if (config_.multi_tenant) caps |= kCapUsage;
     caps |= kCapSegments | kCapCached;
+    // Several actors may apply ops at once (the concurrency lane): MasterService
+    // is thread-safe, and so is the adapter's bookkeeping (see touch). The
+    // virtual clock is process-wide: concurrent ops must share one instant.
+    caps |= kCapThreadSafe;
 #if PINSIM_MC_HAS_GAUGE
     caps |= kCapGauge;
 #endif
