@@ -202,7 +202,7 @@ grep -qE "^2/3 seeds, [0-9]+ steps/s, 0 failures, ETA [0-9]+ s$" "$T/err" || { e
 # fails as recorded and passes on the correct master.
 check 2 "--actors: at least 1 client actor" run --target embedded --actors 0
 check 2 "--background: unknown actor 'bogus'" run --target embedded --actors 2 --background bogus
-check 2 "is not thread-safe" run --target model --actors 2
+check 2 "does not run in this lane" run --target model --actors 2
 check 2 "needs --actors" run --target embedded --background cleanup
 check 2 "--jobs: the concurrent lane" run --target embedded --actors 2 --jobs 2
 LANE="--target embedded --actors 2 --background evict,cleanup"

@@ -84,7 +84,13 @@ void setup_concurrent(const po::variables_map& vm, CampaignOptions* o, TargetFac
     if (std::string why = sched::lane_refusal(*target); !why.empty()) throw UsageError("--actors: " + why);
   }
   const SeedOptions seed = o->seed;
-  o->seed_runner = [=](uint64_t s) { return sched::run_concurrent_seed(s, seed, settings, factory, options, checks); };
+  // A target the lane cannot run is known only once a seed's configuration
+  // builds it (the default configuration may be refused): a usage error then.
+  o->seed_runner = [=](uint64_t s) {
+    RunResult r = sched::run_concurrent_seed(s, seed, settings, factory, options, checks);
+    if (sched::is_lane_refusal(r.error)) throw UsageError("--actors: " + r.error);
+    return r;
+  };
 }
 
 void print_concurrent_figures(const CampaignSummary& s, double secs) {

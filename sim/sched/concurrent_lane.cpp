@@ -15,7 +15,12 @@ namespace pinsim::sched {
 std::string lane_refusal(const Target& target) {
   if (target.capabilities() & kCapThreadSafe) return "";
   return "target " + std::string(target.name()) +
-         " is not thread-safe (its capabilities lack kCapThreadSafe): the concurrent lane cannot run it";
+         " does not run in this lane (its capabilities lack kCapThreadSafe; the Mooncake target has its own,"
+         " mooncake_concurrency)";
+}
+
+bool is_lane_refusal(const std::string& error) {
+  return error.find(" does not run in this lane") != std::string::npos;
 }
 
 namespace {

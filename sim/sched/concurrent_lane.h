@@ -30,6 +30,8 @@ pinsim::RunResult run_concurrent_seed(uint64_t seed, const SeedOptions& seed_opt
 
 // "" when `target` may run in the lane; otherwise the one-line reason.
 std::string lane_refusal(const Target& target);
+// True when a run's `error` is lane_refusal's (a usage error, not a refused draw).
+bool is_lane_refusal(const std::string& error);
 
 
 }  // namespace pinsim::sched

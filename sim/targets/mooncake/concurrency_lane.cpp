@@ -7,7 +7,6 @@
 #include <variant>
 
 #include "choices.h"
-#include "concurrent_lane.h"
 #include "lock_order.h"
 #include "model.h"
 #include "mooncake_target.h"
@@ -132,10 +131,6 @@ Result run(const Scenario& scenario, uint64_t schedule_seed, uint32_t preempt_pc
   Result r;
   auto target = make_mooncake_target(scenario.config, TargetOptions{}, &r.error);
   if (!target) return r;
-  if (std::string why = pinsim::sched::lane_refusal(*target); !why.empty()) {
-    r.error = why;
-    return r;
-  }
   auto created = Model::create(scenario.config);
   if (auto* why = std::get_if<std::string>(&created)) {
     r.error = *why;

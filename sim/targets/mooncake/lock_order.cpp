@@ -35,7 +35,8 @@ void requested(const void* lock) {
 }
 
 void released(const void* lock) {
-  if (auto it = std::find(t_held.rbegin(), t_held.rend(), lock); it != t_held.rend()) t_held.erase(std::next(it).base());
+  if (auto it = std::find(t_held.rbegin(), t_held.rend(), lock); it != t_held.rend())
+    t_held.erase(std::next(it).base());
 }
 
 // A lock (a try when `attempt`) on an actor's thread: true when taken.

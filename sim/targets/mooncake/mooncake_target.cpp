@@ -329,10 +329,11 @@ class MooncakeTarget final : public Target {
     Capabilities caps = kCapObjects | kCapDeadline | kCapLease;
     if (config_.multi_tenant) caps |= kCapUsage;
     caps |= kCapSegments | kCapCached;
-    // Several actors may apply ops at once (the concurrency lane): MasterService
-    // is thread-safe, and so is the adapter's bookkeeping (see touch). The
-    // virtual clock is process-wide: concurrent ops must share one instant.
-    caps |= kCapThreadSafe;
+    // No kCapThreadSafe: the adapter is thread-safe (MasterService is, and its
+    // bookkeeping is under a spin lock, see touch), but `pinsim run --actors`
+    // also schedules the locks of shared libraries (glog's first use of a log
+    // line), so a seed's schedule would depend on the seeds before it in the
+    // process. Its concurrent lane is mooncake_concurrency (README).
 #if PINSIM_MC_HAS_GAUGE
     caps |= kCapGauge;
 #endif
