@@ -165,7 +165,10 @@ class Gate {
     for (GateFailure& f : result_.failures) {
       if (f.verdict != "new" || done.count(f.signature) || o_.elapsed() > o_.budget_seconds) continue;
       done.insert(f.signature);
-      if (auto s = shrink(f.trace, factory_, target_options_, checks_)) f.shrunk = std::move(s->trace);
+      if (auto s = shrink(f.trace, factory_, target_options_, checks_)) {
+        f.shrunk = std::move(s->trace);
+        f.shrunk_failure = std::move(s->failure);
+      }
     }
   }
 

@@ -36,6 +36,7 @@ struct GateFailure {
   Failure failure;
   Trace trace;
   std::optional<Trace> shrunk;  // new failures, one per distinct signature
+  Failure shrunk_failure;        // how `shrunk` fails (its differences are the ones `replay` shows)
   double seconds = 0;  // seconds into the gate when it was found
   // The smallest budget whose gate finds it too (the budget split below):
   // 0 for the corpus and the findings, which run whatever the budget.

@@ -65,6 +65,13 @@ check 0 - gate --target embedded --budget 2s --steps 50 --out "$T/g0" --json "$T
 grep -q "pinsim gate: green" "$T/out" || { echo "FAIL: gate not green"; fail=1; }
 check 1 - gate --target embedded --fault F16 --budget 5s --stop-on-new --out "$T/g1" --json "$T/g1.json"
 grep -q "Reproduce: .pinsim replay .* --target embedded --fault F16" "$T/out" || { echo "FAIL: no reproduce line"; cat "$T/out"; fail=1; }
+# The Differs line describes the trace the Reproduce line names (the shrunk one): its first
+# difference is a row of that trace's replay table.
+check 1 - gate --target embedded --fault F1 --budget 5s --stop-on-new --out "$T/gd"
+diff_line=$(grep -m1 "Differs:" "$T/out"); shrunk=$(grep -m1 -o "replay [^ ]*min.json" "$T/out" | cut -d" " -f2)
+row=$(echo "$diff_line" | sed -E 's/^ *Differs: (`[^`]*` )?([^:]*): [^ ]+ ([^,]+), [^ ]+ ([^;]+).*/\2 +\3 +\4/')
+"$P" replay "$shrunk" --target embedded --fault F1 >"$T/rd" 2>&1
+grep -Eq "$row" "$T/rd" || { echo "FAIL: the gate's Differs ($diff_line) is not the shrunk trace's"; cat "$T/rd"; fail=1; }
 check 2 "expected seconds like 120s" gate --target embedded --budget -1
 check 2 "expected seconds like 120s" gate --target embedded --budget nan
 check 1 - gate --merge "$T/g0.json" "$T/g1.json"

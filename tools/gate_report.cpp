@@ -63,7 +63,7 @@ void markdown_failures(std::ostringstream& md, const GateResult& r, const GateFi
     const std::string path = shrunk ? files.shrunk_paths[shown] : files.trace_paths.size() > shown ? files.trace_paths[shown] : "";
     if (!path.empty()) md << "  Reproduce: `pinsim replay " << path << " <target>`";
     if (shrunk) md << " (shrunk to " << f.shrunk->steps.size() << " steps)";
-    md << "\n" << markdown_diff(f.failure);
+    md << "\n" << markdown_diff(shrunk ? f.shrunk_failure : f.failure);  // the differences of the trace named
   }
 }
 
