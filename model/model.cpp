@@ -18,8 +18,12 @@ Model::Model(const Config& config)
 Outcome Model::apply(const Op& op, Time now) {
   if (now < last_now_ || now < 0) return Outcome::of(ErrorCode::INVALID_PARAMS);
   last_now_ = now;
+  const bool preset = !next_preference_.empty() && (op.kind == OpKind::PutStart || op.kind == OpKind::UpsertStart);
+  if (preset) batch_preference_ = std::move(next_preference_);
   Outcome out = dispatch(op, now);
-  scan_first_.clear();  // a runner's scan order holds for one op
+  if (preset) batch_preference_.clear();
+  scan_first_.clear();  // a runner's scan order and preference hold for one op
+  next_preference_.clear();
   return out;
 }
 

@@ -57,6 +57,12 @@ class Model {
   // `first` before the others on the next evict: the result is still one
   // the rules allow, and the model then agrees with the target's choice.
   void scan_first_in_next_eviction(std::vector<ObjectId> first) { scan_first_ = std::move(first); }
+  // A request's placement preference is fixed when it begins (a client's
+  // ReplicateConfig), so under concurrency a start may carry an older picture
+  // of free space than the state it is linearized at. A runner explaining
+  // concurrent calls gives the next single start the preference it may have
+  // had (a score per segment, higher first, as preference_order makes).
+  void prefer_in_next_start(std::vector<uint64_t> score) { next_preference_ = std::move(score); }
   // Whether `op` may evict: an evict, or in multi-tenant mode a write whose
   // quota refusal evicts the tenant's own objects before it retries.
   bool may_evict(const Op& op) const {
@@ -215,6 +221,7 @@ class Model {
   // Images never change once taken, so copies of the model share them.
   std::vector<std::shared_ptr<const SnapshotImage>> snapshots_;
   std::vector<ObjectId> scan_first_;  // the next eviction's second pass visits these first
+  std::vector<uint64_t> next_preference_;  // the next single start's placement preference, when a runner sets one
   Time last_now_ = 0;
   RuleHits hits_;
 };

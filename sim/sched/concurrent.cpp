@@ -44,14 +44,39 @@ History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scrip
 
 namespace {
 
+// Every placement preference a start may carry: each order of the memory
+// segments with each order of the NoF segments (placement compares scores
+// within one kind only), as score vectors, higher first.
+std::vector<std::vector<uint64_t>> preference_candidates(const std::vector<SegmentConfig>& segments) {
+  std::vector<uint32_t> memory, nof;
+  for (uint32_t s = 0; s < segments.size(); ++s)
+    (segments[s].kind == ReplicaKind::Memory ? memory : nof).push_back(s);
+  std::vector<std::vector<uint64_t>> out;
+  do {
+    do {
+      std::vector<uint64_t> score(segments.size());
+      for (const auto* kind : {&memory, &nof})
+        for (size_t rank = 0; rank < kind->size(); ++rank) score[(*kind)[rank]] = kind->size() - rank;
+      out.push_back(std::move(score));
+    } while (std::next_permutation(nof.begin(), nof.end()));
+  } while (std::next_permutation(memory.begin(), memory.end()));
+  return out;
+}
+
+bool single_start(const Op& op) { return op.kind == OpKind::PutStart || op.kind == OpKind::UpsertStart; }
+
 struct Search {
   const History& h;
   Time now;
   Capabilities caps;
   View target_view;
+  std::vector<std::vector<uint64_t>> preferences;  // a start's alternatives to the model's own
   std::vector<bool> done;
-  std::vector<size_t> order;
-  std::set<std::tuple<std::vector<bool>, uint64_t, uint64_t>> seen;  // states that explain nothing
+  std::vector<Linearized> order;
+  std::set<std::tuple<std::vector<bool>, uint64_t, uint64_t>> seen;  // states visited
+  size_t limit = 1;
+  std::vector<Explanation> found;  // one per distinct end state
+  std::set<std::pair<uint64_t, uint64_t>> ends;
   std::string buffer;
 
   // Whether call i may come next: no call left undone returned before it was invoked.
@@ -62,32 +87,61 @@ struct Search {
   }
 
   bool explains(const Model& m, size_t left) {
-    if (left == 0) return masked(m.view(now), caps) == target_view;
+    if (left == 0) return ends_in_target_view(m);
     m.canonical_state(now, &buffer);
     const Digest d = digest_of(buffer);
     if (!seen.insert({done, d.a, d.b}).second) return false;
     for (size_t i = 0; i < h.calls.size(); ++i) {
       if (done[i] || !minimal(i)) continue;
-      Model next = m;
-      if (!(next.apply(h.calls[i].op, now) == h.calls[i].outcome)) continue;
-      done[i] = true;
-      order.push_back(i);
-      const bool found = explains(next, left - 1);
-      done[i] = false;
-      if (found) return true;
-      order.pop_back();
+      const size_t alternatives = single_start(h.calls[i].op) ? preferences.size() : 0;
+      for (size_t p = 0; p <= alternatives; ++p)  // p == 0: the model's own preference
+        if (explains_with(m, left, {i, p == 0 ? std::vector<uint64_t>{} : preferences[p - 1]})) return true;
     }
     return false;
+  }
+
+  // True when enough explanations are found (the search stops).
+  bool ends_in_target_view(const Model& m) {
+    if (masked(m.view(now), caps) != target_view) return false;
+    m.canonical_state(now, &buffer);
+    const Digest d = digest_of(buffer);
+    if (ends.insert({d.a, d.b}).second) found.push_back({order, m});
+    return found.size() >= limit;
+  }
+
+  bool explains_with(const Model& m, size_t left, Linearized step) {
+    Model next = m;
+    if (!(apply_step(next, h, step, now) == h.calls[step.call].outcome)) return false;
+    const size_t i = step.call;
+    done[i] = true;
+    order.push_back(std::move(step));
+    const bool found = explains(next, left - 1);
+    done[i] = false;
+    if (!found) order.pop_back();
+    return found;
   }
 };
 
 }  // namespace
 
-std::optional<std::vector<size_t>> linearize(const Model& start, const History& history, Time now, Capabilities caps) {
-  Search s{history, now, caps, masked(history.final_view, caps), std::vector<bool>(history.calls.size(), false),
-           {}, {}, {}};
-  if (!s.explains(start, history.calls.size())) return std::nullopt;
-  return s.order;
+Outcome apply_step(Model& m, const History& history, const Linearized& step, Time now) {
+  if (!step.preference.empty()) m.prefer_in_next_start(step.preference);
+  return m.apply(history.calls[step.call].op, now);
+}
+
+std::vector<Explanation> explanations(const Model& start, const History& history, Time now, Capabilities caps,
+                                      size_t limit) {
+  Search s{history, now, caps, masked(history.final_view, caps), preference_candidates(start.config().segments),
+           std::vector<bool>(history.calls.size(), false), {}, {}, std::max<size_t>(limit, 1), {}, {}, {}};
+  s.explains(start, history.calls.size());
+  return std::move(s.found);
+}
+
+std::optional<std::vector<Linearized>> linearize(const Model& start, const History& history, Time now,
+                                                 Capabilities caps) {
+  std::vector<Explanation> found = explanations(start, history, now, caps, 1);
+  if (found.empty()) return std::nullopt;
+  return std::move(found.front().order);
 }
 
 std::optional<std::string> check_linearizable(const Model& start, const History& history, Time now,

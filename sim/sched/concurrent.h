@@ -38,10 +38,37 @@ History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scrip
 // The same under any scheduling policy (policies.h).
 History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scripts, Time now, Policy& policy);
 
-// An order of history.calls (indices) that explains the history from `start`
-// (as check_linearizable says), or nullopt when none does. The search skips
-// a state it has seen (the calls done and the model's canonical state).
-std::optional<std::vector<size_t>> linearize(const Model& start, const History& history, Time now, Capabilities caps);
+// One step of a linearization: a call (an index of history.calls) and, for
+// a single start, the placement preference it applied with (empty: the
+// model's own at that state). A client fixes its preference when its request
+// begins, so a concurrent start may place by an older picture of free space.
+struct Linearized {
+  size_t call = 0;
+  std::vector<uint64_t> preference;
+};
+
+// Applies one step of a linearization to `m`.
+Outcome apply_step(Model& m, const History& history, const Linearized& step, Time now);
+
+// An order of history.calls that explains the history from `start` (as
+// check_linearizable says), or nullopt when none does. A start may place by
+// any order of the segments of each kind. The search skips a state it has
+// seen (the calls done and the model's canonical state).
+std::optional<std::vector<Linearized>> linearize(const Model& start, const History& history, Time now,
+                                                 Capabilities caps);
+
+// A linearization that explains a history, and the model state it ends in.
+struct Explanation {
+  std::vector<Linearized> order;
+  Model end;
+};
+
+// Up to `limit` linearizations that explain the history (as linearize), one
+// per distinct end state: orders may end in the same View but differ in state
+// no View shows (which object holds the bytes of a segment), and the next
+// calls may tell them apart. Empty when none explains it.
+std::vector<Explanation> explanations(const Model& start, const History& history, Time now, Capabilities caps,
+                                      size_t limit);
 
 // nullopt when some linearization of `history`, applied to `start`, gives
 // every outcome and the final View (as far as `caps` shows it); otherwise a

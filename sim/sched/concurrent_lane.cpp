@@ -2,10 +2,12 @@
 #include "concurrent_lane.h"
 
 #include <memory>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "concurrent.h"
+#include "digest.h"
 #include "json_codec.h"
 #include "policies.h"
 #include "runner.h"
@@ -25,8 +27,11 @@ bool is_lane_refusal(const std::string& error) {
 
 namespace {
 
-// The state between rounds: the target, the model of the linearization so
-// far, and the clock; every check of a round.
+// At most this many model states are carried from one round to the next.
+constexpr size_t kMaxCarried = 32;
+
+// The state between rounds: the target, the model states of the
+// linearizations so far, and the clock; every check of a round.
 class Lane {
  public:
   Lane(TargetFactory factory, const TargetOptions& options, const Checks& checks, pinsim::RunResult* out)
@@ -49,7 +54,7 @@ class Lane {
       out_.failure = lockstep.step(step.op, step.expect, &out_.trace, state);
       if (out_.failure) return false;
     }
-    model_.emplace(lockstep.model());
+    models_ = {lockstep.model()};
     now_ = lockstep.now();
     out_.comparisons += lockstep.comparisons();
     return true;
@@ -68,7 +73,7 @@ class Lane {
     return check(h, r.t);
   }
 
-  const Model& model() const { return *model_; }
+  const Model& model() const { return models_.front(); }
   Time now() const { return now_; }
   const Target& target() const { return *target_; }
   uint64_t last_decisions() const { return last_decisions_; }
@@ -76,7 +81,7 @@ class Lane {
  private:
   void advance_to(Time t) {
     const Op advance{.kind = OpKind::Advance, .advance_ms = static_cast<uint64_t>(t - now_)};
-    model_->apply(advance, t);
+    for (Model& m : models_) m.apply(advance, t);
     target_->apply(advance, t);
     now_ = t;
   }
@@ -94,41 +99,55 @@ class Lane {
                      "round " + std::to_string(out_.rounds - 1) + ": the lock graph has a cycle of " +
                          std::to_string(h.run.lock_cycle.size()) + " locks (a potential deadlock)",
                      "", "", "cycle"};
-    // Placement is not compared: a write allocates and commits in two
-    // critical sections (as Mooncake's does), so the segment a replica lands
-    // on follows the allocation order, which no linearization need match.
-    const Capabilities caps = target_->capabilities() & kCapAll & ~kCapSegments;
-    const auto order = linearize(*model_, h, t, caps);
-    if (!order) return not_linearizable(h, t, index, caps);
-    return along(h, *order, t, index, caps);
+    // Placement is compared: a start fixes its preference when it begins, so
+    // a linearization may give it any order of the segments (linearize), and
+    // the model must end with the target's free space, which later rounds'
+    // placement (and NO_AVAILABLE_HANDLE) depend on.
+    const Capabilities caps = target_->capabilities() & kCapAll;
+    std::vector<Model> ends;
+    std::set<std::pair<uint64_t, uint64_t>> seen;
+    std::optional<Failure> failure;
+    bool explained = false;
+    for (const Model& start : models_) {
+      for (Explanation& e : explanations(start, h, t, caps, kMaxCarried - ends.size())) {
+        if (!explained) failure = along(h, start, e.order, t, index, caps);  // P1-P14 along the first
+        explained = true;
+        e.end.canonical_state(t, &buffer_);
+        if (const Digest d = digest_of(buffer_); seen.insert({d.a, d.b}).second) ends.push_back(std::move(e.end));
+      }
+      if (ends.size() >= kMaxCarried) break;
+    }
+    if (!explained) return not_linearizable(h, t, index, caps);
+    models_ = std::move(ends);
+    return failure;
   }
 
   // Why no linearization exists: no order gives the outcomes, or some does
   // but none ends in the target's View (the first differing field).
   Failure not_linearizable(const History& h, Time t, size_t index, Capabilities caps) {
     const std::string round = "round " + std::to_string(out_.rounds - 1) + ": ";
-    const std::string account = check_linearizable(*model_, h, t, caps).value_or("");
-    const auto outcomes_only = linearize(*model_, h, t, 0);
+    const std::string account = check_linearizable(model(), h, t, caps).value_or("");
+    const auto outcomes_only = linearize(model(), h, t, 0);
     if (!outcomes_only)
       return Failure{index, "linearizability", round + "no order of the calls gives every call its outcome", "",
                      account, "outcome"};
-    Model m = *model_;
-    for (size_t i : *outcomes_only) m.apply(h.calls[i].op, t);
+    Model m = model();
+    for (const Linearized& step : *outcomes_only) apply_step(m, h, step, t);
     const View mv = masked(m.view(t), caps), tv = masked(h.final_view, caps);
     const Difference d = describe_difference(mv, tv);
     return Failure{index, "linearizability", round + "no order of the calls ends in the target's View: " + d.detail,
                    encode_view(mv).dump(), encode_view(tv).dump(), d.field};
   }
 
-  // P1-P14 along the linearization, on the model's Views; the last call's
-  // step also on the target's View (the quiescent point). Adopts the order.
-  std::optional<Failure> along(const History& h, const std::vector<size_t>& order, Time t, size_t index,
-                               Capabilities caps) {
-    Model m = *model_;
+  // P1-P14 along the linearization from `start`, on the model's Views; the
+  // last call's step also on the target's View (the quiescent point).
+  std::optional<Failure> along(const History& h, const Model& start, const std::vector<Linearized>& order, Time t,
+                               size_t index, Capabilities caps) {
+    Model m = start;
     View before = m.view(t);
     for (size_t k = 0; k < order.size(); ++k) {
-      const Call& c = h.calls[order[k]];
-      m.apply(c.op, t);
+      const Call& c = h.calls[order[k].call];
+      apply_step(m, h, order[k], t);
       View after = m.view(t);
       if (auto f = properties(c, before, after, t, index, kCapAll, "model")) return f;
       if (k + 1 == order.size())  // the target's side, on what both show (placement left out)
@@ -136,7 +155,6 @@ class Lane {
           return f;
       before = std::move(after);
     }
-    model_ = std::move(m);
     return std::nullopt;
   }
 
@@ -159,7 +177,10 @@ class Lane {
   Checks checks_;
   pinsim::RunResult& out_;
   std::unique_ptr<Target> target_;
-  std::optional<Model> model_;
+  // The model states the linearizations so far may end in (at most
+  // kMaxCarried, distinct, that no View tells apart); the first drives draws.
+  std::vector<Model> models_;
+  std::string buffer_;
   Time now_ = 0;
   uint64_t last_decisions_ = 0;
 };

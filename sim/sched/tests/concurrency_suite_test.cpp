@@ -2,7 +2,8 @@
 // embedded master. Each concurrency fault (F18-F20) is found by the lane
 // (a seed failing with the fault that passes without it) and shrunk to a
 // minimal schedule that replays as written, from its text, and passes on the
-// correct master; the correct master passes a fixed range of seeds.
+// correct master; the correct master passes a fixed range of seeds and the
+// shrunk traces of the lane's former false alarms (tests/lane_traces).
 //   F18  cleanup reads the stored deadline before it takes the shard lock
 //   F19  cleanup holds the index mutex while it takes shard locks (lock order)
 //   F20  cleanup writes the gauge back from a value read outside any lock
@@ -89,6 +90,26 @@ TEST(ConcurrencyLane, TheCorrectMasterPassesAFixedSeedRange) {
   }
   EXPECT_EQ(calls, 40u * 5 * 5 * 4);  // every actor ran its script
   EXPECT_GT(preemptions, 0u);     // and the schedules interleaved them
+}
+
+// False alarms the lane once raised on the correct master, shrunk (each
+// trace's description says why): a start placing by an older picture of free
+// space, and two orders ending in one View with different placements.
+class LaneFalseAlarm : public testing::TestWithParam<const char*> {};
+
+INSTANTIATE_TEST_SUITE_P(Lane, LaneFalseAlarm, testing::Values("stale-preference", "same-view-other-placement"),
+                         [](const testing::TestParamInfo<const char*>& i) {
+                           std::string name = i.param;
+                           std::erase(name, '-');
+                           return name;
+                         });
+
+TEST_P(LaneFalseAlarm, TheCorrectMasterPassesTheShrunkTrace) {
+  const Trace trace = load_trace(std::string(PINSIM_LANE_TRACES) + "/" + GetParam() + ".json");
+  const pinsim::RunResult r = replay_concurrent(trace, &make_embedded_target, {}, kChecks);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_FALSE(r.failure) << r.failure->detail;
+  EXPECT_EQ(r.rounds, trace.concurrent->rounds.size());  // every round ran and was checked
 }
 
 TEST(ConcurrencyLane, SameSeedSameTraceScheduleIncluded) {
