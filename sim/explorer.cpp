@@ -6,7 +6,6 @@
 #include "explorer.h"
 
 #include <algorithm>
-#include <bit>
 #include <unordered_set>
 #include <variant>
 
@@ -19,62 +18,25 @@ namespace {
 
 struct Node {
   uint32_t parent;
-  Op op;  // the op that first reached this state
+  uint32_t op;  // the op that first reached this state (its index in the universe)
 };
 
-// A hash of every field of an op (Op::fields()), for de-duplicating the
-// odometer's runs; ops with equal hashes are then compared field by field,
-// so two ops that differ in any field never merge.
-uint64_t op_hash(const Op& op) {
-  uint64_t h = 0x9e3779b97f4a7c15ull;
-  auto word = [&](uint64_t v) { h = (std::rotl(h, 23) ^ v) * 0xff51afd7ed558ccdull; };
-  auto add = [&](const auto& v) {
-    using T = std::decay_t<decltype(v)>;
-    if constexpr (std::is_same_v<T, std::vector<GroupId>> || std::is_same_v<T, std::vector<uint64_t>>) {
-      word(v.size());
-      for (uint64_t x : v) word(x);
-    } else if constexpr (std::is_same_v<T, std::optional<uint64_t>>) {
-      word(v.has_value());
-      word(v.value_or(0));
-    } else {
-      word(static_cast<uint64_t>(v));
-    }
-  };
-  std::apply([&](const auto&... f) { (add(f), ...); }, op.fields());
-  return h ^ (h >> 29);
-}
-
-std::vector<Op> path_of(const std::vector<Node>& tree, uint32_t n) {
-  std::vector<Op> path;
+std::vector<uint32_t> path_of(const std::vector<Node>& tree, uint32_t n) {
+  std::vector<uint32_t> path;
   for (; n != 0; n = tree[n].parent) path.push_back(tree[n].op);
   std::reverse(path.begin(), path.end());
   return path;
 }
 
-Trace trace_of(const ExploreOptions& o, const std::vector<Op>& path) {
+Trace trace_of(const ExploreOptions& o, const OpUniverse& universe, const std::vector<uint32_t>& path) {
   Trace t;
   t.description = "found by pinsim explore";
   t.config = o.config;
-  for (const Op& op : path) t.steps.push_back({0, op, std::nullopt});
+  for (const uint32_t op : path) t.steps.push_back({0, universe.op(op), std::nullopt});
   return t;
 }
 
 }  // namespace
-
-std::vector<Op> all_ops(const Workload& generator, const Model& model, Time now) {
-  std::vector<Op> ops;
-  // Positions in ops, hashed and compared by the op they name; a candidate is
-  // appended first and taken back when an equal op is already there.
-  auto hash = [&](uint32_t i) { return op_hash(ops[i]); };
-  auto equal = [&](uint32_t i, uint32_t j) { return ops[i] == ops[j]; };
-  std::unordered_set<uint32_t, decltype(hash), decltype(equal)> seen(1024, hash, equal);
-  OdometerChoices odometer;
-  do {
-    ops.push_back(generator.next(odometer, model, now));
-    if (!seen.insert(static_cast<uint32_t>(ops.size() - 1)).second) ops.pop_back();
-  } while (odometer.next());
-  return ops;
-}
 
 ExploreResult explore(const ExploreOptions& o) {
   ExploreResult result;
@@ -82,8 +44,9 @@ ExploreResult explore(const ExploreOptions& o) {
   if (std::holds_alternative<std::string>(created)) return result;
   const Model root = std::get<Model>(std::move(created));
   const Workload generator(o.workload, o.config);
+  OpUniverse universe(generator);
   const bool model_checks = !o.target && !o.checks.properties.empty();
-  std::vector<Node> tree{{0, Op{}}};
+  std::vector<Node> tree{{0, 0}};
   std::unordered_set<Digest, DigestHash> visited{digest_of(root.canonical_state(0))};
   uint64_t memory = 0;
   std::string encoding;  // reused: the canonical state of each child
@@ -99,20 +62,24 @@ ExploreResult explore(const ExploreOptions& o) {
         result.stopped = true;
         return result;
       }
-      const std::vector<Op> path = path_of(tree, static_cast<uint32_t>(n));
+      const std::vector<uint32_t> path = path_of(tree, static_cast<uint32_t>(n));
       model = root;
       Time now = 0;
-      for (const Op& op : path) model.apply(op, now = time_after(now, op));
+      for (const uint32_t i : path) model.apply(universe.op(i), now = time_after(now, universe.op(i)));
       if (model_checks) model.view(now, &before);
-      for (const Op& op : all_ops(generator, model, now)) {
+      const uint64_t universe_bytes = universe.bytes();
+      const std::vector<uint32_t>& ops = universe.ops_in(model, now);
+      memory += universe.bytes() - universe_bytes;
+      for (const uint32_t op_index : ops) {
+        const Op& op = universe.op(op_index);
         ++result.transitions;
         child = model;
         const Time t = time_after(now, op);
         const Outcome outcome = child.apply(op, t);
         auto child_trace = [&] {
-          std::vector<Op> child_path = path;
-          child_path.push_back(op);
-          return trace_of(o, child_path);
+          std::vector<uint32_t> child_path = path;
+          child_path.push_back(op_index);
+          return trace_of(o, universe, child_path);
         };
         bool failed = false;
         if (o.target) {
@@ -131,12 +98,12 @@ ExploreResult explore(const ExploreOptions& o) {
         }
         child.canonical_state(t, &encoding);
         if (!visited.insert(digest_of(encoding)).second) continue;
-        memory += sizeof(Node) + 48 + op.groups.size() * sizeof(GroupId);
+        memory += sizeof(Node) + 48;
         if (memory > o.max_memory_bytes) {
           result.capped = true;
           return result;
         }
-        tree.push_back({static_cast<uint32_t>(n), op});
+        tree.push_back({static_cast<uint32_t>(n), op_index});
         ++result.states;
       }
       ++result.expanded;

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "campaign.h"
+#include "op_universe.h"
 #include "workload.h"
 
 namespace pinsim {
@@ -40,10 +41,5 @@ struct ExploreResult {
 };
 
 ExploreResult explore(const ExploreOptions& options);
-
-// Every distinct op the workload can generate in this state, in the order the
-// odometer first produces them (exposed for tests and for the tool's
-// --list-ops).
-std::vector<Op> all_ops(const Workload& generator, const Model& model, Time now);
 
 }  // namespace pinsim

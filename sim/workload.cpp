@@ -96,14 +96,7 @@ Op Workload::advance(Choices& c, const Model& model, Time now) const {
   Op op;
   op.kind = OpKind::Advance;
   // Aim at an upcoming deadline or lease end exactly, one before, or one after.
-  std::vector<Time> marks;
-  for (const auto& [id, obj] : model.objects()) {
-    // Generated time stays below kTimeMax / 2: at the saturation point itself
-    // every new deadline equals now and is expired at birth, which no real
-    // master reaches (docs/interpretations.md).
-    if (obj.deadline && *obj.deadline > now && *obj.deadline < kTimeMax / 2) marks.push_back(*obj.deadline);
-    if (obj.lease > now && obj.lease < kTimeMax / 2) marks.push_back(obj.lease);
-  }
+  const std::vector<Time> marks = aim_marks(model, now);
   if (!marks.empty() && c.chance(w_.aim_pct)) {
     const Time mark = marks[c.pick(marks.size())];
     const Time delta = mark - now + static_cast<Time>(c.pick(3)) - 1;
@@ -112,6 +105,29 @@ Op Workload::advance(Choices& c, const Model& model, Time now) const {
   }
   op.advance_ms = pick_of(c, w_.advance_steps);
   return op;
+}
+
+std::vector<Time> Workload::aim_marks(const Model& model, Time now) {
+  std::vector<Time> marks;
+  for (const auto& [id, obj] : model.objects()) {
+    // Generated time stays below kTimeMax / 2: at the saturation point itself
+    // every new deadline equals now and is expired at birth, which no real
+    // master reaches (docs/interpretations.md).
+    if (obj.deadline && *obj.deadline > now && *obj.deadline < kTimeMax / 2) marks.push_back(*obj.deadline);
+    if (obj.lease > now && obj.lease < kTimeMax / 2) marks.push_back(obj.lease);
+  }
+  return marks;
+}
+
+void Workload::generator_input(const Model& model, Time now, std::vector<uint64_t>* out) const {
+  out->clear();
+  for (const Time mark : aim_marks(model, now)) out->push_back(static_cast<uint64_t>(mark - now));
+  out->push_back(UINT64_MAX);  // ends the marks (a mark - now is below kTimeMax)
+  for (TenantId t = 0; t < w_.tenants; ++t)
+    for (KeyId k = 0; k < w_.keys; ++k) {
+      const auto* it = model.objects().find({t, k});
+      out->push_back(it ? 1 + uint64_t{it->second.client} : 0);
+    }
 }
 
 Op Workload::next(Choices& c, const Model& model, Time now) const {

@@ -56,11 +56,19 @@ class Workload {
   // The next op. `model` is read (never changed) to aim End/Revoke at the
   // writer of a key and advances at upcoming deadlines.
   Op next(Choices& choices, const Model& model, Time now) const;
+  // Everything next() reads from the model, as words: the marks advances aim
+  // at, relative to now and in the order advance() draws them, then each
+  // key's writer (0: no object). States with equal inputs generate the same
+  // ops, so the explorer lists them once per input (sim/op_universe.h).
+  // A change to what next() reads must change this too.
+  void generator_input(const Model& model, Time now, std::vector<uint64_t>* out) const;
 
  private:
   Op start(Choices& c, OpKind kind) const;
   Op advance(Choices& c, const Model& model, Time now) const;
   std::vector<KeyId> batch_keys(Choices& c) const;
+  // The upcoming deadlines and lease ends advances aim at.
+  static std::vector<Time> aim_marks(const Model& model, Time now);
   WorkloadConfig w_;
   Config master_;
 };
