@@ -14,16 +14,16 @@
 
 namespace pinsim::sched {
 
+// The words that mark a refusal as the lane's (is_lane_refusal), in one place.
+static constexpr const char* kNotInLane = " does not run in this lane";
+
 std::string lane_refusal(const Target& target) {
   if (target.capabilities() & kCapThreadSafe) return "";
-  return "target " + std::string(target.name()) +
-         " does not run in this lane (its capabilities lack kCapThreadSafe; the Mooncake target has its own,"
-         " mooncake_concurrency)";
+  return "target " + std::string(target.name()) + kNotInLane +
+         " (its capabilities lack kCapThreadSafe; the Mooncake target has its own, mooncake_concurrency)";
 }
 
-bool is_lane_refusal(const std::string& error) {
-  return error.find(" does not run in this lane") != std::string::npos;
-}
+bool is_lane_refusal(const std::string& error) { return error.find(kNotInLane) != std::string::npos; }
 
 namespace {
 

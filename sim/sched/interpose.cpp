@@ -3,7 +3,7 @@
 // unmodified code that locks through std::mutex, std::shared_mutex,
 // std::condition_variable or pthread directly is scheduled at each lock,
 // unlock, wait and signal, and a sleep is a yield (time is virtual; nanosleep,
-// which std::this_thread::sleep_for calls, is in interpose_nanosleep.cpp).
+// which the standard library's thread sleeps call, is in interpose_nanosleep.cpp).
 // Every other thread, and the scheduler's own bookkeeping, get the real
 // functions (found with dlsym(RTLD_NEXT)). Linked into executables only (the
 // scheduler's tests and pinsim, for `run --actors`), never into a library:

@@ -1,7 +1,8 @@
-// nanosleep as a yield for an actor's thread (std::this_thread::sleep_for
-// reaches it), apart from interpose.cpp because the Mooncake target defines
-// its own nanosleep (its virtual clock's sliced sleeps): a program linked with
-// that target leaves this file out, and its actors' nanosleeps really sleep.
+// nanosleep as a yield for an actor's thread (the standard library's thread
+// sleeps reach it), apart from interpose.cpp because the Mooncake target
+// defines its own nanosleep (its virtual clock, virtual_clock.cpp, which
+// yields on an actor's thread too): a program linked with that target leaves
+// this file out.
 #include <ctime>
 #include <dlfcn.h>
 
