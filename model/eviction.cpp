@@ -40,29 +40,30 @@ int64_t ceil_pct(uint64_t base, uint32_t pct) { return static_cast<int64_t>((bas
 // DiscardExpiredProcessingReplicas: a write older than the release timeout
 // loses its PROCESSING replicas; Pending goes when no viable one remains.
 void Model::discard_expired_processing(Time now) {
-  auto expiry_of = [&](const Object& obj) {
-    return saturating_deadline(obj.put_start_time, config_.put_start_release_timeout_ms);
-  };
   std::vector<ObjectId> due;  // in key order: the discarded list keeps that order
   for (const auto& [id, obj] : objects_.unordered())
-    if (obj.processing && expiry_of(obj) < now) due.push_back(id);
+    if (obj.processing) due.push_back(id);
   std::sort(due.begin(), due.end());
-  for (ObjectId id : due) {
-    auto* it = find_object(id);
-    Object& obj = it->second;
-    const Time expiry = expiry_of(obj);
-    auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) {
-      return r.status == ReplicaStatus::Complete;
-    });
-    discard_replicas(id, obj, first, expiry);
-    if (obj.pending) {
-      hits_.hit(Rule::PendingCleared);
-      obj.pending.reset();  // no PROCESSING replica is left, so none is viable
-    }
-    obj.processing = false;
-    settle_charge(obj);
-    if (obj.replicas.empty()) erase_object(it);
+  for (ObjectId id : due) discard_expired_processing_of(id, now);
+}
+
+void Model::discard_expired_processing_of(ObjectId id, Time now) {
+  auto* it = find_object(id);
+  if (!it || !it->second.processing) return;
+  Object& obj = it->second;
+  const Time expiry = saturating_deadline(obj.put_start_time, config_.put_start_release_timeout_ms);
+  if (!(expiry < now)) return;
+  auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) {
+    return r.status == ReplicaStatus::Complete;
+  });
+  discard_replicas(id, obj, first, expiry);
+  if (obj.pending) {
+    hits_.hit(Rule::PendingCleared);
+    obj.pending.reset();  // no PROCESSING replica is left, so none is viable
   }
+  obj.processing = false;
+  settle_charge(obj);
+  if (obj.replicas.empty()) erase_object(it);
 }
 
 // Pops an object's evictable memory replicas; erases it when none remain.
@@ -124,111 +125,121 @@ Model::Evicted Model::try_evict(ObjectId id, bool allow_soft, Time now) {
 }
 
 Outcome Model::evict(const Op& op, Time now) {
-  if (op.evict_target_pct > 100 || op.evict_lowerbound_pct > 100)
-    return Outcome::of(ErrorCode::INVALID_PARAMS);
-  const uint32_t target = op.evict_target_pct;
-  const uint32_t lowerbound = std::min(op.evict_lowerbound_pct, target);
+  EvictionRun run;
+  if (Outcome refused = evict_begin(op, &run); refused.code != ErrorCode::OK) return refused;
   const std::vector<ObjectId> scan_first = std::move(scan_first_);
   scan_first_.clear();
   discard_expired_processing(now);
-  const EvictionCensus census = evict_census(now);
-  if (census.base == 0) return Outcome{};
-  std::vector<Time> leftover;
-  const int64_t evicted = evict_first_pass(census, target, now, &leftover);
-  const int64_t released = static_cast<int64_t>(release_discarded(now));
-
-  // Pass 2: up to the lower bound. 2A: unpinned objects with lease <= the
-  // n-th leftover lease. 2B: every unpinned object and pinned ones with lease
-  // <= the m-th pinned lease (ranked by lease, as Mooncake's BatchEvict does).
-  int64_t n = ceil_pct(census.base, lowerbound) - evicted - released;
-  n = std::min<int64_t>(n, static_cast<int64_t>(leftover.size() + census.soft.size()));
-  if (n <= 0) return Outcome{};
-  std::sort(leftover.begin(), leftover.end());
-  const bool pass_2a = n <= static_cast<int64_t>(leftover.size());
-  const Time cutoff = pass_2a ? leftover[n - 1] : census.soft[n - leftover.size() - 1];
-  evict_second_pass(n, pass_2a, cutoff, scan_first, now);
-  return Outcome{};
-}
-
-// Census: base counts every object with an evictable memory replica; the
-// candidates also have an expired lease, split by pin state (sorted).
-Model::EvictionCensus Model::evict_census(Time now) {
-  EvictionCensus c;
-  for (auto& [id, obj] : objects_.unordered()) {  // no order: the candidates are sorted below
-    if (obj.hard_pinned) {
-      hits_.hit(Rule::HardPinNeverEvicted);
-      continue;
-    }
-    if (!has_evictable_memory(obj)) continue;
-    ++c.base;
-    if (now < obj.lease) continue;
-    if (!normalise_if_expired(id, obj, now)) c.no_pin.push_back({obj.lease, id});
-    else if (config_.allow_evict_soft_pinned_objects) c.soft.push_back(obj.lease);
-  }
-  std::sort(c.no_pin.begin(), c.no_pin.end());
-  std::sort(c.soft.begin(), c.soft.end());
-  return c;
-}
-
-// Pass 1: the k oldest leases among unpinned candidates, ties at the cutoff
-// included; a candidate that fails revalidation is left over for pass 2.
-// Returns the objects evicted.
-int64_t Model::evict_first_pass(const EvictionCensus& census, uint32_t target, Time now,
-                                std::vector<Time>* leftover) {
-  const auto& no_pin = census.no_pin;
-  const int64_t k = std::min<int64_t>(ceil_pct(census.base, target), static_cast<int64_t>(no_pin.size()));
-  if (k <= 0) return 0;
-  // Mooncake main's pass 1 with a target below 10/44 collects its frontier by
-  // re-scanning every object whose lease expired, evictable or not, through
-  // IsSoftPinActive: stale pins found there are normalised (gauge -1) too
-  // (found by the Mooncake lane; docs/interpretations.md).
-  if (target * 44 < 1000) {
-    for (auto& [id, obj] : objects_.unordered())
-      if (!obj.hard_pinned && now >= obj.lease) normalise_if_expired(id, obj, now);
-  }
-  auto eligible = [&](const ObjectTable::Entry* it) {
-    return it && now >= it->second.lease && has_evictable_memory(it->second);
-  };
-  const Time cutoff = no_pin[k - 1].lease;
-  int64_t evicted = 0;
-  for (const EvictionCensus::Candidate& c : no_pin) {
-    if (evicted >= k && c.lease > cutoff) { leftover->push_back(c.lease); continue; }
-    auto it = find_object(c.id);
-    if (!it) continue;  // evicted with its group
-    if (!eligible(it) || normalise_if_expired(c.id, it->second, now)) {
-      leftover->push_back(c.lease);
-      continue;
-    }
-    evicted += static_cast<int64_t>(try_evict(c.id, false, now).objects);
-  }
-  return evicted;
-}
-
-// BatchEvict's second pass scan: up to `n` objects, in key order after any
-// objects a runner asked for first (scan_first_in_next_eviction; Mooncake
-// starts at a random shard).
-void Model::evict_second_pass(int64_t n, bool pass_2a, Time cutoff, const std::vector<ObjectId>& scan_first,
-                              Time now) {
+  for (auto& [id, obj] : objects_.unordered()) census_visit(run, id, obj, now);  // no order: close_census sorts
+  close_census(run, now);
+  if (run.base == 0) return Outcome{};
+  for (const EvictionRun::Candidate& c : run.no_pin) pass1_visit(run, c, now);  // pass1_visit leaves no_pin as it is
+  evict_release_step(run, now);
+  // Pass 2 scans in key order after any objects a runner asked for first
+  // (scan_first_in_next_eviction; Mooncake starts at a random shard).
   std::vector<ObjectId> scan = scan_first;
   for (const auto& [id, obj] : objects_)
     if (std::find(scan_first.begin(), scan_first.end(), id) == scan_first.end()) scan.push_back(id);
   for (ObjectId id : scan) {
-    if (n <= 0) break;
-    auto it = find_object(id);
-    if (!it || it->second.hard_pinned || now < it->second.lease) continue;
-    if (pass_2a) {
-      // Mooncake's BatchEvict pass 2A: its scan tests hard pin, lease expired,
-      // lease <= cutoff, !IsSoftPinActive, and only then an evictable replica,
-      // so an expired-lease object inside the cutoff is lazily normalised
-      // even when it has nothing to evict (RFC 3028 "Read and eviction paths").
-      if (it->second.lease > cutoff) continue;
-      if (normalise_if_expired(id, it->second, now) || !has_evictable_memory(it->second)) continue;
-      n -= static_cast<int64_t>(try_evict(id, false, now).objects);
-    } else {
-      if (!has_evictable_memory(it->second)) continue;
-      if (normalise_if_expired(id, it->second, now) && it->second.lease > cutoff) continue;
-      n -= static_cast<int64_t>(try_evict(id, true, now).objects);
-    }
+    if (run.n <= 0) break;
+    pass2_visit(run, id, now);
+  }
+  return Outcome{};
+}
+
+// The census of one object: base counts it when it has an evictable memory
+// replica; it is a candidate when its lease also expired, by pin state.
+void Model::census_visit(EvictionRun& run, ObjectId id, Object& obj, Time now) {
+  if (obj.hard_pinned) {
+    hits_.hit(Rule::HardPinNeverEvicted);
+    return;
+  }
+  if (!has_evictable_memory(obj)) return;
+  ++run.base;
+  if (now < obj.lease) return;
+  if (!normalise_if_expired(id, obj, now)) run.no_pin.push_back({obj.lease, id});
+  else if (config_.allow_evict_soft_pinned_objects) run.soft.push_back(obj.lease);
+}
+
+// Closes the census: pass 1 takes the k oldest leases among unpinned
+// candidates, ties at the cutoff included.
+void Model::close_census(EvictionRun& run, Time now) {
+  if (run.closed) return;
+  run.closed = true;
+  std::sort(run.no_pin.begin(), run.no_pin.end());
+  std::sort(run.soft.begin(), run.soft.end());
+  run.k = std::min<int64_t>(ceil_pct(run.base, run.target), static_cast<int64_t>(run.no_pin.size()));
+  if (run.k <= 0) return;
+  run.cutoff = run.no_pin[run.k - 1].lease;
+  // Mooncake main's pass 1 with a target below 10/44 collects its frontier by
+  // re-scanning every object whose lease expired, evictable or not, through
+  // IsSoftPinActive: stale pins found there are normalised (gauge -1) too
+  // (found by the Mooncake lane; docs/interpretations.md).
+  if (run.target * 44 < 1000) {
+    for (auto& [id, obj] : objects_.unordered())
+      if (!obj.hard_pinned && now >= obj.lease) normalise_if_expired(id, obj, now);
+  }
+}
+
+// Pass 1 for one candidate: it is revalidated (a candidate that lost its
+// evictable replica, got a lease or a pin meanwhile is left over for pass 2);
+// a hard pin is never taken (rule hardpin.never-evicted), even one a write
+// set after the census.
+void Model::pass1_visit(EvictionRun& run, const EvictionRun::Candidate& c, Time now) {
+  if (run.k <= 0) return;
+  if (run.evicted >= run.k && c.lease > run.cutoff) {
+    run.leftover.push_back(c.lease);
+    return;
+  }
+  auto it = find_object(c.id);
+  if (!it) return;  // gone (evicted with its group, or removed)
+  if (it->second.hard_pinned) {
+    hits_.hit(Rule::HardPinNeverEvicted);
+    return;
+  }
+  if (now < it->second.lease || !has_evictable_memory(it->second) || normalise_if_expired(c.id, it->second, now)) {
+    run.leftover.push_back(c.lease);
+    return;
+  }
+  run.evicted += static_cast<int64_t>(try_evict(c.id, false, now).objects);
+}
+
+// The release of due discarded replicas, then pass 2's size: up to the lower
+// bound. 2A: unpinned objects with lease <= the n-th leftover lease. 2B:
+// every unpinned object and pinned ones with lease <= the m-th pinned lease
+// (ranked by lease, as Mooncake's BatchEvict does).
+void Model::evict_release_step(EvictionRun& run, Time now) {
+  close_census(run, now);
+  if (run.released) return;
+  run.released = true;
+  if (run.base == 0) return;  // BatchEvict returns before releasing anything
+  const int64_t released = static_cast<int64_t>(release_discarded(now));
+  int64_t n = ceil_pct(run.base, run.lowerbound) - run.evicted - released;
+  n = std::min<int64_t>(n, static_cast<int64_t>(run.leftover.size() + run.soft.size()));
+  if (n <= 0) return;
+  std::sort(run.leftover.begin(), run.leftover.end());
+  run.n = n;
+  run.pass_2a = n <= static_cast<int64_t>(run.leftover.size());
+  run.cutoff2 = run.pass_2a ? run.leftover[n - 1] : run.soft[n - run.leftover.size() - 1];
+}
+
+// Pass 2 for one object, while the pass has objects left to take.
+void Model::pass2_visit(EvictionRun& run, ObjectId id, Time now) {
+  if (run.n <= 0) return;
+  auto it = find_object(id);
+  if (!it || it->second.hard_pinned || now < it->second.lease) return;
+  if (run.pass_2a) {
+    // Mooncake's BatchEvict pass 2A: its scan tests hard pin, lease expired,
+    // lease <= cutoff, !IsSoftPinActive, and only then an evictable replica,
+    // so an expired-lease object inside the cutoff is lazily normalised
+    // even when it has nothing to evict (RFC 3028 "Read and eviction paths").
+    if (it->second.lease > run.cutoff2) return;
+    if (normalise_if_expired(id, it->second, now) || !has_evictable_memory(it->second)) return;
+    run.n -= static_cast<int64_t>(try_evict(id, false, now).objects);
+  } else {
+    if (!has_evictable_memory(it->second)) return;
+    if (normalise_if_expired(id, it->second, now) && it->second.lease > run.cutoff2) return;
+    run.n -= static_cast<int64_t>(try_evict(id, true, now).objects);
   }
 }
 

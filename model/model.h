@@ -39,6 +39,37 @@ inline std::vector<uint64_t> preference_order(const std::vector<SegmentConfig>& 
   return score;
 }
 
+// One BatchEvict in progress, between the steps Mooncake takes under one
+// shard lock each: the census, pass 1 per candidate, the release of
+// discarded replicas, pass 2 per object (Model::evict_begin and the step
+// functions). Model::evict runs the steps back to back.
+struct EvictionRun {
+  struct Candidate {
+    Time lease;
+    ObjectId id;
+    bool operator<(const Candidate& o) const { return std::tie(lease, id) < std::tie(o.lease, o.id); }
+  };
+  uint32_t target = 0, lowerbound = 0;  // percent
+  // Census: objects with an evictable memory replica; the candidates also
+  // have an expired lease, split by pin state.
+  uint64_t base = 0;
+  std::vector<Candidate> no_pin;  // no active pin; by lease then id once closed
+  std::vector<Time> soft;         // active pin (when those may go); by lease once closed
+  // Pass 1, fixed when the census closes: the first k candidates, ties at the cutoff lease included.
+  bool closed = false;
+  int64_t k = 0;
+  Time cutoff = 0;
+  int64_t evicted = 0;
+  std::vector<Time> leftover;  // candidates pass 1 did not take
+  // Pass 2, fixed at the release: up to n objects; 2A unpinned ones with
+  // lease <= cutoff2, 2B any unpinned one and pinned ones with lease <= cutoff2.
+  bool released = false;
+  int64_t n = 0;
+  bool pass_2a = false;
+  Time cutoff2 = 0;
+  void encode(std::string* out) const;  // appends a canonical encoding
+};
+
 class Model {
  public:
   // RFC 3028 C1: a config with default TTL > max TTL is refused, as Mooncake's
@@ -68,6 +99,17 @@ class Model {
   bool may_evict(const Op& op) const {
     return op.kind == OpKind::Evict || (config_.multi_tenant && is_start(op.kind));
   }
+
+  // An evict op as Mooncake's BatchEvict takes it, one shard lock at a time,
+  // for explaining a history in which an eviction overlaps other calls
+  // (sim/sched): begin (the op's outcome), a census step per object, pass 1
+  // per object, the release, pass 2 per object. A step for an absent object,
+  // or one the pass does not take, changes nothing.
+  Outcome evict_begin(const Op& op, EvictionRun* run) const;
+  void evict_census_step(EvictionRun& run, ObjectId id, Time now);
+  void evict_pass1_step(EvictionRun& run, ObjectId id, Time now);
+  void evict_release_step(EvictionRun& run, Time now);
+  void evict_pass2_step(EvictionRun& run, ObjectId id, Time now);
 
   View view(Time now) const;
   void view(Time now, View* out) const;  // reuses out's buffers (the explorer's per-transition View)
@@ -144,27 +186,19 @@ class Model {
   Outcome delete_quota(const Op& op);
   // eviction.cpp
   Outcome evict(const Op& op, Time now);
-  struct EvictionCensus {
-    struct Candidate {
-      Time lease;
-      ObjectId id;
-      bool operator<(const Candidate& o) const { return std::tie(lease, id) < std::tie(o.lease, o.id); }
-    };
-    std::vector<Candidate> no_pin;  // expired lease, no active pin, by lease then id
-    std::vector<Time> soft;         // expired lease, active pin (when those may go), by lease
-    uint64_t base = 0;              // objects with an evictable memory replica
-  };
-  EvictionCensus evict_census(Time now);
-  int64_t evict_first_pass(const EvictionCensus& census, uint32_t target, Time now, std::vector<Time>* leftover);
+  void census_visit(EvictionRun& run, ObjectId id, Object& obj, Time now);
+  void close_census(EvictionRun& run, Time now);
+  void pass1_visit(EvictionRun& run, const EvictionRun::Candidate& c, Time now);
+  void pass2_visit(EvictionRun& run, ObjectId id, Time now);
   bool normalise_if_expired(ObjectId id, Object& obj, Time now);
   void discard_expired_processing(Time now);
+  void discard_expired_processing_of(ObjectId id, Time now);
   uint64_t evict_memory(ObjectTable::Entry* it);
   struct Evicted {
     uint64_t objects = 0;
     uint64_t bytes = 0;  // size x memory replicas taken
   };
   Evicted try_evict(ObjectId id, bool allow_soft, Time now);
-  void evict_second_pass(int64_t n, bool pass_2a, Time cutoff, const std::vector<ObjectId>& scan_first, Time now);
   bool evictable_candidate(ObjectId id, Object& obj, bool allow_soft, Time now);
   // expiry.cpp
   Outcome cleanup(Time now);
