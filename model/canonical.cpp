@@ -2,7 +2,8 @@
 // visited set: two states with the same encoding behave the same from here
 // on. Times are written relative to `now` (the rules only compare times with
 // each other and with now, and add TTLs to now); replica ids are written as
-// their rank, since only their identity matters. Actors are renamed in order
+// their rank (among all, or among the object's own: model.h), since only
+// their identity matters. Actors are renamed in order
 // of first appearance (symmetry reduction): the rules and the workload only
 // compare client ids for equality, so states that differ by a permutation of
 // actors behave alike. Keys and tenants are not renamed: a key's group
@@ -26,18 +27,26 @@ std::string Model::canonical_state(Time now) const {
   return out;
 }
 
-void Model::canonical_state(Time now, std::string* buffer) const {
+void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks) const {
   std::string& out = *buffer;
   out.clear();
   auto rel = [&](Time t) { put(out, t == kTimeMax ? INT64_MIN : t - now); };
-  std::vector<ReplicaId> ids;  // every live id, ranked
+  std::vector<ReplicaId> ids;  // every live id (or the current object's), ranked
   auto collect = [&](const auto& objs) {
     for (const auto& [id, o] : objs)
       for (const Replica& r : o.replicas) ids.push_back(r.id);
   };
-  collect(objects_);
-  for (const auto& s : snapshots_) collect(s->objects);
-  std::sort(ids.begin(), ids.end());
+  if (ranks == IdRanks::Global) {
+    collect(objects_);
+    for (const auto& s : snapshots_) collect(s->objects);
+    std::sort(ids.begin(), ids.end());
+  }
+  auto rank_within = [&](const Object& o) {
+    if (ranks == IdRanks::Global) return;
+    ids.clear();
+    for (const Replica& r : o.replicas) ids.push_back(r.id);
+    std::sort(ids.begin(), ids.end());
+  };
   auto rank = [&](ReplicaId id) {
     return static_cast<int64_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
   };
@@ -50,6 +59,7 @@ void Model::canonical_state(Time now, std::string* buffer) const {
   auto objects = [&](const auto& objs) {
     put(out, static_cast<int64_t>(objs.size()));
     for (const auto& [id, o] : objs) {
+      rank_within(o);
       put(out, id.tenant);
       put(out, id.key);
       put(out, client_rank(o.client));

@@ -39,6 +39,7 @@ History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scrip
     for (Call& c : calls) h.calls.push_back(std::move(c));
   std::sort(h.calls.begin(), h.calls.end(), [](const Call& x, const Call& y) { return x.invoked < y.invoked; });
   h.final_view = target.view(now);
+  h.final_placement = target.placement();
   return h;
 }
 
@@ -88,7 +89,7 @@ struct Search {
 
   bool explains(const Model& m, size_t left) {
     if (left == 0) return ends_in_target_view(m);
-    m.canonical_state(now, &buffer);
+    m.canonical_state(now, &buffer, Model::IdRanks::PerObject);
     const Digest d = digest_of(buffer);
     if (!seen.insert({done, d.a, d.b}).second) return false;
     for (size_t i = 0; i < h.calls.size(); ++i) {
@@ -103,7 +104,8 @@ struct Search {
   // True when enough explanations are found (the search stops).
   bool ends_in_target_view(const Model& m) {
     if (masked(m.view(now), caps) != target_view) return false;
-    m.canonical_state(now, &buffer);
+    if (h.final_placement && m.placement() != *h.final_placement) return false;
+    m.canonical_state(now, &buffer, Model::IdRanks::PerObject);
     const Digest d = digest_of(buffer);
     if (ends.insert({d.a, d.b}).second) found.push_back({order, m});
     return found.size() >= limit;
