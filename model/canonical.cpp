@@ -2,7 +2,8 @@
 // visited set: two states with the same encoding behave the same from here
 // on. Times are written relative to `now` (the rules only compare times with
 // each other and with now, and add TTLs to now); replica ids are written as
-// their rank, since only their identity matters. Actors are renamed in order
+// their rank (among all, or among the object's own: model.h), since only
+// their identity matters. Actors are renamed in order
 // of first appearance (symmetry reduction): the rules and the workload only
 // compare client ids for equality, so states that differ by a permutation of
 // actors behave alike. Keys and tenants are not renamed: a key's group
@@ -18,6 +19,32 @@ namespace {
 
 void put(std::string& out, int64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
 
+// Replica ids as their rank among every id added (Global) or among the
+// replicas of the object entered last (PerObject).
+class IdRanker {
+ public:
+  explicit IdRanker(Model::IdRanks ranks) : global_(ranks == Model::IdRanks::Global) {}
+  template <typename Objects>
+  void add(const Objects& objs) {
+    for (const auto& [id, o] : objs)
+      for (const Replica& r : o.replicas) ids_.push_back(r.id);
+    std::sort(ids_.begin(), ids_.end());
+  }
+  void enter(const Object& o) {
+    if (global_) return;
+    ids_.clear();
+    for (const Replica& r : o.replicas) ids_.push_back(r.id);
+    std::sort(ids_.begin(), ids_.end());
+  }
+  int64_t operator()(ReplicaId id) const {
+    return static_cast<int64_t>(std::lower_bound(ids_.begin(), ids_.end(), id) - ids_.begin());
+  }
+
+ private:
+  bool global_;
+  std::vector<ReplicaId> ids_;
+};
+
 }  // namespace
 
 std::string Model::canonical_state(Time now) const {
@@ -26,21 +53,15 @@ std::string Model::canonical_state(Time now) const {
   return out;
 }
 
-void Model::canonical_state(Time now, std::string* buffer) const {
+void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks) const {
   std::string& out = *buffer;
   out.clear();
   auto rel = [&](Time t) { put(out, t == kTimeMax ? INT64_MIN : t - now); };
-  std::vector<ReplicaId> ids;  // every live id, ranked
-  auto collect = [&](const auto& objs) {
-    for (const auto& [id, o] : objs)
-      for (const Replica& r : o.replicas) ids.push_back(r.id);
-  };
-  collect(objects_);
-  for (const auto& s : snapshots_) collect(s->objects);
-  std::sort(ids.begin(), ids.end());
-  auto rank = [&](ReplicaId id) {
-    return static_cast<int64_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
-  };
+  IdRanker rank(ranks);
+  if (ranks == IdRanks::Global) {
+    rank.add(objects_);
+    for (const auto& s : snapshots_) rank.add(s->objects);
+  }
   std::vector<ClientId> clients;  // actors in order of first appearance
   auto client_rank = [&](ClientId c) {
     auto it = std::find(clients.begin(), clients.end(), c);
@@ -50,6 +71,7 @@ void Model::canonical_state(Time now, std::string* buffer) const {
   auto objects = [&](const auto& objs) {
     put(out, static_cast<int64_t>(objs.size()));
     for (const auto& [id, o] : objs) {
+      rank.enter(o);
       put(out, id.tenant);
       put(out, id.key);
       put(out, client_rank(o.client));

@@ -21,6 +21,7 @@
 #include "op.h"
 #include "outcome.h"
 #include "rules.h"
+#include "placement.h"
 #include "view.h"
 
 namespace pinsim {
@@ -113,13 +114,22 @@ class Model {
 
   View view(Time now) const;
   void view(Time now, View* out) const;  // reuses out's buffers (the explorer's per-transition View)
+  // The segment of every replica, discarded ones included (placement.cpp).
+  Placement placement() const;
   // One object's view (nullopt when absent); cheap, for incremental checks.
   std::optional<ObjectView> object_view(ObjectId id) const;
 
   // A canonical encoding of the whole state, times relative to `now`, for
   // the bounded explorer's visited set (canonical.cpp).
   std::string canonical_state(Time now) const;
-  void canonical_state(Time now, std::string* out) const;  // reuses out's buffer
+  // How replica ids are written: ranked among every live id (the explorer's
+  // visited set, with whose figures it was measured), or among the object's
+  // own. Ids are only ever compared within one object (its Pending eligible
+  // set), so states that differ in the order objects were written in behave
+  // alike; the concurrent lane, whose orders of one round create replicas in
+  // many orders, dedupes by the latter.
+  enum class IdRanks { Global, PerObject };
+  void canonical_state(Time now, std::string* out, IdRanks ranks = IdRanks::Global) const;  // reuses out's buffer
 
   const Config& config() const { return config_; }
   int64_t gauge() const { return gauge_; }

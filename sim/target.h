@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "config.h"
 #include "op.h"
 #include "outcome.h"
+#include "placement.h"
 #include "view.h"
 
 namespace pinsim {
@@ -36,6 +38,11 @@ class Target {
   // Mooncake target names its tree: main, pre-2909, pr-2835); "" if one.
   virtual std::string_view variant() const { return ""; }
   virtual View view(Time now) const = 0;
+  // Where its replicas are (model/placement.h), for the concurrent lane: at a
+  // round's end it keeps only the model states that placed as the target
+  // did. nullopt when the target cannot show it (the lane then compares the
+  // View alone).
+  virtual std::optional<Placement> placement() const { return std::nullopt; }
 };
 
 // One per-run option of a target, named as the command line's flag is

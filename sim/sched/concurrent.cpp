@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <set>
-#include <tuple>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
@@ -39,6 +39,7 @@ History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scrip
     for (Call& c : calls) h.calls.push_back(std::move(c));
   std::sort(h.calls.begin(), h.calls.end(), [](const Call& x, const Call& y) { return x.invoked < y.invoked; });
   h.final_view = target.view(now);
+  h.final_placement = target.placement();
   return h;
 }
 
@@ -73,7 +74,7 @@ struct Search {
   std::vector<std::vector<uint64_t>> preferences;  // a start's alternatives to the model's own
   std::vector<bool> done;
   std::vector<Linearized> order;
-  std::set<std::tuple<std::vector<bool>, uint64_t, uint64_t>> seen;  // states visited
+  std::unordered_set<Digest, DigestHash> seen;  // states visited: the canonical state and the calls done
   size_t limit = 1;
   std::vector<Explanation> found;  // one per distinct end state
   std::set<std::pair<uint64_t, uint64_t>> ends;
@@ -88,9 +89,9 @@ struct Search {
 
   bool explains(const Model& m, size_t left) {
     if (left == 0) return ends_in_target_view(m);
-    m.canonical_state(now, &buffer);
-    const Digest d = digest_of(buffer);
-    if (!seen.insert({done, d.a, d.b}).second) return false;
+    m.canonical_state(now, &buffer, Model::IdRanks::PerObject);
+    for (const bool b : done) buffer.push_back(b ? '1' : '0');
+    if (!seen.insert(digest_of(buffer)).second) return false;
     for (size_t i = 0; i < h.calls.size(); ++i) {
       if (done[i] || !minimal(i)) continue;
       const size_t alternatives = single_start(h.calls[i].op) ? preferences.size() : 0;
@@ -103,7 +104,8 @@ struct Search {
   // True when enough explanations are found (the search stops).
   bool ends_in_target_view(const Model& m) {
     if (masked(m.view(now), caps) != target_view) return false;
-    m.canonical_state(now, &buffer);
+    if (h.final_placement && m.placement() != *h.final_placement) return false;
+    m.canonical_state(now, &buffer, Model::IdRanks::PerObject);
     const Digest d = digest_of(buffer);
     if (ends.insert({d.a, d.b}).second) found.push_back({order, m});
     return found.size() >= limit;

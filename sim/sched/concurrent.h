@@ -2,7 +2,8 @@
 // scheduler, and the check that what they saw is linearizable: some order of
 // the calls, consistent with their real-time order (a call that returned
 // before another was invoked comes first), gives every call the outcome it
-// got when applied to the model, and ends in the View the target shows.
+// got when applied to the model, and ends in the View the target shows (and
+// where its replicas are, when it shows that: Target::placement).
 // This is Wing & Gong's check, with the scheduler knowing real time exactly.
 #pragma once
 #include <optional>
@@ -27,6 +28,7 @@ struct Call {
 struct History {
   std::vector<Call> calls;  // in invocation order
   View final_view;
+  std::optional<Placement> final_placement;  // when the target shows it (Target::placement)
   RunResult run;  // the schedule, and whether it deadlocked
 };
 
@@ -64,9 +66,10 @@ struct Explanation {
 };
 
 // Up to `limit` linearizations that explain the history (as linearize), one
-// per distinct end state: orders may end in the same View but differ in state
-// no View shows (which object holds the bytes of a segment), and the next
-// calls may tell them apart. Empty when none explains it.
+// per distinct end state (canonical, replica ids ranked per object): orders
+// may end in the same View but differ in state no View shows (which object
+// holds the bytes of a segment, when the target shows no Placement), and the
+// next calls may tell them apart. Empty when none explains it.
 std::vector<Explanation> explanations(const Model& start, const History& history, Time now, Capabilities caps,
                                       size_t limit);
 

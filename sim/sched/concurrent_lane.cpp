@@ -9,6 +9,7 @@
 #include "concurrent.h"
 #include "digest.h"
 #include "json_codec.h"
+#include "placement_difference.h"
 #include "policies.h"
 #include "runner.h"
 
@@ -28,6 +29,9 @@ bool is_lane_refusal(const std::string& error) { return error.find(kNotInLane) !
 namespace {
 
 // At most this many model states are carried from one round to the next.
+// With the target's Placement compared, the states left differ only in what
+// neither shows (a replica's id order, a write's start time); most rounds
+// carry one.
 constexpr size_t kMaxCarried = 32;
 
 // The state between rounds: the target, the model states of the
@@ -101,8 +105,10 @@ class Lane {
                      "", "", "cycle"};
     // Placement is compared: a start fixes its preference when it begins, so
     // a linearization may give it any order of the segments (linearize), and
-    // the model must end with the target's free space, which later rounds'
-    // placement (and NO_AVAILABLE_HANDLE) depend on.
+    // the model must end with the target's free space and, when the target
+    // shows it, its replicas on the same segments (Target::placement), which
+    // later rounds' placement, removes and releases (and NO_AVAILABLE_HANDLE)
+    // depend on.
     const Capabilities caps = target_->capabilities() & kCapAll;
     std::vector<Model> ends;
     std::set<std::pair<uint64_t, uint64_t>> seen;
@@ -112,7 +118,7 @@ class Lane {
       for (Explanation& e : explanations(start, h, t, caps, kMaxCarried - ends.size())) {
         if (!explained) failure = along(h, start, e.order, t, index, caps);  // P1-P14 along the first
         explained = true;
-        e.end.canonical_state(t, &buffer_);
+        e.end.canonical_state(t, &buffer_, Model::IdRanks::PerObject);
         if (const Digest d = digest_of(buffer_); seen.insert({d.a, d.b}).second) ends.push_back(std::move(e.end));
       }
       if (ends.size() >= kMaxCarried) break;
@@ -123,7 +129,8 @@ class Lane {
   }
 
   // Why no linearization exists: no order gives the outcomes, or some does
-  // but none ends in the target's View (the first differing field).
+  // but none ends in the target's View (the first differing field), or some
+  // ends in it but none places the replicas as the target did.
   Failure not_linearizable(const History& h, Time t, size_t index, Capabilities caps) {
     const std::string round = "round " + std::to_string(out_.rounds - 1) + ": ";
     const std::string account = check_linearizable(model(), h, t, caps).value_or("");
@@ -131,6 +138,16 @@ class Lane {
     if (!outcomes_only)
       return Failure{index, "linearizability", round + "no order of the calls gives every call its outcome", "",
                      account, "outcome"};
+    History view_only = h;
+    view_only.final_placement.reset();
+    if (const auto order = linearize(model(), view_only, t, caps); order && h.final_placement) {
+      Model m = model();
+      for (const Linearized& step : *order) apply_step(m, h, step, t);
+      const Placement mp = m.placement();
+      const Difference d = describe_placement_difference(mp, *h.final_placement);
+      return Failure{index, "linearizability", round + "no order of the calls places the replicas as the target did: " +
+                     d.detail, encode_placement(mp), encode_placement(*h.final_placement), d.field};
+    }
     Model m = model();
     for (const Linearized& step : *outcomes_only) apply_step(m, h, step, t);
     const View mv = masked(m.view(t), caps), tv = masked(h.final_view, caps);
@@ -178,7 +195,8 @@ class Lane {
   pinsim::RunResult& out_;
   std::unique_ptr<Target> target_;
   // The model states the linearizations so far may end in (at most
-  // kMaxCarried, distinct, that no View tells apart); the first drives draws.
+  // kMaxCarried, distinct, that neither View nor Placement tells apart); the
+  // first drives draws.
   std::vector<Model> models_;
   std::string buffer_;
   Time now_ = 0;

@@ -6,10 +6,12 @@
 // cycle call them), runs them under the chosen schedule, and checks, at the
 // quiescent point that ends it: no deadlock, no cycle in the lock graph, a
 // linearization of the calls against the model that ends in the target's
-// View, placement included, and P1-P14 along the first such linearization
-// (on the target's View at its end). Every distinct model state the
-// linearizations end in (up to a bound) starts the next round: orders that end
-// in the same View may still differ in which object holds which bytes.
+// View, placement included (the segment of every replica, when the target
+// shows it: Target::placement), and P1-P14 along the first such
+// linearization (on the target's View at its end). Every distinct model
+// state the linearizations end in (up to a bound) starts the next round:
+// orders that end in the same View may still differ in state it does not
+// show.
 #pragma once
 #include <cstdint>
 #include <string>

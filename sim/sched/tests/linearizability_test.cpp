@@ -114,5 +114,36 @@ TEST(Linearizability, HoldingTheIndexOverShardLocksIsALockOrderCycle) {
   EXPECT_LE(o.deadlocks, o.lock_cycles);  // every deadlock shows in the graph
 }
 
+// The target's Placement is part of what a linearization must end in: two
+// starts of two 32-byte memory replicas on two memory segments are accepted
+// as the target placed them, but a placement no order gives (one object's
+// replicas both on one segment, the other's on the other: the same View) is
+// not; without a Placement the View decides.
+TEST(Linearizability, APlacementNoOrderGivesIsNotLinearizable) {
+  Config config;
+  config.segments = {{ReplicaKind::Memory, 1024}, {ReplicaKind::Memory, 1024}};
+  std::string error;
+  auto target = make_embedded_target(config, {}, &error);
+  ASSERT_TRUE(target) << error;
+  const Model model = std::get<Model>(Model::create(config));
+  Op a = write(OpKind::PutStart), b = write(OpKind::PutStart);
+  a.size = b.size = 32;
+  a.memory_replicas = b.memory_replicas = 2;
+  b.object.key = 2;
+  RandomChoices choices(1);
+  History h = run_concurrent(*target, {{a}, {b}}, 0, choices);
+  ASSERT_TRUE(h.final_placement);
+  EXPECT_EQ(check_linearizable(model, h, 0, target->capabilities()), std::nullopt);
+  ASSERT_EQ(h.final_placement->objects.size(), 2u);
+  uint32_t segment = 0;
+  for (ObjectPlacement& o : h.final_placement->objects) {
+    for (ReplicaPlacement& r : o.replicas) r.segment = segment;
+    ++segment;
+  }
+  EXPECT_NE(check_linearizable(model, h, 0, target->capabilities()), std::nullopt);
+  h.final_placement.reset();
+  EXPECT_EQ(check_linearizable(model, h, 0, target->capabilities()), std::nullopt);
+}
+
 }  // namespace
 }  // namespace pinsim::sched

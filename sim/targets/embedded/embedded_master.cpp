@@ -136,6 +136,20 @@ View EmbeddedMaster::view(Time now) const {
   return v;
 }
 
+std::optional<Placement> EmbeddedMaster::placement() const {
+  std::shared_lock snapshot(snapshot_mutex_);
+  std::vector<std::shared_lock<std::shared_mutex>> locks;
+  locks.reserve(kShardCount);
+  for (const Shard& s : shards_) locks.emplace_back(s.mutex);
+  Placement p;
+  for (const Shard& s : shards_)
+    for (const auto& [id, md] : s.objects) p.objects.push_back({id, placement_of(md->replicas, md->pending)});
+  std::lock_guard lock(alloc_mutex_);
+  for (const Discarded& d : discarded_) p.discarded.push_back({d.release_at, d.size, placement_of(d.replicas, {})});
+  sort_placement(&p);
+  return p;
+}
+
 size_t EmbeddedMaster::stored_deadlines() const {
   size_t n = 0;
   for (const Shard& s : shards_) {

@@ -39,6 +39,7 @@ class EmbeddedMaster final : public Target {
   bool eviction_order_unspecified() const override { return true; }
   Outcome apply(const Op& op, Time now) override;
   View view(Time now) const override;
+  std::optional<Placement> placement() const override;
 
   // For tests and benchmarks.
   size_t heap_size() const { return index_.heap_size(); }

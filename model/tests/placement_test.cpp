@@ -1,0 +1,42 @@
+// Model::placement (the segment of every replica, for the concurrent lane)
+// and the canonical encoding that ranks replica ids per object: states that
+// differ only in the order objects were written in encode alike.
+#include "model_fixture.h"
+
+namespace pinsim::test {
+
+TEST_F(ModelTest, PlacementShowsEachReplicasSegmentAndEligibility) {
+  config.segments = {{ReplicaKind::Memory, 1024}, {ReplicaKind::Memory, 1024}, {ReplicaKind::Nof, 1024}};
+  reset();
+  ASSERT_EQ(put_start(1, enable(), 64, 2, 1), ErrorCode::OK);
+  const Placement p = m().placement();
+  ASSERT_EQ(p.objects.size(), 1u);
+  EXPECT_EQ(p.objects[0].id, (ObjectId{0, 1}));
+  ASSERT_EQ(p.objects[0].replicas.size(), 3u);
+  std::vector<uint32_t> segments;
+  for (const ReplicaPlacement& r : p.objects[0].replicas) {
+    EXPECT_EQ(r.status, ReplicaStatus::Processing);
+    EXPECT_TRUE(r.eligible);
+    segments.push_back(r.segment);
+  }
+  std::sort(segments.begin(), segments.end());
+  EXPECT_EQ(segments, (std::vector<uint32_t>{0, 1, 2}));
+  EXPECT_TRUE(p.discarded.empty());
+}
+
+TEST_F(ModelTest, PerObjectIdRanksForgetTheOrderObjectsWereWrittenIn) {
+  config.segments = {{ReplicaKind::Memory, 1024}};
+  auto after = [&](KeyId first, KeyId second, Model::IdRanks ranks) {
+    reset();
+    EXPECT_EQ(put_start(first, {}, 32), ErrorCode::OK);
+    EXPECT_EQ(put_start(second, {}, 32), ErrorCode::OK);
+    std::string out;
+    m().canonical_state(now, &out, ranks);
+    return out;
+  };
+  EXPECT_NE(after(1, 2, Model::IdRanks::Global), after(2, 1, Model::IdRanks::Global));
+  EXPECT_EQ(after(1, 2, Model::IdRanks::PerObject), after(2, 1, Model::IdRanks::PerObject));
+  EXPECT_NE(after(1, 2, Model::IdRanks::PerObject), after(1, 3, Model::IdRanks::PerObject));
+}
+
+}  // namespace pinsim::test
