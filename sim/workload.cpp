@@ -31,6 +31,11 @@ void draw_swarm(Choices& c, WorkloadConfig* w, Config* m) {
   for (uint32_t& weight : w->weights) weight = c.chance(25) ? 0 : 1 + static_cast<uint32_t>(c.pick(20));
   w->weights[static_cast<int>(OpKind::PutStart)] += 1;  // something must create objects
   w->weights[static_cast<int>(OpKind::Advance)] += 1;
+  // A segment leaving takes every replica on it: drawn rarely (half the
+  // seeds never unmount), and a mount, which brings one back, a little more.
+  const uint32_t unmount = c.chance(50) ? 0 : 1;
+  w->weights[static_cast<int>(OpKind::Unmount)] = unmount;
+  w->weights[static_cast<int>(OpKind::Mount)] = unmount * (1 + static_cast<uint32_t>(c.pick(3)));
   w->actors = 1 + static_cast<uint32_t>(c.pick(4));
   w->tenants = 1 + static_cast<uint32_t>(c.pick(3));
   w->keys = 1 + static_cast<uint32_t>(c.pick(8));
@@ -133,9 +138,8 @@ void Workload::generator_input(const Model& model, Time now, std::vector<uint64_
 Op Workload::next(Choices& c, const Model& model, Time now) const {
   const OpKind k = static_cast<OpKind>(c.pick_weighted(w_.weights));
   switch (k) {
-    case OpKind::PutStart:
-    case OpKind::UpsertStart:
-      return start(c, k);
+    case OpKind::PutStart: case OpKind::UpsertStart: return start(c, k);
+    case OpKind::Unmount: case OpKind::Mount: return segment_op(c, k);
     case OpKind::Advance:
       return advance(c, model, now);
     case OpKind::BatchUpsertStart: {
@@ -208,6 +212,16 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
     }
     default: break;
   }
+  return op;
+}
+
+// unmount or mount: a segment of the config, now and then one past the end
+// (INVALID_PARAMS).
+Op Workload::segment_op(Choices& c, OpKind kind) const {
+  Op op;
+  op.kind = kind;
+  op.client = 1 + static_cast<ClientId>(c.pick(w_.actors));
+  op.segment = static_cast<uint32_t>(c.pick(master_.segments.size() + (c.chance(w_.invalid_request_pct) ? 1 : 0)));
   return op;
 }
 

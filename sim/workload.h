@@ -67,6 +67,7 @@ class Workload {
   Op start(Choices& c, OpKind kind) const;
   Op advance(Choices& c, const Model& model, Time now) const;
   std::vector<KeyId> batch_keys(Choices& c) const;
+  Op segment_op(Choices& c, OpKind kind) const;
   // The upcoming deadlines and lease ends advances aim at.
   static std::vector<Time> aim_marks(const Model& model, Time now);
   WorkloadConfig w_;
