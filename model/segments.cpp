@@ -25,10 +25,10 @@ Outcome Model::unmount(const Op& op) {
   }
   hits_.hit(Rule::SegmentUnmount);
   mounted_[op.segment] = false;
+  auto on_it = [&](const Replica& r) { return r.segment == op.segment; };
   std::vector<ObjectId> on_segment;
   for (const auto& [id, obj] : objects_.unordered())
-    if (std::any_of(obj.replicas.begin(), obj.replicas.end(), [&](const Replica& r) { return r.segment == op.segment; }))
-      on_segment.push_back(id);
+    if (std::any_of(obj.replicas.begin(), obj.replicas.end(), on_it)) on_segment.push_back(id);
   std::sort(on_segment.begin(), on_segment.end());
   for (ObjectId id : on_segment) drop_from_segment(find_object(id), op.segment);
   // Replicas waiting to be released there go with the segment's memory.

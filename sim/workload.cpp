@@ -28,14 +28,12 @@ void draw_tenants(Choices& c, uint32_t tenants, Config* m) {
 void draw_swarm(Choices& c, WorkloadConfig* w, Config* m) {
   // Each op is switched off with probability 1/4, and weights vary 1..20,
   // so rare mixes (only upserts, no cleanup, eviction storms) come up.
-  for (uint32_t& weight : w->weights) weight = c.chance(25) ? 0 : 1 + static_cast<uint32_t>(c.pick(20));
+  // Ops off by default (weight 0) stay off here (draw_segment_churn).
+  for (const OpInfo& op : kOpTable)
+    if (op.weight > 0)
+      w->weights[static_cast<size_t>(op.kind)] = c.chance(25) ? 0 : 1 + static_cast<uint32_t>(c.pick(20));
   w->weights[static_cast<int>(OpKind::PutStart)] += 1;  // something must create objects
   w->weights[static_cast<int>(OpKind::Advance)] += 1;
-  // A segment leaving takes every replica on it: drawn rarely (half the
-  // seeds never unmount), and a mount, which brings one back, a little more.
-  const uint32_t unmount = c.chance(50) ? 0 : 1;
-  w->weights[static_cast<int>(OpKind::Unmount)] = unmount;
-  w->weights[static_cast<int>(OpKind::Mount)] = unmount * (1 + static_cast<uint32_t>(c.pick(3)));
   w->actors = 1 + static_cast<uint32_t>(c.pick(4));
   w->tenants = 1 + static_cast<uint32_t>(c.pick(3));
   w->keys = 1 + static_cast<uint32_t>(c.pick(8));
@@ -60,6 +58,12 @@ void draw_swarm(Choices& c, WorkloadConfig* w, Config* m) {
   w->hard_pin_pct = c.chance(50) ? 0 : 2 + static_cast<uint32_t>(c.pick(20));
   if (c.chance(50)) m->profile = Profile::MooncakeMain;
   if (c.chance(30)) w->soft_pin_ttls.push_back(UINT64_MAX);
+}
+
+void draw_segment_churn(Choices& side, WorkloadConfig* w) {
+  const uint32_t unmount = side.chance(50) ? 0 : 1;
+  w->weights[static_cast<int>(OpKind::Unmount)] = unmount;
+  w->weights[static_cast<int>(OpKind::Mount)] = unmount * (1 + static_cast<uint32_t>(side.pick(3)));
 }
 
 Op Workload::start(Choices& c, OpKind kind) const {

@@ -33,12 +33,16 @@ std::vector<uint32_t> SegmentAllocators::allocate(ReplicaKind kind, uint64_t siz
                                                   const std::vector<uint32_t>& preferred) {
   std::vector<uint32_t> used;
   if (count == 0 || names(kind).empty()) return used;
-  for (uint32_t segment : preferred) {
-    if (used.size() == count) break;
-    const bool mounted_here = segments_[segment].kind == kind && segments_[segment].mounted;
-    if (!mounted_here || std::find(used.begin(), used.end(), segment) != used.end()) continue;
-    if (allocate_single(segment, size)) used.push_back(segment);
-  }
+  auto walk = [&](const std::vector<uint32_t>& order) {
+    for (uint32_t segment : order) {
+      if (used.size() == count) break;
+      const bool mounted_here = segments_[segment].kind == kind && segments_[segment].mounted;
+      if (!mounted_here || std::find(used.begin(), used.end(), segment) != used.end()) continue;
+      if (allocate_single(segment, size)) used.push_back(segment);
+    }
+  };
+  walk(preferred);
+  walk(names(kind));  // the mounted segments the request did not list (mounted since it began)
   return used;
 }
 

@@ -33,8 +33,10 @@ class SegmentAllocators {
   // `size` bytes on distinct segments, walking `preferred` in order. Fewer
   // (or none) when room runs out; the caller decides whether that is enough.
   // Mooncake then walks the remaining mounted segments from a random start;
-  // every mounted segment is preferred here, so that walk would find no room
-  // the first one missed, and it is left out.
+  // here in index order. Every segment mounted when the request began is
+  // preferred, so that walk finds only one mounted since (the random start
+  // matters only with two of them, which one request's lifetime never sees
+  // here: a mount is one op).
   std::vector<uint32_t> allocate(ReplicaKind kind, uint64_t size, uint32_t count,
                                  const std::vector<uint32_t>& preferred);
   // A buffer given back (freed, evicted, or a discarded replica released).

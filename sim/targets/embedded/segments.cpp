@@ -4,7 +4,8 @@
 // free nothing), then ClearInvalidHandles sweeps the metadata, dropping the
 // replicas whose handle is invalid (Mooncake's sweep drops the COMPLETE ones
 // and any later access to the key drops the PROCESSING ones; here both go in
-// the sweep), giving back their committed charge, clearing a Pending left
+// the sweep), giving back their committed charge (Mooncake gives back only
+// the COMPLETE ones'), clearing a Pending left
 // with no viable replica (ClearPendingSoftPinIfNoViableReplica) and erasing
 // an object with no valid replica through EraseMetadata; the effective
 // quotas are then recomputed. MountSegment adds a new, empty allocator.
@@ -39,9 +40,13 @@ void EmbeddedMaster::clear_invalid_handles(size_t shard, ObjectId id, uint32_t s
   auto stale = std::stable_partition(md->replicas.begin(), md->replicas.end(),
                                      [&](const Replica& r) { return r.segment != segment; });
   if (stale == md->replicas.end()) return;
-  const uint64_t committed = md->size * static_cast<uint64_t>(std::count_if(stale, md->replicas.end(), [](const Replica& r) {
-                                          return r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete;
-                                        }));
+  // The committed charge of the memory replicas dropped: the COMPLETE ones,
+  // and those an in-place Upsert made PROCESSING again (still charged as
+  // committed until its write settles). A new write's replicas hold a
+  // pending charge instead, kept until it settles (rule tenant.charge).
+  auto is_memory = [](const Replica& r) { return r.kind == ReplicaKind::Memory; };
+  const auto memory = std::count_if(stale, md->replicas.end(), is_memory);
+  const uint64_t committed = std::min(md->size * static_cast<uint64_t>(memory), md->quota.CommittedBytes());
   if (TenantQuotaAccount* account = quotas_.FindAny(id.tenant); account && committed != 0)
     md->quota.ReleaseCommitted(*account, committed);
   md->replicas.erase(stale, md->replicas.end());  // nothing to free: the allocator went with the segment
