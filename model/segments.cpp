@@ -18,10 +18,9 @@ namespace pinsim {
 
 // Rules segment.unmount and segment.unmount-keeps.
 Outcome Model::unmount(const Op& op) {
-  if (op.segment >= config_.segments.size()) return Outcome::of(ErrorCode::INVALID_PARAMS);
-  if (!mounted_[op.segment]) {
-    hits_.hit(Rule::SegmentMount);  // already gone: nothing to do
-    return Outcome{};
+  if (op.segment >= config_.segments.size() || !mounted_[op.segment]) {
+    hits_.hit(Rule::SegmentMount);  // no such segment, or already gone: nothing to do
+    return op.segment >= config_.segments.size() ? Outcome::of(ErrorCode::INVALID_PARAMS) : Outcome{};
   }
   hits_.hit(Rule::SegmentUnmount);
   mounted_[op.segment] = false;
@@ -66,10 +65,11 @@ void Model::drop_from_segment(ObjectTable::Entry* it, uint32_t segment) {
   }
 }
 
-// Rule segment.mount: the segment takes replicas again, starting empty.
+// Rule segment.mount: the segment takes replicas again, starting empty; an
+// index outside the config is INVALID_PARAMS.
 Outcome Model::mount(const Op& op) {
-  if (op.segment >= config_.segments.size()) return Outcome::of(ErrorCode::INVALID_PARAMS);
   hits_.hit(Rule::SegmentMount);
+  if (op.segment >= config_.segments.size()) return Outcome::of(ErrorCode::INVALID_PARAMS);
   if (mounted_[op.segment]) return Outcome{};
   mounted_[op.segment] = true;
   if (config_.multi_tenant) recompute_quotas();
