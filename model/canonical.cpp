@@ -101,6 +101,7 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks) const 
   objects(objects_);
   put(out, gauge_);
   for (uint64_t u : segment_used_) put(out, static_cast<int64_t>(u));
+  for (bool m : mounted_) put(out, m);
   put(out, -2);
   for (const auto& g : groups_needing_refresh_) { put(out, g.first); put(out, g.second); }
   put(out, -3);
@@ -121,6 +122,7 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks) const 
       rel(d.release_at);
       put(out, static_cast<int64_t>(d.size * 1000 + d.replicas.size()));
     }
+    for (bool m : s->mounted) put(out, m);
     put(out, -5);
   }
 }

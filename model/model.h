@@ -134,6 +134,7 @@ class Model {
   const Config& config() const { return config_; }
   int64_t gauge() const { return gauge_; }
   const RuleHits& hits() const { return hits_; }
+  bool mounted(uint32_t segment) const { return segment < mounted_.size() && mounted_[segment]; }
   const ObjectTable& objects() const { return objects_; }
 
  private:
@@ -153,6 +154,7 @@ class Model {
     std::map<ObjectId, Object> objects;
     ReplicaId next_replica_id;
     std::vector<Discarded> discarded;  // serialised with the metadata, as Mooncake does
+    std::vector<bool> mounted;         // the segments mounted then (SegmentSerializer)
   };
 
   Outcome dispatch(const Op& op, Time now);
@@ -216,6 +218,11 @@ class Model {
   Outcome snapshot();
   Outcome restore(const Op& op, Time now);
   void restore_discarded(const SnapshotImage& image);
+  void restore_segments(const std::vector<bool>& mounted);
+  // segments.cpp
+  Outcome unmount(const Op& op);
+  Outcome mount(const Op& op);
+  void drop_from_segment(ObjectTable::Entry* it, uint32_t segment);
   // retention.cpp (PR 2835)
   Outcome retain_groups(const Op& op, Time now);
   void inherit_retention(ObjectId id, Object& obj, Time now);
@@ -245,6 +252,7 @@ class Model {
   Config config_;
   ObjectTable objects_;
   std::vector<uint64_t> segment_used_;
+  std::vector<bool> mounted_;  // per segment: mounted (takes replicas) or unmounted (segments.cpp)
   std::vector<uint64_t> batch_preference_;  // during a batch start: a score per segment (higher first); else empty
   // Multi-tenant mode: the requested quota per tenant with a policy (the
   // config's, changed by set_quota and delete_quota; kept outside snapshots,

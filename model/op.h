@@ -121,6 +121,7 @@ struct Op {
   uint32_t evict_target_pct = 0;      // evict: fraction of candidates, percent
   uint32_t evict_lowerbound_pct = 0;  // evict: second-pass bound, percent
   bool fail_first_candidate = false;  // restore
+  uint32_t segment = 0;               // unmount, mount: an index into Config::segments
   uint64_t advance_ms = 0;            // advance
   uint64_t quota_bytes = 0;           // set_quota: the requested quota
   std::vector<KeyId> keys;            // batch ops, in call order (duplicates allowed); remove_by_regex: matched keys
@@ -132,7 +133,7 @@ struct Op {
     return std::tie(kind, client, object.tenant, object.key, size, memory_replicas, nof_replicas, soft_pin.action,
                     soft_pin.ttl_ms, group, hard_pin, group_shape, selector, force, groups, ttl_ms, evict_target_pct,
                     evict_lowerbound_pct,
-                    fail_first_candidate, advance_ms, quota_bytes, keys, sizes);
+                    fail_first_candidate, advance_ms, quota_bytes, segment, keys, sizes);
   }
 };
 static_assert(sizeof(Op) == 176, "Op changed: update Op::fields() and the op table's field sets");

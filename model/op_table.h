@@ -23,6 +23,7 @@ enum class OpClass : uint8_t {
   Retention,  // RetainGroups (PR 2835)
   Master,     // acts on the whole master: eviction, cleanup, snapshot, restore
   Policy,     // sets or deletes a tenant's quota policy (multi-tenant mode)
+  Segment,    // unmounts or mounts a segment (a client leaving or joining)
   Clock,      // moves virtual time
 };
 
@@ -42,13 +43,17 @@ enum OpField : uint32_t {
   kFieldSizes = 1u << 11,    // sizes: batch_upsert_start, one per key
   kFieldPattern = 1u << 12,  // keys: the keys remove_by_regex's pattern matches (the target writes the regex)
   kFieldQuota = 1u << 13,    // quota: the requested bytes of set_quota
+  kFieldSegment = 1u << 14,  // segment: the index (into the config's segments) unmount and mount act on
 };
 
 inline constexpr uint32_t kKeyFields = kFieldTenant | kFieldKey;
 inline constexpr uint32_t kFieldWrite = kFieldSize | kFieldWriteConfig;
 inline constexpr uint32_t kBatchFields = kFieldTenant | kFieldKeys;
 
-// X(Kind, wire name, class, default campaign weight, fields)
+// X(Kind, wire name, class, default campaign weight, fields). A weight of 0
+// keeps an op out of the default mix and the swarm's random weights: a swarm
+// switches it on from a stream of its own (draw_segment_churn), so a seed
+// that does not draw it draws every other op exactly as before it existed.
 #define PINSIM_OPS(X)                                                                               \
   X(PutStart, "put_start", Start, 12, kKeyFields | kFieldWrite)                                     \
   X(PutEnd, "put_end", End, 12, kKeyFields | kFieldSelector)                                        \
@@ -76,6 +81,8 @@ inline constexpr uint32_t kBatchFields = kFieldTenant | kFieldKeys;
   X(BatchUpsertRevoke, "batch_upsert_revoke", Revoke, 1, kBatchFields)                              \
   X(BatchRemove, "batch_remove", Remove, 2, kBatchFields | kFieldForce)                            \
   X(SetQuota, "set_quota", Policy, 1, kFieldTenant | kFieldQuota)                                   \
-  X(DeleteQuota, "delete_quota", Policy, 1, kFieldTenant)
+  X(DeleteQuota, "delete_quota", Policy, 1, kFieldTenant)                                          \
+  X(Unmount, "unmount", Segment, 0, kFieldSegment)                                                  \
+  X(Mount, "mount", Segment, 0, kFieldSegment)
 
 }  // namespace pinsim

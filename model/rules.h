@@ -96,7 +96,16 @@ namespace pinsim {
   X(Pr2835Protection, "pr2835.protection", "PR 2835 rule 4", "retention is the read lease on every current member")                  \
   X(Pr2835Admission, "pr2835.admission", "PR 2835 rule 5", "live retained groups <= cap; extensions accepted at capacity")           \
   X(Pr2835Expiry, "pr2835.expiry", "PR 2835 rule 7", "expired entries are pruned and stop counting")                                 \
-  X(Pr2835Restore, "pr2835.restore", "PR 2835 rule 9", "the retention table is not durable")
+  X(Pr2835Restore, "pr2835.restore", "PR 2835 rule 9", "the retention table is not durable")                     \
+  X(SegmentUnmount, "segment.unmount", "RFC silent; docs/interpretations.md (Segments); Mooncake main UnmountSegment", \
+    "an unmounted segment's replicas go; an object left with none is erased (the gauge -1 with a deadline)")       \
+  X(SegmentUnmountKeeps, "segment.unmount-keeps",                                                                  \
+    "RFC 3028 Revoke, preemption, and processing cleanup; docs/interpretations.md (Segments)",                       \
+    "an object with replicas elsewhere keeps them, pin, lease, group; Pending goes with its last eligible replica")  \
+  X(SegmentMount, "segment.mount", "RFC silent; docs/interpretations.md (Segments); Mooncake main MountSegment",      \
+    "a mounted segment starts empty, an unmounted one takes nothing; both calls are idempotent")                     \
+  X(SegmentRestore, "segment.restore", "RFC 3028 Snapshot and HA semantics; docs/interpretations.md (Segments)",     \
+    "a restore brings back the segments mounted when the snapshot was taken")
 
 enum class Rule : uint16_t {
 #define PINSIM_RULE_ENUM(id, name, source, summary) id,

@@ -12,7 +12,7 @@
 namespace pinsim {
 
 Outcome Model::snapshot() {
-  SnapshotImage image{{}, next_replica_id_, discarded_};
+  SnapshotImage image{{}, next_replica_id_, discarded_, mounted_};
   for (const auto& [id, obj] : objects_) image.objects.emplace_hint(image.objects.end(), id, obj);
   if (!rules_for(config_.profile).snapshot_keeps_soft_pin) {
     for (auto& [id, obj] : image.objects) obj.deadline.reset();  // slots written as false/0
@@ -30,6 +30,16 @@ void Model::restore_discarded(const SnapshotImage& image) {
     for (const Replica& r : d.replicas) segment_used_[r.segment] += d.size;
 }
 
+// Rule segment.restore: the segments mounted when the snapshot was taken
+// (SegmentSerializer) are the ones mounted after the restore; the master is
+// empty here, so a segment coming back holds nothing yet.
+void Model::restore_segments(const std::vector<bool>& mounted) {
+  if (mounted == mounted_) return;
+  hits_.hit(Rule::SegmentRestore);
+  mounted_ = mounted;
+  if (config_.multi_tenant) recompute_quotas();
+}
+
 Outcome Model::restore(const Op& op, Time now) {
   const ProfileRules rules = rules_for(config_.profile);
   // MetadataSerializer::Reset: every object goes (destructors -1), the index
@@ -45,8 +55,12 @@ Outcome Model::restore(const Op& op, Time now) {
     hits_.hit(Rule::RestoreFallback);
     skip = 1;
   }
-  if (snapshots_.size() <= skip) return Outcome::of(ErrorCode::INTERNAL_ERROR);
+  if (snapshots_.size() <= skip) {  // an empty master: the clients mount their segments again
+    restore_segments(std::vector<bool>(config_.segments.size(), true));
+    return Outcome::of(ErrorCode::INTERNAL_ERROR);
+  }
   const SnapshotImage& image = *snapshots_[snapshots_.size() - 1 - skip];
+  restore_segments(image.mounted);
   next_replica_id_ = image.next_replica_id;
   hits_.hit(rules.snapshot_keeps_soft_pin ? Rule::RestoreRfc : Rule::RestoreMain);
   for (const auto& [id, saved] : image.objects) {

@@ -43,8 +43,8 @@ void Model::init_quotas() {
 
 void Model::recompute_quotas() {
   uint64_t capacity = 0;
-  for (const SegmentConfig& s : config_.segments)
-    if (s.kind == ReplicaKind::Memory) capacity += s.capacity;
+  for (size_t s = 0; s < config_.segments.size(); ++s)  // the mounted memory (RecomputeTenantEffectiveQuotas)
+    if (config_.segments[s].kind == ReplicaKind::Memory && mounted_[s]) capacity += config_.segments[s].capacity;
   effective_quota_ = effective_quotas(requested_quota_, capacity);
   for (const auto& [t, q] : effective_quota_)
     if (q != requested_quota_.at(t)) hits_.hit(Rule::EffectiveQuota);

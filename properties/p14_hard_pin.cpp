@@ -2,7 +2,8 @@
 // write that creates or replaces an object sets its hard pin. Eviction here
 // is an evict op, or a write whose quota refusal made the master evict the
 // tenant's own objects (rule tenant.quota-eviction). Every other op leaves
-// each present object's hard pin as it was (a remove may still take it).
+// each present object's hard pin as it was (a remove may still take it, and
+// an unmount takes its replicas on the segment that leaves).
 #include "property.h"
 
 namespace pinsim {
@@ -23,7 +24,8 @@ std::optional<std::string> HardPin::check(const StepContext& s) const {
   for (const ObjectView& b : s.before.objects) {
     if (written_by(s.op, b.id)) continue;
     const ObjectView* a = find_object(s.after, b.id);
-    const bool removal = op_info(s.op.kind).cls == OpClass::Remove || is_revoke(s.op.kind);
+    const bool removal =
+        op_info(s.op.kind).cls == OpClass::Remove || is_revoke(s.op.kind) || s.op.kind == OpKind::Unmount;
     if (b.hard_pinned && !removal && (a ? a->complete_memory : 0) < b.complete_memory)
       return name(b.id) + " is hard-pinned but lost memory replicas in " + std::string(to_string(s.op.kind));
     if (a && a->hard_pinned != b.hard_pinned)

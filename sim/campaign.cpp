@@ -9,7 +9,12 @@
 namespace pinsim {
 
 void draw_seed(RandomChoices& choices, const SeedOptions& options, WorkloadConfig* workload, Config* config) {
-  if (options.swarm || options.preset) draw_swarm(choices, workload, config);
+  if (options.swarm || options.preset) {
+    draw_swarm(choices, workload, config);
+    RandomChoices copy = choices;  // a side stream: the seed's own stream does not move
+    RandomChoices side(copy.pick(UINT64_MAX) ^ 0x7365676d656e7473ull);
+    draw_segment_churn(side, workload);
+  }
   if (options.preset) options.preset->shape(choices, *workload, *config);
   if (options.profile) config->profile = *options.profile;
 }

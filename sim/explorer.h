@@ -19,7 +19,7 @@ namespace pinsim {
 
 struct ExploreOptions {
   Config config;
-  WorkloadConfig workload;
+  WorkloadConfig workload = with_every_op(WorkloadConfig{});
   uint32_t max_depth = 4;
   uint64_t max_memory_bytes = 1ull << 30;  // visited set and state tree
   TargetFactory target = nullptr;           // nullptr: the model alone

@@ -86,6 +86,7 @@ json encode_op(const Op& op) {
   if (has_field(k, kFieldSizes)) j["sizes"] = op.sizes;
   if (has_field(k, kFieldSize)) j["size"] = op.size;
   if (has_field(k, kFieldQuota)) j["quota"] = op.quota_bytes;
+  if (has_field(k, kFieldSegment)) j["segment"] = op.segment;
   if (has_field(k, kFieldWriteConfig)) {
     j["memory_replicas"] = op.memory_replicas;
     j["nof_replicas"] = op.nof_replicas;
@@ -145,6 +146,10 @@ static Op decode_op_fields(Fields& f) {
   if (has_field(k, kFieldSizes)) op.sizes = uint_array<uint64_t>(f, "sizes", UINT64_MAX, "sizes");
   if (has_field(k, kFieldSize)) op.size = f.u64("size");
   if (has_field(k, kFieldQuota)) op.quota_bytes = f.u64("quota");
+  if (has_field(k, kFieldSegment)) {
+    if (f.u64("segment") > UINT32_MAX) Fields::fail(f.at("segment"), "value too large");
+    op.segment = static_cast<uint32_t>(f.u64("segment"));
+  }
   if (has_field(k, kFieldWriteConfig)) {
     op.memory_replicas = f.u32_or("memory_replicas", 1);
     op.nof_replicas = f.u32_or("nof_replicas", 0);

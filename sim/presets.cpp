@@ -79,6 +79,21 @@ void expiry(Choices&, WorkloadConfig& w, Config&) {
   at_least(w, {OpKind::PutStart, OpKind::PutEnd, OpKind::Cleanup, OpKind::Get, OpKind::Exist, OpKind::Advance}, 10);
 }
 
+// Segments leave and come back while objects are pinned, grouped, written
+// and snapshotted: two or three memory segments, so objects keep replicas
+// elsewhere as often as they lose their last one.
+void segments(Choices& c, WorkloadConfig& w, Config& m) {
+  size_t memory = 0;
+  for (const SegmentConfig& s : m.segments) memory += s.kind == ReplicaKind::Memory;
+  for (; memory < 2 || (memory < 3 && c.chance(50)); ++memory)
+    m.segments.insert(m.segments.begin(), {ReplicaKind::Memory, m.segments.front().capacity});
+  w.max_memory_replicas = std::max<uint32_t>(w.max_memory_replicas, 2);
+  at_least(w, {OpKind::PutStart, OpKind::UpsertStart, OpKind::PutEnd, OpKind::UpsertEnd, OpKind::Get}, 10);
+  at_least(w, {OpKind::Unmount}, 2);
+  at_least(w, {OpKind::Mount}, 4);
+  at_least(w, {OpKind::Snapshot, OpKind::Restore, OpKind::Evict, OpKind::Advance}, 3);
+}
+
 constexpr Preset kPresets[] = {
     {"swarm", "the plain swarm draw", &swarm},
     {"groups", "groups with reads, leases, removal and grouped eviction", &groups},
@@ -89,6 +104,7 @@ constexpr Preset kPresets[] = {
     {"pressure", "eviction under memory pressure on small segments", &pressure},
     {"retention", "group retention at a small admission cap", &retention},
     {"expiry", "short pins, aimed advances and cleanup", &expiry},
+    {"segments", "memory segments unmounted and mounted again under pinned, grouped and in-flight writes", &segments},
 };
 
 }  // namespace

@@ -28,7 +28,10 @@ void draw_tenants(Choices& c, uint32_t tenants, Config* m) {
 void draw_swarm(Choices& c, WorkloadConfig* w, Config* m) {
   // Each op is switched off with probability 1/4, and weights vary 1..20,
   // so rare mixes (only upserts, no cleanup, eviction storms) come up.
-  for (uint32_t& weight : w->weights) weight = c.chance(25) ? 0 : 1 + static_cast<uint32_t>(c.pick(20));
+  // Ops off by default (weight 0) stay off here (draw_segment_churn).
+  for (const OpInfo& op : kOpTable)
+    if (op.weight > 0)
+      w->weights[static_cast<size_t>(op.kind)] = c.chance(25) ? 0 : 1 + static_cast<uint32_t>(c.pick(20));
   w->weights[static_cast<int>(OpKind::PutStart)] += 1;  // something must create objects
   w->weights[static_cast<int>(OpKind::Advance)] += 1;
   w->actors = 1 + static_cast<uint32_t>(c.pick(4));
@@ -55,6 +58,12 @@ void draw_swarm(Choices& c, WorkloadConfig* w, Config* m) {
   w->hard_pin_pct = c.chance(50) ? 0 : 2 + static_cast<uint32_t>(c.pick(20));
   if (c.chance(50)) m->profile = Profile::MooncakeMain;
   if (c.chance(30)) w->soft_pin_ttls.push_back(UINT64_MAX);
+}
+
+void draw_segment_churn(Choices& side, WorkloadConfig* w) {
+  const uint32_t unmount = side.chance(50) ? 0 : 1;
+  w->weights[static_cast<int>(OpKind::Unmount)] = unmount;
+  w->weights[static_cast<int>(OpKind::Mount)] = unmount * (1 + static_cast<uint32_t>(side.pick(3)));
 }
 
 Op Workload::start(Choices& c, OpKind kind) const {
@@ -133,9 +142,8 @@ void Workload::generator_input(const Model& model, Time now, std::vector<uint64_
 Op Workload::next(Choices& c, const Model& model, Time now) const {
   const OpKind k = static_cast<OpKind>(c.pick_weighted(w_.weights));
   switch (k) {
-    case OpKind::PutStart:
-    case OpKind::UpsertStart:
-      return start(c, k);
+    case OpKind::PutStart: case OpKind::UpsertStart: return start(c, k);
+    case OpKind::Unmount: case OpKind::Mount: return segment_op(c, k);
     case OpKind::Advance:
       return advance(c, model, now);
     case OpKind::BatchUpsertStart: {
@@ -208,6 +216,16 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
     }
     default: break;
   }
+  return op;
+}
+
+// unmount or mount: a segment of the config, now and then one past the end
+// (INVALID_PARAMS).
+Op Workload::segment_op(Choices& c, OpKind kind) const {
+  Op op;
+  op.kind = kind;
+  op.client = 1 + static_cast<ClientId>(c.pick(w_.actors));
+  op.segment = static_cast<uint32_t>(c.pick(master_.segments.size() + (c.chance(w_.invalid_request_pct) ? 1 : 0)));
   return op;
 }
 

@@ -4,6 +4,7 @@
 // campaigns and (later) the exhaustive explorer. Swarm mode draws the op mix
 // and the master configuration per seed, as TigerBeetle's VOPR does.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -45,8 +46,22 @@ struct WorkloadConfig {
   std::vector<uint32_t> evict_target_pcts{5, 25, 50, 100};
 };
 
+// `w` with every op of the table drawable: those off by default (weight 0)
+// at weight 1. The explorer's universe holds every op.
+inline WorkloadConfig with_every_op(WorkloadConfig w) {
+  for (uint32_t& weight : w.weights) weight = std::max<uint32_t>(weight, 1);
+  return w;
+}
+
 // Draws a swarm configuration: op mix, universe size and master config.
 void draw_swarm(Choices& choices, WorkloadConfig* workload, Config* config);
+// A swarm's segment churn (unmount, mount): a segment leaving takes every
+// replica on it, so it is drawn rarely: half the seeds never unmount, the
+// others at weight 1, with mounts at 1-3 times that. `side` is a stream of
+// the seed's own apart from the one its ops are drawn from (draw_seed), so
+// the seeds without churn draw what they drew before unmount existed (the
+// fixed seeds of tests and of the concurrency lane's hunts among them).
+void draw_segment_churn(Choices& side, WorkloadConfig* workload);
 // Multi-tenant mode with a quota policy for most of `tenants` tenants.
 void draw_tenants(Choices& choices, uint32_t tenants, Config* config);
 
@@ -67,6 +82,7 @@ class Workload {
   Op start(Choices& c, OpKind kind) const;
   Op advance(Choices& c, const Model& model, Time now) const;
   std::vector<KeyId> batch_keys(Choices& c) const;
+  Op segment_op(Choices& c, OpKind kind) const;
   // The upcoming deadlines and lease ends advances aim at.
   static std::vector<Time> aim_marks(const Model& model, Time now);
   WorkloadConfig w_;

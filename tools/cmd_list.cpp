@@ -1,6 +1,7 @@
 // `pinsim list faults|properties|rules|targets|ops|presets`: what this build
 // knows, each with its one-line meaning, from the same tables the code uses.
 #include <cstdio>
+#include <iterator>
 
 #include "cli.h"
 #include "presets.h"
@@ -15,7 +16,9 @@ namespace pinsim::cli {
 
 namespace {
 
-const char* kOpClassNames[] = {"start", "end", "revoke", "read", "remove", "retention", "master", "clock"};
+const char* kOpClassNames[] = {"start",  "end",    "revoke",  "read",  "remove",
+                               "retention", "master", "policy", "segment", "clock"};
+static_assert(std::size(kOpClassNames) == static_cast<size_t>(OpClass::Clock) + 1, "one name per OpClass");
 
 void list_ops() {
   for (const OpInfo& op : kOpTable)

@@ -61,6 +61,9 @@ Outcome EmbeddedMaster::apply(const Op& op, Time now) {
     case OpKind::RetainGroups: return retain_groups(op, now);
     case OpKind::SetQuota: return set_quota(op);
     case OpKind::DeleteQuota: return delete_quota(op);
+    // segments.cpp: a client's segment leaving or joining.
+    case OpKind::Unmount: return unmount(op);
+    case OpKind::Mount: return mount(op);
     case OpKind::Advance: return Outcome{};
     case OpKind::Snapshot:
     case OpKind::Restore: break;  // taken above, under the exclusive lock

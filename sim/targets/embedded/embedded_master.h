@@ -101,6 +101,7 @@ class EmbeddedMaster final : public Target {
     std::vector<ObjectRecord> objects;
     ReplicaId next_replica_id;
     std::vector<Discarded> discarded;  // MetadataSerializer writes discarded_replicas_
+    std::vector<bool> mounted;         // SegmentSerializer: the segments mounted then
   };
   using ShardLock = std::unique_lock<std::shared_mutex>;
   struct AllShards {  // every shard's write lock, in index order
@@ -213,6 +214,11 @@ class EmbeddedMaster final : public Target {
   Outcome retain_groups(const Op& op, Time now);
   void inherit_retention(Shard& shard, ObjectId id, ObjectMetadata& md, Time now);
   void prune_expired_retention(Time now);
+  // segments.cpp
+  Outcome unmount(const Op& op);
+  Outcome mount(const Op& op);
+  void clear_invalid_handles(size_t shard, ObjectId id, uint32_t segment);  // every shard held
+  uint64_t memory_capacity() const;
   // snapshot.cpp
   Outcome snapshot();
   Outcome restore(const Op& op, Time now);

@@ -33,16 +33,61 @@ std::vector<uint32_t> SegmentAllocators::allocate(ReplicaKind kind, uint64_t siz
                                                   const std::vector<uint32_t>& preferred) {
   std::vector<uint32_t> used;
   if (count == 0 || names(kind).empty()) return used;
-  for (uint32_t segment : preferred) {
-    if (used.size() == count) break;
-    const bool mounted_here = segments_[segment].kind == kind;
-    if (!mounted_here || std::find(used.begin(), used.end(), segment) != used.end()) continue;
-    if (allocate_single(segment, size)) used.push_back(segment);
-  }
+  auto walk = [&](const std::vector<uint32_t>& order) {
+    for (uint32_t segment : order) {
+      if (used.size() == count) break;
+      const bool mounted_here = segments_[segment].kind == kind && segments_[segment].mounted;
+      if (!mounted_here || std::find(used.begin(), used.end(), segment) != used.end()) continue;
+      if (allocate_single(segment, size)) used.push_back(segment);
+    }
+  };
+  walk(preferred);
+  walk(names(kind));  // the mounted segments the request did not list (mounted since it began)
   return used;
 }
 
-void SegmentAllocators::release(uint32_t segment, uint64_t size) { segments_[segment].used -= size; }
+void SegmentAllocators::release(uint32_t segment, uint64_t size) {
+  if (segments_[segment].mounted) segments_[segment].used -= size;
+}
+
+bool SegmentAllocators::unmount(uint32_t segment) {
+  Segment& s = segments_[segment];
+  if (!s.mounted) return false;
+  s.mounted = false;
+  s.used = 0;
+  std::vector<uint32_t>& list = s.kind == ReplicaKind::Memory ? memory_ : nof_;
+  list.erase(std::find(list.begin(), list.end(), segment));
+  return true;
+}
+
+bool SegmentAllocators::mount(uint32_t segment) {
+  Segment& s = segments_[segment];
+  if (s.mounted) return false;
+  s.mounted = true;
+  s.used = 0;
+  std::vector<uint32_t>& list = s.kind == ReplicaKind::Memory ? memory_ : nof_;
+  list.insert(std::lower_bound(list.begin(), list.end(), segment), segment);
+  return true;
+}
+
+uint64_t SegmentAllocators::memory_capacity() const {
+  uint64_t bytes = 0;
+  for (uint32_t s : memory_) bytes += segments_[s].capacity;
+  return bytes;
+}
+
+void SegmentAllocators::set_mounted(const std::vector<bool>& mounted) {
+  for (uint32_t s = 0; s < segments_.size(); ++s) {
+    if (mounted[s]) mount(s);
+    else unmount(s);
+  }
+}
+
+std::vector<bool> SegmentAllocators::mounted_segments() const {
+  std::vector<bool> out;
+  for (const Segment& s : segments_) out.push_back(s.mounted);
+  return out;
+}
 
 void SegmentAllocators::hold(uint32_t segment, uint64_t size) { segments_[segment].used += size; }
 
@@ -52,7 +97,8 @@ void SegmentAllocators::clear() {
 
 std::vector<uint64_t> SegmentAllocators::memory_used() const {
   std::vector<uint64_t> out;
-  for (uint32_t s : memory_) out.push_back(segments_[s].used);
+  for (const Segment& s : segments_)
+    if (s.kind == ReplicaKind::Memory) out.push_back(s.used);
   return out;
 }
 

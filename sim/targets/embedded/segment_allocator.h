@@ -25,23 +25,41 @@ class SegmentAllocators {
   explicit SegmentAllocators(const std::vector<SegmentConfig>& segments);
 
   // The preferred lists pinsim's clients send (the Mooncake target's too):
-  // every segment of each kind, most free bytes first, mount order on ties.
+  // every mounted segment of each kind, most free bytes first, the lower
+  // index on ties.
   // A request fixes them when it begins; a batch's elements share its lists.
   PreferredSegments most_free_first() const;
   // AllocationStrategy::Allocate for one kind: up to `count` buffers of
   // `size` bytes on distinct segments, walking `preferred` in order. Fewer
   // (or none) when room runs out; the caller decides whether that is enough.
   // Mooncake then walks the remaining mounted segments from a random start;
-  // every mounted segment is preferred here, so that walk would find no room
-  // the first one missed, and it is left out.
+  // here in index order. Every segment mounted when the request began is
+  // preferred, so that walk finds only one mounted since (the random start
+  // matters only with two of them, which one request's lifetime never sees
+  // here: a mount is one op).
   std::vector<uint32_t> allocate(ReplicaKind kind, uint64_t size, uint32_t count,
                                  const std::vector<uint32_t>& preferred);
   // A buffer given back (freed, evicted, or a discarded replica released).
+  // A buffer of an unmounted segment frees nothing: its allocator is gone
+  // (AllocatedBuffer::isAllocatorValid).
   void release(uint32_t segment, uint64_t size);
+  // PrepareUnmountSegment: the segment's allocator leaves its manager and
+  // takes its buffers with it; false when it was not mounted.
+  bool unmount(uint32_t segment);
+  // MountSegment: a new, empty allocator; false when it was mounted.
+  bool mount(uint32_t segment);
+  bool mounted(uint32_t segment) const { return segments_[segment].mounted; }
+  // GetTenantQuotaAllocatableCapacityBytes: the mounted memory segments' bytes.
+  uint64_t memory_capacity() const;
+  // Which segments are mounted (a snapshot's record, put back by restore,
+  // which has emptied every segment first).
+  void set_mounted(const std::vector<bool>& mounted);
+  std::vector<bool> mounted_segments() const;
   // A buffer held again by restore; clear() empties every segment.
   void hold(uint32_t segment, uint64_t size);
   void clear();
-  // Bytes allocated in each memory segment, in config order (View::memory_used).
+  // Bytes allocated in each memory segment, in config order, 0 for an
+  // unmounted one (View::memory_used).
   std::vector<uint64_t> memory_used() const;
 
  private:
@@ -49,12 +67,13 @@ class SegmentAllocators {
     ReplicaKind kind;
     uint64_t capacity;
     uint64_t used = 0;
+    bool mounted = true;
   };
   bool allocate_single(uint32_t segment, uint64_t size);  // BufferAllocator::allocate
   const std::vector<uint32_t>& names(ReplicaKind kind) const { return kind == ReplicaKind::Memory ? memory_ : nof_; }
 
   std::vector<Segment> segments_;
-  std::vector<uint32_t> memory_;  // AllocatorManager::getNames() of each manager
+  std::vector<uint32_t> memory_;  // AllocatorManager::getNames() of each manager: mounted segments, by index
   std::vector<uint32_t> nof_;
 };
 

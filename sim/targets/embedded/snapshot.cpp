@@ -29,6 +29,7 @@ Outcome EmbeddedMaster::snapshot() {  // snapshot_mutex_ held exclusively
     std::lock_guard lock(alloc_mutex_);
     image.next_replica_id = next_replica_id_;
     image.discarded = discarded_;
+    image.mounted = segments_.mounted_segments();
   }
   snapshots_.push_back(std::move(image));
   return Outcome{};
@@ -59,6 +60,7 @@ void EmbeddedMaster::decode(const SnapshotImage& image, Time now) {
   const ProfileRules rules = rules_for(config_.profile);
   {
     std::lock_guard lock(alloc_mutex_);
+    segments_.set_mounted(image.mounted);  // SegmentSerializer: the segments mounted then
     next_replica_id_ = image.next_replica_id;
     discarded_ = image.discarded;  // their memory is held again until released
     for (const Discarded& d : discarded_)
@@ -113,6 +115,11 @@ Outcome EmbeddedMaster::restore(const Op& op, Time now) {  // snapshot_mutex_ he
     out = Outcome{};
     break;
   }
+  if (out.code != ErrorCode::OK) {  // an empty master: the clients mount their segments again
+    std::lock_guard lock(alloc_mutex_);
+    segments_.set_mounted(std::vector<bool>(config_.segments.size(), true));
+  }
+  if (config_.multi_tenant) quotas_.SetCapacity(memory_capacity());
   gauge_.rebuild(static_cast<int64_t>(index_.registration_count()));  // metrics rebuilt after restore
   rebuild_quota_usage();
   return out;

@@ -84,6 +84,12 @@ std::optional<ErrorCode> TenantQuotaTable::DisablePolicyIfEmpty(TenantId tenant,
   return std::nullopt;
 }
 
+void TenantQuotaTable::SetCapacity(uint64_t bytes) {
+  std::unique_lock lock(mutex_);
+  capacity_ = bytes;
+  RecomputeLocked();
+}
+
 // Every account's effective quota from the policies: a tenant without one gets 0.
 void TenantQuotaTable::RecomputeLocked() {
   std::map<TenantId, uint64_t> requested;

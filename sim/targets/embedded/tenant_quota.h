@@ -75,6 +75,9 @@ class TenantQuotaTable {
   // Effective quotas of the tenants with a policy, by id.
   std::vector<UsageView> ListQuotas() const;
   void ForEach(const std::function<void(TenantId, TenantQuotaAccount&)>& f) const;
+  // RecomputeTenantEffectiveQuotas after a segment is mounted or unmounted:
+  // `bytes` of memory are mounted now.
+  void SetCapacity(uint64_t bytes);
 
  private:
   TenantQuotaAccount& GetOrCreateLocked(TenantId tenant);

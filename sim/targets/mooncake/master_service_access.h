@@ -73,6 +73,7 @@ class MasterServiceSnapshotTestBase {
     bool nof;
     ReplicaStatus status;
     ReplicaID id;
+    bool invalid;  // a memory replica on an unmounted segment (has_invalid_mem_handle)
   };
   struct Object {
     std::string tenant;  // Mooncake's tenant id ("default" without multi-tenant mode)
@@ -115,7 +116,8 @@ class MasterServiceSnapshotTestBase {
           o.hard_pinned = false;
 #endif
           for (const auto& r : md.GetAllReplicas())
-            o.replicas.push_back({r.is_memory_replica(), r.is_nof_replica(), r.status(), r.id()});
+            o.replicas.push_back(
+                {r.is_memory_replica(), r.is_nof_replica(), r.status(), r.id(), r.has_invalid_mem_handle()});
           {
             SpinLocker locker(&md.lock);
             o.deadline = md.soft_pin_timeout;
@@ -194,6 +196,18 @@ class MasterServiceSnapshotTestBase {
   }
   static uint64_t RetainedGroupCount(const MasterService& s) { return s.retained_group_count_.load(); }
 #endif
+
+  // What the replica-cleanup worker does when UnmountSegment schedules it
+  // (the worker is stopped here, so its request would be dropped): the
+  // ClearInvalidHandles sweep. Trees without the worker sweep inside
+  // UnmountSegment, and this does nothing.
+  static void SweepAfterUnmount(MasterService& s) {
+#if PINSIM_MC_HAS_REPLICA_CLEANUP_WORKER
+    s.ClearInvalidHandles();
+#else
+    (void)s;
+#endif
+  }
 
   // What the task-cleanup thread's cycle does for soft pins: under the
   // snapshot mutex (shared), CleanupExpiredSoftPins.

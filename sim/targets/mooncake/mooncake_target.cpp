@@ -262,7 +262,11 @@ std::optional<ObjectView> object_view(const Access::Object& o) {
   ov.id = {*tenant, *key};
   ov.size = o.size;
   ov.hard_pinned = o.hard_pinned;
+  // A replica on an unmounted segment is not shown: ClearInvalidHandles
+  // leaves a PROCESSING one in the metadata, but every access to the key
+  // erases it first (MetadataAccessorRW) and IsValid never counts it.
   for (const auto& r : o.replicas) {
+    if (r.invalid) continue;
     if (r.status == mc::ReplicaStatus::PROCESSING) ++ov.processing;
     else if (r.status == mc::ReplicaStatus::COMPLETE) (r.memory ? ov.complete_memory : ov.complete_nof) += 1;
   }
@@ -272,7 +276,7 @@ std::optional<ObjectView> object_view(const Access::Object& o) {
     p.action = static_cast<SoftPinAction>(o.pending_action);
     p.ttl_ms = o.pending_ttl;
     for (const auto& r : o.replicas)
-      if (r.status == mc::ReplicaStatus::PROCESSING &&
+      if (!r.invalid && r.status == mc::ReplicaStatus::PROCESSING &&
           std::find(o.eligible.begin(), o.eligible.end(), r.id) != o.eligible.end())
         ++p.viable;
     ov.pending = p;
@@ -461,6 +465,9 @@ class MooncakeTarget final : public Target {
 #endif
       case OpKind::Advance:
         return Outcome{};
+      case OpKind::Unmount:
+      case OpKind::Mount:
+        return segment_call(op);
       case OpKind::RetainGroups:
         return retain_groups(op);
       case OpKind::BatchExist:
@@ -503,7 +510,7 @@ class MooncakeTarget final : public Target {
         return !config_.multi_tenant;
       case OpKind::RemoveAll: case OpKind::RemoveByRegex: case OpKind::RetainGroups: case OpKind::Evict:
       case OpKind::Cleanup: case OpKind::Snapshot: case OpKind::Restore: case OpKind::SetQuota:
-      case OpKind::DeleteQuota:
+      case OpKind::DeleteQuota: case OpKind::Unmount: case OpKind::Mount:
         return false;
     }
     return false;
@@ -810,7 +817,7 @@ class MooncakeTarget final : public Target {
       case OpKind::Remove: case OpKind::RemoveAll: case OpKind::RemoveByRegex: case OpKind::RetainGroups:
       case OpKind::Evict:
       case OpKind::Cleanup: case OpKind::Snapshot: case OpKind::Restore: case OpKind::Advance:
-      case OpKind::SetQuota: case OpKind::DeleteQuota:
+      case OpKind::SetQuota: case OpKind::DeleteQuota: case OpKind::Unmount: case OpKind::Mount:
         break;
     }
     return Outcome::of(ErrorCode::UNSUPPORTED);
@@ -836,15 +843,32 @@ class MooncakeTarget final : public Target {
 #endif
   }
 
+  // Memory segment `i` of the config as a client mounts it.
+  mc::Segment segment(size_t i) const {
+    mc::Segment seg;
+    seg.id = {0x5345474dull, i + 1};
+    seg.name = segment_name(i);
+    seg.base = 0x100000000ull * (i + 1);
+    seg.size = config_.segments[i].capacity;
+    seg.te_endpoint = seg.name;
+    seg.protocol = "tcp";
+    return seg;
+  }
+
+  // unmount and mount: UnmountSegment and MountSegment of the actor's
+  // client, with the segment's own id. An unmount schedules the sweep of
+  // invalid handles on the replica-cleanup worker, which is run here.
+  Outcome segment_call(const Op& op) {
+    const mc::Segment seg = segment(op.segment);
+    if (op.kind == OpKind::Mount) return outcome_of(service_->MountSegment(seg, client_uuid(op.client)));
+    const Outcome out = outcome_of(service_->UnmountSegment(seg.id, client_uuid(op.client)));
+    Access::SweepAfterUnmount(*service_);
+    return out;
+  }
+
   bool mount_segments(std::string* error) {
     for (size_t i : memory_segments_) {
-      mc::Segment seg;
-      seg.id = {0x5345474dull, i + 1};
-      seg.name = segment_name(i);
-      seg.base = 0x100000000ull * (i + 1);
-      seg.size = config_.segments[i].capacity;
-      seg.te_endpoint = seg.name;
-      seg.protocol = "tcp";
+      const mc::Segment seg = segment(i);
       auto r = service_->MountSegment(seg, kSegmentOwner);
       if (!r) {
         *error = "MountSegment(" + seg.name + ", " + std::to_string(seg.size) +
@@ -1009,6 +1033,9 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
       return tenant_ok;
     case OpKind::RemoveByRegex:
       return PINSIM_MC_HAS_TENANT_ID_CLASS != 0 && tenant_ok;
+    case OpKind::Unmount:  // the memory segments this adapter mounts (no NoF segment)
+    case OpKind::Mount:
+      return op.segment < config.segments.size() && config.segments[op.segment].kind == ReplicaKind::Memory;
     case OpKind::SetQuota:  // the run-time policy API of multi-tenant mode (UNAVAILABLE outside it)
     case OpKind::DeleteQuota:
       return PINSIM_MC_HAS_MULTI_TENANT != 0;
