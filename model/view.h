@@ -80,6 +80,10 @@ enum Capability : uint32_t {
   // Not a part of the View: the target may be called from several threads at
   // once (the concurrent lane, sim/sched, runs only such targets).
   kCapThreadSafe = 1u << 9,
+  // Not a part of the View: the target's eviction takes one shard lock at a
+  // time (census, pass 1, release, pass 2, as Mooncake's BatchEvict), so a
+  // concurrent history is explained with other calls between its steps.
+  kCapEvictionInSteps = 1u << 10,
 };
 using Capabilities = uint32_t;
 

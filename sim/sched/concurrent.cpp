@@ -66,37 +66,100 @@ std::vector<std::vector<uint64_t>> preference_candidates(const std::vector<Segme
 
 bool single_start(const Op& op) { return op.kind == OpKind::PutStart || op.kind == OpKind::UpsertStart; }
 
+// The objects an eviction's steps visit: every object of the start state
+// and every object a call of the history names.
+std::vector<ObjectId> objects_named(const Model& start, const History& h, Time now) {
+  std::set<ObjectId> ids;
+  for (const ObjectView& o : start.view(now).objects) ids.insert(o.id);
+  for (const Call& c : h.calls) {
+    if (c.op.object.key != 0) ids.insert(c.op.object);
+    for (KeyId k : c.op.keys) ids.insert({c.op.object.tenant, k});
+  }
+  return {ids.begin(), ids.end()};
+}
+
+bool overlaps_another(const History& h, size_t i) {
+  for (size_t j = 0; j < h.calls.size(); ++j)
+    if (j != i && !(h.calls[j].returned < h.calls[i].invoked || h.calls[i].returned < h.calls[j].invoked))
+      return true;
+  return false;
+}
+
+// The steps to linearize: one per call, or BatchEvict's steps for an
+// eviction taken in steps (concurrent.h).
+std::vector<Linearized> steps_of(const Model& start, const History& h, Time now, Capabilities caps) {
+  std::vector<Linearized> steps;
+  std::vector<ObjectId> objects;
+  for (size_t i = 0; i < h.calls.size(); ++i) {
+    if (!(caps & kCapEvictionInSteps) || h.calls[i].op.kind != OpKind::Evict || !overlaps_another(h, i)) {
+      steps.push_back({i, {}, EvictStage::Whole, {}});
+      continue;
+    }
+    if (objects.empty()) objects = objects_named(start, h, now);
+    steps.push_back({i, {}, EvictStage::Begin, {}});
+    for (EvictStage stage : {EvictStage::Census, EvictStage::Pass1, EvictStage::Release, EvictStage::Pass2}) {
+      if (stage == EvictStage::Release) {
+        steps.push_back({i, {}, stage, {}});
+        continue;
+      }
+      for (ObjectId id : objects) steps.push_back({i, {}, stage, id});
+    }
+  }
+  return steps;
+}
+
+struct State {
+  Model model;
+  Evictions evictions;
+};
+
 struct Search {
   const History& h;
   Time now;
   Capabilities caps;
   View target_view;
   std::vector<std::vector<uint64_t>> preferences;  // a start's alternatives to the model's own
-  std::vector<bool> done;
+  std::vector<Linearized> steps;
+  std::vector<bool> done;  // per step
   std::vector<Linearized> order;
-  std::unordered_set<Digest, DigestHash> seen;  // states visited: the canonical state and the calls done
+  std::unordered_set<Digest, DigestHash> seen;  // states visited: the canonical state and the steps done
   size_t limit = 1;
   std::vector<Explanation> found;  // one per distinct end state
   std::set<std::pair<uint64_t, uint64_t>> ends;
   std::string buffer;
 
-  // Whether call i may come next: no call left undone returned before it was invoked.
-  bool minimal(size_t i) const {
-    for (size_t j = 0; j < h.calls.size(); ++j)
-      if (!done[j] && j != i && h.calls[j].returned < h.calls[i].invoked) return false;
+  // Whether step s may come next: no step of another call left undone
+  // returned before its call was invoked, and no earlier stage of its own
+  // call is left undone.
+  bool minimal(size_t s) const {
+    const Linearized& x = steps[s];
+    for (size_t j = 0; j < steps.size(); ++j) {
+      if (done[j] || j == s) continue;
+      if (steps[j].call == x.call ? steps[j].stage < x.stage
+                                  : h.calls[steps[j].call].returned < h.calls[x.call].invoked)
+        return false;
+    }
     return true;
   }
 
-  bool explains(const Model& m, size_t left) {
-    if (left == 0) return ends_in_target_view(m);
-    m.canonical_state(now, &buffer, Model::IdRanks::PerObject);
+  bool explains(const State& st, size_t left) {
+    if (left == 0) return ends_in_target_view(st.model);
+    st.model.canonical_state(now, &buffer, Model::IdRanks::PerObject);
+    for (const auto& [call, run] : st.evictions) {
+      buffer.append(reinterpret_cast<const char*>(&call), sizeof call);
+      run.encode(&buffer);
+    }
     for (const bool b : done) buffer.push_back(b ? '1' : '0');
     if (!seen.insert(digest_of(buffer)).second) return false;
-    for (size_t i = 0; i < h.calls.size(); ++i) {
-      if (done[i] || !minimal(i)) continue;
-      const size_t alternatives = single_start(h.calls[i].op) ? preferences.size() : 0;
-      for (size_t p = 0; p <= alternatives; ++p)  // p == 0: the model's own preference
-        if (explains_with(m, left, {i, p == 0 ? std::vector<uint64_t>{} : preferences[p - 1]})) return true;
+    for (size_t s = 0; s < steps.size(); ++s) {
+      if (done[s] || !minimal(s)) continue;
+      Linearized step = steps[s];
+      const size_t alternatives =
+          step.stage == EvictStage::Whole && single_start(h.calls[step.call].op) ? preferences.size() : 0;
+      for (size_t p = 0; p <= alternatives; ++p) {  // p == 0: the model's own preference
+        step.preference = p == 0 ? std::vector<uint64_t>{} : preferences[p - 1];
+        if (explains_with(st, left, s, step)) return true;
+      }
     }
     return false;
   }
@@ -111,14 +174,15 @@ struct Search {
     return found.size() >= limit;
   }
 
-  bool explains_with(const Model& m, size_t left, Linearized step) {
-    Model next = m;
-    if (!(apply_step(next, h, step, now) == h.calls[step.call].outcome)) return false;
-    const size_t i = step.call;
-    done[i] = true;
+  bool explains_with(const State& st, size_t left, size_t s, Linearized step) {
+    State next = st;
+    const Outcome out = apply_step(next.model, next.evictions, h, step, now);
+    const bool answers = step.stage == EvictStage::Whole || step.stage == EvictStage::Begin;
+    if (answers && !(out == h.calls[step.call].outcome)) return false;
+    done[s] = true;
     order.push_back(std::move(step));
     const bool found = explains(next, left - 1);
-    done[i] = false;
+    done[s] = false;
     if (!found) order.pop_back();
     return found;
   }
@@ -126,16 +190,28 @@ struct Search {
 
 }  // namespace
 
-Outcome apply_step(Model& m, const History& history, const Linearized& step, Time now) {
-  if (!step.preference.empty()) m.prefer_in_next_start(step.preference);
-  return m.apply(history.calls[step.call].op, now);
+Outcome apply_step(Model& m, Evictions& evictions, const History& history, const Linearized& step, Time now) {
+  const Op& op = history.calls[step.call].op;
+  switch (step.stage) {
+    case EvictStage::Whole:
+      if (!step.preference.empty()) m.prefer_in_next_start(step.preference);
+      return m.apply(op, now);
+    case EvictStage::Begin: return m.evict_begin(op, &evictions[step.call]);
+    case EvictStage::Census: m.evict_census_step(evictions[step.call], step.object, now); break;
+    case EvictStage::Pass1: m.evict_pass1_step(evictions[step.call], step.object, now); break;
+    case EvictStage::Release: m.evict_release_step(evictions[step.call], now); break;
+    case EvictStage::Pass2: m.evict_pass2_step(evictions[step.call], step.object, now); break;
+  }
+  return Outcome{};
 }
 
 std::vector<Explanation> explanations(const Model& start, const History& history, Time now, Capabilities caps,
                                       size_t limit) {
+  std::vector<Linearized> steps = steps_of(start, history, now, caps);
+  const size_t n = steps.size();
   Search s{history, now, caps, masked(history.final_view, caps), preference_candidates(start.config().segments),
-           std::vector<bool>(history.calls.size(), false), {}, {}, std::max<size_t>(limit, 1), {}, {}, {}};
-  s.explains(start, history.calls.size());
+           std::move(steps), std::vector<bool>(n, false), {}, {}, std::max<size_t>(limit, 1), {}, {}, {}};
+  s.explains(State{start, {}}, n);
   return std::move(s.found);
 }
 

@@ -6,6 +6,7 @@
 // where its replicas are, when it shows that: Target::placement).
 // This is Wing & Gong's check, with the scheduler knowing real time exactly.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,13 +45,29 @@ History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scrip
 // a single start, the placement preference it applied with (empty: the
 // model's own at that state). A client fixes its preference when its request
 // begins, so a concurrent start may place by an older picture of free space.
+//
+// An evict call of a target with kCapEvictionInSteps that overlaps another
+// call is linearized as BatchEvict's steps (Model::evict_begin): Begin (its
+// outcome), Census, Pass1 and Pass2 for each object the history names, and
+// Release, in that order, each anywhere inside the call. Within a stage the
+// objects may go in any order (Mooncake's shard order, from a random start
+// in pass 2, is not followed), which accepts at least every order Mooncake
+// can take.
+enum class EvictStage : uint8_t { Whole, Begin, Census, Pass1, Release, Pass2 };
 struct Linearized {
   size_t call = 0;
   std::vector<uint64_t> preference;
+  EvictStage stage = EvictStage::Whole;
+  ObjectId object{};  // Census, Pass1, Pass2
 };
 
-// Applies one step of a linearization to `m`.
-Outcome apply_step(Model& m, const History& history, const Linearized& step, Time now);
+// The evictions in progress along a linearization, by call.
+using Evictions = std::map<size_t, EvictionRun>;
+
+// Applies one step of a linearization to `m` (`evictions` carries the
+// evictions taken in steps from one step to the next). The outcome of a
+// Whole or Begin step is the call's; other steps answer OK.
+Outcome apply_step(Model& m, Evictions& evictions, const History& history, const Linearized& step, Time now);
 
 // An order of history.calls that explains the history from `start` (as
 // check_linearizable says), or nullopt when none does. A start may place by

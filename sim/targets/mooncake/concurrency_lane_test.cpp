@@ -81,16 +81,46 @@ TEST(MooncakeConcurrency, ClientsEvictionAndCleanupKeepTheLockOrderAndClientsAre
   std::printf("lock-graph edges by kind (runs that showed each):%s\n", all.c_str());
 }
 
-// BatchEvict scans shard by shard: in seed 19 it skips k4 while k4's write is
-// in flight and takes k2 after k2's upsert has ended and another client's
-// put_end of k2 was refused (ILLEGAL_CLIENT), so no order with one atomic
-// Evict explains the history. The check fails here, on real code.
-TEST(MooncakeConcurrency, BatchEvictIsNotOneAtomicStep) {
-  const Result r = run(make_scenario(19, kClients), 19, 100);
+namespace {
+
+Model start_of(const Scenario& s) {
+  Model start = std::get<Model>(Model::create(s.config));
+  for (const auto& [t, op] : s.prefix) start.apply(op, t);
+  return start;
+}
+
+}  // namespace
+
+// BatchEvict scans shard by shard: a write that ends between two of its
+// steps changes what it takes, so some histories have no order with one
+// atomic Evict; with the eviction taken in
+// BatchEvict's steps (kCapEvictionInSteps, which the Mooncake target
+// declares) they do. Seeds 1..100 at preempt 5: the steps explain every
+// history, one atomic Evict not all of them.
+TEST(MooncakeConcurrency, BatchEvictIsExplainedInItsSteps) {
+  const Capabilities caps = kCapObjects | kCapDeadline | kCapLease | kCapCached;
+  int atomic_fails = 0;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    const Scenario s = make_scenario(seed, kClients);
+    const Result r = run(s, seed, 5);
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    const Model start = start_of(s);
+    EXPECT_FALSE(sched::check_linearizable(start, r.history, s.now, caps | kCapEvictionInSteps)) << "seed " << seed;
+    atomic_fails += sched::check_linearizable(start, r.history, s.now, caps).has_value();
+  }
+  EXPECT_GT(atomic_fails, 0);
+}
+
+// Finding (scenarios/findings/README.md, "BatchEvict takes a hard-pinned
+// object written after its census"): pass 1 revalidates a census candidate
+// without IsHardPinned, so an Upsert with a hard pin that ends between the
+// census and pass 1 loses its memory. Stays red until Mooncake re-checks.
+TEST(MooncakeConcurrency, FindingPass1TakesAHardPinWrittenAfterTheCensus) {
+  const Scenario s = make_scenario(443, kClients);
+  const Result r = run(s, 443, 5);
   ASSERT_TRUE(r.error.empty()) << r.error;
-  EXPECT_TRUE(r.violation);
-  const Result c = run(make_scenario(19, kClients, {.evict = false, .cleanup = true}), 19, 100);
-  EXPECT_FALSE(c.violation) << describe(c);
+  ASSERT_TRUE(r.violation);
+  EXPECT_NE(r.violation->find("\"hard_pin\":true"), std::string::npos) << *r.violation;
 }
 
 TEST(MooncakeConcurrency, TheLockOrderCheckFlagsTheIndexBeforeAShard) {

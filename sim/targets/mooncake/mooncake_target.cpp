@@ -332,7 +332,7 @@ class MooncakeTarget final : public Target {
   Capabilities capabilities() const override {
     Capabilities caps = kCapObjects | kCapDeadline | kCapLease;
     if (config_.multi_tenant) caps |= kCapUsage;
-    caps |= kCapSegments | kCapCached;
+    caps |= kCapSegments | kCapCached | kCapEvictionInSteps;
     // No kCapThreadSafe: the adapter is thread-safe (MasterService is, and its
     // bookkeeping is under a spin lock, see touch), but `pinsim run --actors`
     // also schedules the locks of shared libraries (glog's first use of a log
