@@ -4,11 +4,12 @@
 // each other and with now, and add TTLs to now); replica ids are written as
 // their rank (among all, or among the object's own: model.h), since only
 // their identity matters. Actors are renamed in order
-// of first appearance (symmetry reduction): the rules and the workload only
-// compare client ids for equality, so states that differ by a permutation of
-// actors behave alike. Keys and tenants are not renamed: a key's group
-// follows from its id, eviction scans keys in order, and tenants differ by
-// their quota policies.
+// of first appearance (symmetry reduction) unless the caller keeps them: the
+// rules and the explorer's workload only compare client ids for equality, so
+// states that differ by a permutation of actors behave alike there (not in a
+// linearizability search, whose remaining calls each belong to one client).
+// Keys and tenants are not renamed: a key's group follows from its id,
+// eviction scans keys in order, and tenants differ by their quota policies.
 #include <algorithm>
 
 #include "model.h"
@@ -53,7 +54,7 @@ std::string Model::canonical_state(Time now) const {
   return out;
 }
 
-void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks) const {
+void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors actors) const {
   std::string& out = *buffer;
   out.clear();
   auto rel = [&](Time t) { put(out, t == kTimeMax ? INT64_MIN : t - now); };
@@ -64,6 +65,7 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks) const 
   }
   std::vector<ClientId> clients;  // actors in order of first appearance
   auto client_rank = [&](ClientId c) {
+    if (actors == Actors::Kept) return static_cast<int64_t>(c);
     auto it = std::find(clients.begin(), clients.end(), c);
     if (it == clients.end()) it = clients.insert(it, c);
     return static_cast<int64_t>(it - clients.begin());

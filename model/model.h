@@ -129,7 +129,13 @@ class Model {
   // alike; the concurrent lane, whose orders of one round create replicas in
   // many orders, dedupes by the latter.
   enum class IdRanks { Global, PerObject };
-  void canonical_state(Time now, std::string* out, IdRanks ranks = IdRanks::Global) const;  // reuses out's buffer
+  // How the writers' client ids are written: renamed in order of first
+  // appearance (the explorer, whose workload treats actors alike), or kept
+  // (the linearizability search, where each call left belongs to one client:
+  // two states that differ in which client owns a write do not behave alike).
+  enum class Actors { Renamed, Kept };
+  void canonical_state(Time now, std::string* out, IdRanks ranks = IdRanks::Global,
+                       Actors actors = Actors::Renamed) const;  // reuses out's buffer
 
   const Config& config() const { return config_; }
   int64_t gauge() const { return gauge_; }

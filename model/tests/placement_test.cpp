@@ -24,6 +24,22 @@ TEST_F(ModelTest, PlacementShowsEachReplicasSegmentAndEligibility) {
   EXPECT_TRUE(p.discarded.empty());
 }
 
+// Which client owns the in-flight write decides whose End or Revoke is
+// refused next: the renamed encoding (the explorer's) forgets it, the kept
+// one (the linearizability search's) must not.
+TEST_F(ModelTest, KeptActorsTellWhichClientOwnsTheWrite) {
+  auto after = [&](ClientId first, ClientId second, Model::Actors actors) {
+    reset();
+    EXPECT_EQ(upsert_start(1, {}, 64, 1, 0, 0, first), ErrorCode::OK);
+    EXPECT_EQ(upsert_start(1, {}, 64, 1, 0, 0, second), ErrorCode::OK);  // preempts the first
+    std::string out;
+    m().canonical_state(now, &out, Model::IdRanks::PerObject, actors);
+    return out;
+  };
+  EXPECT_EQ(after(1, 2, Model::Actors::Renamed), after(2, 1, Model::Actors::Renamed));
+  EXPECT_NE(after(1, 2, Model::Actors::Kept), after(2, 1, Model::Actors::Kept));
+}
+
 TEST_F(ModelTest, PerObjectIdRanksForgetTheOrderObjectsWereWrittenIn) {
   config.segments = {{ReplicaKind::Memory, 1024}};
   auto after = [&](KeyId first, KeyId second, Model::IdRanks ranks) {

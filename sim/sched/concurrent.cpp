@@ -127,6 +127,7 @@ struct Search {
   std::vector<Explanation> found;  // one per distinct end state
   std::set<std::pair<uint64_t, uint64_t>> ends;
   std::string buffer;
+  bool outcomes_only = false;  // any end state will do (explain_outcomes)
 
   // Whether step s may come next: no step of another call left undone
   // returned before its call was invoked, and no earlier stage of its own
@@ -144,7 +145,7 @@ struct Search {
 
   bool explains(const State& st, size_t left) {
     if (left == 0) return ends_in_target_view(st.model);
-    st.model.canonical_state(now, &buffer, Model::IdRanks::PerObject);
+    st.model.canonical_state(now, &buffer, Model::IdRanks::PerObject, Model::Actors::Kept);
     for (const auto& [call, run] : st.evictions) {
       buffer.append(reinterpret_cast<const char*>(&call), sizeof call);
       run.encode(&buffer);
@@ -166,9 +167,9 @@ struct Search {
 
   // True when enough explanations are found (the search stops).
   bool ends_in_target_view(const Model& m) {
-    if (masked(m.view(now), caps) != target_view) return false;
-    if (h.final_placement && m.placement() != *h.final_placement) return false;
-    m.canonical_state(now, &buffer, Model::IdRanks::PerObject);
+    if (!outcomes_only && masked(m.view(now), caps) != target_view) return false;
+    if (!outcomes_only && h.final_placement && m.placement() != *h.final_placement) return false;
+    m.canonical_state(now, &buffer, Model::IdRanks::PerObject, Model::Actors::Kept);
     const Digest d = digest_of(buffer);
     if (ends.insert({d.a, d.b}).second) found.push_back({order, m});
     return found.size() >= limit;
@@ -213,6 +214,16 @@ std::vector<Explanation> explanations(const Model& start, const History& history
            std::move(steps), std::vector<bool>(n, false), {}, {}, std::max<size_t>(limit, 1), {}, {}, {}};
   s.explains(State{start, {}}, n);
   return std::move(s.found);
+}
+
+std::optional<Explanation> explain_outcomes(const Model& start, const History& history, Time now, Capabilities caps) {
+  std::vector<Linearized> steps = steps_of(start, history, now, caps);
+  const size_t n = steps.size();
+  Search s{history, now, caps, {}, preference_candidates(start.config().segments), std::move(steps),
+           std::vector<bool>(n, false), {}, {}, 1, {}, {}, {}, true};
+  s.explains(State{start, {}}, n);
+  if (s.found.empty()) return std::nullopt;
+  return std::move(s.found.front());
 }
 
 std::optional<std::vector<Linearized>> linearize(const Model& start, const History& history, Time now,

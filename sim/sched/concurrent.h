@@ -90,6 +90,12 @@ struct Explanation {
 std::vector<Explanation> explanations(const Model& start, const History& history, Time now, Capabilities caps,
                                       size_t limit);
 
+// The first linearization that gives every call its outcome, whatever View
+// it ends in (nullopt when none does): for the account of a history that is
+// not linearizable, what its calls' outcomes imply and where the target's
+// View departs from it (the Mooncake lane's finding signatures).
+std::optional<Explanation> explain_outcomes(const Model& start, const History& history, Time now, Capabilities caps);
+
 // nullopt when some linearization of `history`, applied to `start`, gives
 // every outcome and the final View (as far as `caps` shows it); otherwise a
 // one-line account of the history that none explains.

@@ -145,5 +145,29 @@ TEST(Linearizability, APlacementNoOrderGivesIsNotLinearizable) {
   EXPECT_EQ(check_linearizable(model, h, 0, target->capabilities()), std::nullopt);
 }
 
+// Two clients start an upsert of one key at once; both are accepted (the
+// later preempts the earlier), then the earlier writer's revoke is refused
+// and the later's succeeds. Only the order where client 2 starts first
+// explains it. The search must not take the state after both starts, with
+// client 1 owning the write, for the one with client 2 owning it: the calls
+// left belong to particular clients (Model::Actors::Kept).
+TEST(Linearizability, WhichClientOwnsAPreemptingWriteIsNotForgotten) {
+  Config config;
+  config.segments = {{ReplicaKind::Memory, 1024}};
+  const Model start = std::get<Model>(Model::create(config));
+  Op start1 = write(OpKind::UpsertStart), start2 = start1;
+  start2.client = 2;
+  Op revoke1 = end(OpKind::UpsertRevoke), revoke2 = revoke1;
+  revoke2.client = 2;
+  Model m = start;  // the order that explains it: start2, start1, revoke2, revoke1
+  History h;
+  h.calls = {{0, start1, {}, 1, 6}, {1, start2, {}, 2, 5}, {1, revoke2, {}, 7, 8}, {0, revoke1, {}, 9, 10}};
+  for (size_t i : {1, 0, 2, 3}) h.calls[i].outcome = m.apply(h.calls[i].op, 0);
+  ASSERT_EQ(h.calls[2].outcome.code, ErrorCode::ILLEGAL_CLIENT);
+  ASSERT_EQ(h.calls[3].outcome.code, ErrorCode::OK);
+  h.final_view = m.view(0);
+  EXPECT_EQ(check_linearizable(start, h, 0, kCapAll), std::nullopt);
+}
+
 }  // namespace
 }  // namespace pinsim::sched
