@@ -24,19 +24,20 @@ ScheduleSize measure(const Trace& t, const pinsim::RunResult& run) {
   }
   s.actors = static_cast<size_t>(std::count(busy.begin(), busy.end(), true));
   s.preemptions = run.preemptions;
+  s.steps = static_cast<size_t>(std::count_if(t.steps.begin(), t.steps.end(),
+                                              [](const TraceStep& st) { return st.op.kind != OpKind::Advance; }));
   return s;
 }
 
 class Shrinker {
  public:
-  Shrinker(TargetFactory factory, const TargetOptions& options, const Checks& checks)
-      : factory_(factory), options_(options), checks_(checks) {}
+  explicit Shrinker(const ConcurrentReplayer& replay) : replay_(replay) {}
 
   // Replays `t`; the trace as run (schedules taken, rounds up to the failing
   // one) and its failure.
   pinsim::RunResult run(const Trace& t) {
     ++replays_;
-    pinsim::RunResult r = replay_concurrent(t, factory_, options_, checks_);
+    pinsim::RunResult r = replay_(t);
     r.trace.run = t.run;
     r.trace.description = t.description;
     return r;
@@ -69,6 +70,19 @@ class Shrinker {
       if (i >= best_.concurrent->rounds.size() || best_.concurrent->rounds.size() == 1) continue;
       Trace c = best_;
       c.concurrent->rounds.erase(c.concurrent->rounds.begin() + static_cast<ptrdiff_t>(i));
+      any |= attempt(c);
+    }
+    return any;
+  }
+
+  // Each sequential step before the rounds, last first (advances stay: the
+  // clock of the steps after them depends on them).
+  bool drop_steps() {
+    bool any = false;
+    for (size_t i = best_.steps.size(); i-- > 0;) {
+      if (i >= best_.steps.size() || best_.steps[i].op.kind == OpKind::Advance) continue;
+      Trace c = best_;
+      c.steps.erase(c.steps.begin() + static_cast<ptrdiff_t>(i));
       any |= attempt(c);
     }
     return any;
@@ -167,9 +181,7 @@ class Shrinker {
   ScheduleShrinkResult result() const { return {best_, failure_, original_, size_, replays_}; }
 
  private:
-  TargetFactory factory_;
-  TargetOptions options_;
-  Checks checks_;
+  const ConcurrentReplayer& replay_;
   Trace best_;
   Failure failure_;
   ScheduleSize size_, original_;
@@ -185,13 +197,18 @@ ScheduleSize size_of(const Trace& trace, TargetFactory factory, const TargetOpti
 
 std::string describe_size(const ScheduleSize& s) {
   return std::to_string(s.ops) + " ops, " + std::to_string(s.actors) + " actors, " + std::to_string(s.preemptions) +
-         " preemptions, " + std::to_string(s.decisions) + " decisions";
+         " preemptions, " + std::to_string(s.decisions) + " decisions, " + std::to_string(s.steps) + " steps";
 }
 
 std::optional<ScheduleShrinkResult> shrink_schedule(const Trace& failing, TargetFactory factory,
                                                     const TargetOptions& options, const Checks& checks) {
+  const ConcurrentReplayer replay = [&](const Trace& t) { return replay_concurrent(t, factory, options, checks); };
+  return shrink_schedule(failing, replay);
+}
+
+std::optional<ScheduleShrinkResult> shrink_schedule(const Trace& failing, const ConcurrentReplayer& replay) {
   if (!failing.concurrent || failing.concurrent->rounds.empty()) return std::nullopt;
-  Shrinker s(factory, options, checks);
+  Shrinker s(replay);
   if (!s.init(failing)) return std::nullopt;
   for (bool more = true; more;) {
     more = s.drop_rounds();
@@ -199,6 +216,7 @@ std::optional<ScheduleShrinkResult> shrink_schedule(const Trace& failing, Target
     more |= s.drop_actors();
     more |= s.drop_ops();
     more |= s.drop_preemptions();
+    more |= s.drop_steps();
   }
   return s.result();
 }

@@ -1,5 +1,5 @@
 // Shrinking a failing concurrent trace (concurrent_trace.h): fewer rounds and
-// ops, fewer actors (a round's script handed to an actor idle in it, so the
+// ops, fewer sequential steps before them, fewer actors (a round's script handed to an actor idle in it, so the
 // other can go), fewer preemptions, keeping the same failure (the same
 // kind and field: a linearizability failure on the same View field, the same
 // property, a deadlock, a lock-order cycle). Every candidate is replayed from
@@ -9,6 +9,7 @@
 // way), over a concurrent run's dimensions.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -22,11 +23,12 @@ struct ScheduleSize {
   size_t actors = 0;       // actors with at least one op
   size_t preemptions = 0;  // switches away from an actor that could have gone on
   size_t decisions = 0;    // recorded scheduling decisions
+  size_t steps = 0;        // sequential steps before the rounds (advances not counted)
   auto operator<=>(const ScheduleSize&) const = default;
 };
 // Replays `trace` for its preemption count.
 ScheduleSize size_of(const Trace& trace, TargetFactory factory, const TargetOptions& options, const Checks& checks);
-std::string describe_size(const ScheduleSize& size);  // "12 ops, 3 actors, 2 preemptions, 40 decisions"
+std::string describe_size(const ScheduleSize& size);  // "12 ops, 3 actors, 2 preemptions, 40 decisions, 4 steps"
 
 struct ScheduleShrinkResult {
   Trace trace;
@@ -38,5 +40,11 @@ struct ScheduleShrinkResult {
 // nullopt when `failing` does not fail.
 std::optional<ScheduleShrinkResult> shrink_schedule(const Trace& failing, TargetFactory factory,
                                                     const TargetOptions& options, const Checks& checks);
+
+// The same over any lane that replays a concurrent trace from scratch: the
+// trace as run (the schedule actually taken), its failure (what and field
+// say "the same way") and its preemptions. The Mooncake lane shrinks this way.
+using ConcurrentReplayer = std::function<pinsim::RunResult(const Trace&)>;
+std::optional<ScheduleShrinkResult> shrink_schedule(const Trace& failing, const ConcurrentReplayer& replay);
 
 }  // namespace pinsim::sched
