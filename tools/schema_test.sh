@@ -12,6 +12,8 @@ done
 cp "$(dirname "$SCHEMA")"/../docs/examples/interleaving-*.json "$T"/
 # The hand-written scenarios (state expectations included) validate too.
 cp "$(dirname "$SCHEMA")"/upsert/failed-*.json "$T"/
+# The concurrency lane's findings: Mooncake traces with their schedules.
+cp "$(dirname "$SCHEMA")"/findings/concurrency/*.json "$T"/
 /usr/bin/python3 - "$SCHEMA" "$T"/*.json <<'PY'
 import json, sys, jsonschema
 schema = json.load(open(sys.argv[1]))

@@ -4,18 +4,32 @@
 // PCT favours), and prints what the campaign saw: schedules per second,
 // decisions and switches per schedule, the lock-graph edges by lock kind,
 // edges against MasterService's lock order, cycles, deadlocks and
-// linearizability failures (each with its seed and the history). Exit 1 when
-// any schedule failed a check, 2 on bad input.
+// linearizability failures (each with its seed, signature and history).
+// With --known DIR, a failure whose signature matches a finding of this tree
+// there (scenarios/findings/concurrency/) is reported as known and the
+// campaign goes on. Exit 1 when any schedule failed a check that is not a
+// known finding, 2 on bad input. With --out FILE, the first failure that is
+// not known is shrunk (fewer ops, actors, preemptions: schedule_shrink.h)
+// and written there as a trace with its schedule; --replay FILE runs such a
+// trace again and says whether it still fails, and how.
 //   mooncake_concurrency --seeds 1..200 [--clients 3] [--preempt 100] [--background evict,cleanup]
+//                        [--known DIR] [--out FILE]
+//   mooncake_concurrency --replay FILE
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "concurrency_lane.h"
+#include "json_codec.h"
+#include "known_findings.h"
+#include "schedule_shrink.h"
+#include "trace.h"
 
 namespace {
 
@@ -25,7 +39,21 @@ struct Args {
   uint64_t first = 1, last = 100;
   uint32_t clients = 3, preempt = 100;
   Background background;
+  std::vector<pinsim::KnownFinding> known;
+  std::string out, replay;  // --out FILE, --replay FILE
+  bool campaign_flags = false;  // any flag that shapes a campaign (contradicts --replay)
 };
+
+// "" when `path` can be written (an existing file is left as it was).
+std::string writable(const std::string& path) {
+  const bool existed = std::filesystem::exists(path);
+  {
+    std::ofstream probe(path, std::ios::app);
+    if (!probe) return "--out " + path + ": cannot write file";
+  }
+  if (!existed) std::filesystem::remove(path);
+  return "";
+}
 
 // "evict,cleanup", "evict", "cleanup" or "none".
 std::optional<Background> background(std::string_view v) {
@@ -57,6 +85,7 @@ std::string parse(int argc, char** argv, Args* a) {
     const std::string_view flag = argv[i];
     if (i + 1 >= argc) return std::string(flag) + ": a value is missing";
     const std::string_view value = argv[++i];
+    a->campaign_flags |= flag != "--replay";
     if (flag == "--seeds") {
       const size_t dots = value.find("..");
       auto lo = number(value.substr(0, dots)), hi = dots == value.npos ? lo : number(value.substr(dots + 2));
@@ -70,20 +99,35 @@ std::string parse(int argc, char** argv, Args* a) {
       auto b = background(value);
       if (!b) return "--background " + std::string(value) + ": expected evict,cleanup, evict, cleanup or none";
       a->background = *b;
+    } else if (flag == "--known") {
+      try {
+        a->known = pinsim::load_known_findings(std::string(value));
+      } catch (const pinsim::DecodeError& e) {
+        return "--known " + std::string(e.what());
+      }
+    } else if (flag == "--out") {
+      a->out = value;
+      if (std::string why = writable(a->out); !why.empty()) return why;
+    } else if (flag == "--replay") {
+      a->replay = value;
     } else {
-      return std::string(flag) + ": unknown argument (--seeds, --clients, --preempt, --background)";
+      return std::string(flag) +
+             ": unknown argument (--seeds, --clients, --preempt, --background, --known, --out, --replay)";
     }
   }
+  if (!a->replay.empty() && a->campaign_flags)
+    return "--replay " + a->replay + ": runs the trace as recorded; it takes no other flag";
   return "";
 }
 
 struct Totals {
   uint64_t runs = 0, refused = 0, decisions = 0, switches = 0, max_decisions = 0, deadlocks = 0, cycles = 0,
-           violations = 0, against_order = 0, inline_threads = 0;
+           violations = 0, known = 0, against_order = 0, inline_threads = 0;
   std::map<Edge, uint64_t> kinds;  // edge by lock kind -> schedules that showed it
 };
 
-void add(const Result& r, uint64_t seed, Totals& t) {
+// Counts `r` into `t` and prints its failures; true when one is not a known finding.
+bool add(const Result& r, uint64_t seed, const Args& a, Totals& t) {
   ++t.runs;
   t.decisions += r.history.run.decisions;
   t.max_decisions = std::max(t.max_decisions, r.history.run.decisions);
@@ -107,9 +151,17 @@ void add(const Result& r, uint64_t seed, Totals& t) {
     std::printf("seed %llu: lock cycle:%s\n", static_cast<unsigned long long>(seed), names.c_str());
   }
   if (r.violation) {
-    ++t.violations;
-    std::printf("seed %llu: not linearizable: %s\n", static_cast<unsigned long long>(seed), r.violation->c_str());
+    const pinsim::KnownFinding* k = pinsim::match_known(a.known, r.signature, r.variant);
+    ++(k ? t.known : t.violations);
+    if (k)
+      std::printf("seed %llu: known finding %s (%s)\n", static_cast<unsigned long long>(seed), k->file.c_str(),
+                  r.signature.c_str());
+    else
+      std::printf("seed %llu: not linearizable (%s): %s\n", static_cast<unsigned long long>(seed),
+                  r.signature.c_str(), r.violation->c_str());
+    if (!k) return true;
   }
+  return r.history.run.deadlock || !r.cycle.empty();
 }
 
 void report(const Args& a, const Totals& t, double seconds) {
@@ -124,9 +176,11 @@ void report(const Args& a, const Totals& t, double seconds) {
               "inline threads per schedule %.1f\n",
               seconds > 0 ? t.runs / seconds : 0.0, t.decisions / n, static_cast<unsigned long long>(t.max_decisions),
               t.switches / n, t.inline_threads / n);
-  std::printf("deadlocks %llu; lock cycles %llu; edges against the lock order %llu; not linearizable %llu\n",
+  std::printf("deadlocks %llu; lock cycles %llu; edges against the lock order %llu; not linearizable %llu "
+              "(and %llu known findings)\n",
               static_cast<unsigned long long>(t.deadlocks), static_cast<unsigned long long>(t.cycles),
-              static_cast<unsigned long long>(t.against_order), static_cast<unsigned long long>(t.violations));
+              static_cast<unsigned long long>(t.against_order), static_cast<unsigned long long>(t.violations),
+              static_cast<unsigned long long>(t.known));
   std::printf("lock-graph edges by kind (schedules that showed each):\n");
   for (const auto& [e, count] : t.kinds)
     std::printf("  %s -> %s: %llu\n", e.from.c_str(), e.to.c_str(), static_cast<unsigned long long>(count));
@@ -134,22 +188,96 @@ void report(const Args& a, const Totals& t, double seconds) {
 
 }  // namespace
 
+// Writes `trace` to `path`; false (and one line) when it cannot.
+bool save(const pinsim::Trace& trace, const std::string& path) {
+  std::ofstream out(path, std::ios::trunc);
+  if (out && (out << pinsim::write_trace(trace))) return true;
+  std::fprintf(stderr, "mooncake_concurrency: --out %s: cannot write file\n", path.c_str());
+  return false;
+}
+
+// Shrinks the failing run of `seed` (schedule_shrink.h) and writes it to --out.
+bool write_shrunk(const Scenario& scenario, const Result& r, uint64_t seed, const Args& a) {
+  pinsim::Trace failing = to_trace(scenario, r, seed, a.preempt);
+  failing.description = "mooncake_concurrency seed " + std::to_string(seed) + " (" + r.signature + ")";
+  const pinsim::sched::ConcurrentReplayer replayer = replay_trace;
+  const auto shrunk = pinsim::sched::shrink_schedule(failing, replayer);
+  if (!shrunk) {
+    std::printf("seed %llu: the failure did not come back on replay; written as run to %s\n",
+                static_cast<unsigned long long>(seed), a.out.c_str());
+    return save(failing, a.out);
+  }
+  std::printf("seed %llu: shrunk from %s to %s (%zu replays); written to %s\n  replay: mooncake_concurrency "
+              "--replay %s\n",
+              static_cast<unsigned long long>(seed), pinsim::sched::describe_size(shrunk->original).c_str(),
+              pinsim::sched::describe_size(shrunk->size).c_str(), shrunk->replays, a.out.c_str(), a.out.c_str());
+  return save(shrunk->trace, a.out);
+}
+
+// --replay FILE: 0 when the trace passes, 1 when it fails (how, and whether
+// its own `finding` names that failure), 2 when it cannot be run.
+int replay_file(const std::string& path) {
+  pinsim::Trace trace;
+  try {
+    trace = pinsim::load_trace(path);
+  } catch (const pinsim::DecodeError& e) {
+    std::fprintf(stderr, "mooncake_concurrency: %s\n", e.what());
+    return 2;
+  }
+  if (trace.run && trace.run->target != "mooncake") {
+    std::fprintf(stderr, "mooncake_concurrency: %s: $.run.target: \"%s\", but this lane replays the Mooncake target\n",
+                 path.c_str(), pinsim::printable(trace.run->target).c_str());
+    return 2;
+  }
+  std::vector<uint32_t> schedule;
+  std::string why;
+  const std::optional<Scenario> scenario = scenario_of(trace, &schedule, &why);
+  if (!scenario) {
+    std::fprintf(stderr, "mooncake_concurrency: %s: %s\n", path.c_str(), why.c_str());
+    return 2;
+  }
+  bool diverged = false;
+  const Result r = replay(*scenario, schedule, &diverged);
+  if (!r.error.empty()) {
+    std::fprintf(stderr, "mooncake_concurrency: %s: %s\n", path.c_str(), r.error.c_str());
+    return 2;
+  }
+  std::printf("%s: %llu decisions, %llu preemptions, on %s; %s\n", path.c_str(),
+              static_cast<unsigned long long>(r.history.run.decisions),
+              static_cast<unsigned long long>(r.history.run.preemptions), r.variant.c_str(),
+              diverged ? "the run did NOT follow the recorded schedule (another tree, or MasterService changed)"
+                       : "the recorded schedule was followed");
+  Args a;
+  if (trace.finding) a.known.push_back({path, trace.finding->tree, trace.finding->signatures});
+  Totals t;
+  add(r, trace.seed.value_or(0), a, t);
+  const bool failed = t.violations || t.known || t.deadlocks || t.cycles || t.against_order;
+  if (!failed) std::printf("%s: passes: a linearization explains every outcome and the View\n", path.c_str());
+  return failed || diverged ? 1 : 0;
+}
+
 int main(int argc, char** argv) {
   Args a;
   if (std::string why = parse(argc, argv, &a); !why.empty()) {
     std::fprintf(stderr, "mooncake_concurrency: %s\n", why.c_str());
     return 2;
   }
+  if (!a.replay.empty()) return replay_file(a.replay);
   Totals t;
+  bool written = false;
   const auto start = std::chrono::steady_clock::now();  // for schedules/s only, never an outcome
   for (uint64_t seed = a.first; seed <= a.last; ++seed) {
-    const Result r = run(make_scenario(seed, a.clients, a.background), seed, a.preempt);
+    const Scenario scenario = make_scenario(seed, a.clients, a.background);
+    const Result r = run(scenario, seed, a.preempt);
     if (!r.error.empty()) {
       ++t.refused;
       std::printf("seed %llu: %s\n", static_cast<unsigned long long>(seed), r.error.c_str());
       continue;
     }
-    add(r, seed, t);
+    if (add(r, seed, a, t) && !a.out.empty() && !written) {
+      if (!write_shrunk(scenario, r, seed, a)) return 2;
+      written = true;
+    }
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report(a, t, seconds);

@@ -2,14 +2,18 @@
 #include "concurrency_lane.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <variant>
 
 #include "choices.h"
+#include "field_diff.h"
 #include "lock_order.h"
 #include "model.h"
+#include "policies.h"
 #include "mooncake_target.h"
+#include "runner.h"
 
 namespace pinsim::mooncake_lane {
 
@@ -134,10 +138,13 @@ std::vector<Edge> named_lock_edges(const Target& target) {
   return {edges.begin(), edges.end()};
 }
 
-Result run(const Scenario& scenario, uint64_t schedule_seed, uint32_t preempt_pct) {
+namespace {
+
+Result run_under(const Scenario& scenario, const std::function<sched::History(Target&)>& run_actors) {
   Result r;
   auto target = make_mooncake_target(scenario.config, TargetOptions{}, &r.error);
   if (!target) return r;
+  r.variant = std::string(target->variant());
   auto created = Model::create(scenario.config);
   if (auto* why = std::get_if<std::string>(&created)) {
     r.error = *why;
@@ -151,18 +158,132 @@ Result run(const Scenario& scenario, uint64_t schedule_seed, uint32_t preempt_pc
     }
   const uint64_t inline_before = inline_threads_run();
   clear_lock_edges();
-  RandomChoices choices(schedule_seed);
-  r.history = sched::run_concurrent(*target, scenario.scripts, scenario.now, choices, preempt_pct);
+  r.history = run_actors(*target);
   r.inline_threads = inline_threads_run() - inline_before;
   // Not the bytes per segment: an actor's thread places replicas with its own
   // random engine (seeded by the adapter, unknown to the model), so only the
   // objects, gauges, deadlines and leases are compared.
-  r.violation = sched::check_linearizable(model, r.history, scenario.now, target->capabilities() & ~kCapSegments);
+  const Capabilities caps = target->capabilities() & ~kCapSegments;
+  r.violation = sched::check_linearizable(model, r.history, scenario.now, caps);
+  if (r.violation) r.signature = violation_signature(model, r.history, scenario.now, caps);
   r.edges = named_lock_edges(*target);
   for (const void* lock : r.history.run.lock_cycle) r.cycle.push_back(name_of(*target, lock));
   const auto& schedule = r.history.run.schedule;
   for (size_t i = 1; i < schedule.size(); ++i) r.switches += schedule[i] != schedule[i - 1];
   return r;
+}
+
+}  // namespace
+
+Result run(const Scenario& scenario, uint64_t schedule_seed, uint32_t preempt_pct) {
+  return run_under(scenario, [&](Target& target) {
+    RandomChoices choices(schedule_seed);
+    return sched::run_concurrent(target, scenario.scripts, scenario.now, choices, preempt_pct);
+  });
+}
+
+Result replay(const Scenario& scenario, const std::vector<uint32_t>& schedule, bool* diverged) {
+  sched::ReplayPolicy policy(schedule);
+  Result r = run_under(scenario, [&](Target& target) {
+    return sched::run_concurrent(target, scenario.scripts, scenario.now, policy);
+  });
+  *diverged = policy.diverged() || r.history.run.schedule != schedule;
+  return r;
+}
+
+Trace to_trace(const Scenario& scenario, const Result& result, uint64_t seed, uint32_t preempt_pct) {
+  Trace t;
+  t.seed = seed;
+  t.config = scenario.config;
+  t.run = RunFlags{.target = "mooncake", .tree = result.variant};
+  Time clock = 0;
+  for (const auto& [time, op] : scenario.prefix) {
+    if (time > clock) {  // the trace's clock moves only through advance steps
+      Op advance;
+      advance.kind = OpKind::Advance;
+      advance.advance_ms = time - clock;
+      t.steps.push_back({time, advance, std::nullopt, std::nullopt});
+      clock = time;
+    }
+    t.steps.push_back({time, op, std::nullopt, std::nullopt});
+  }
+  ConcurrentRun c;
+  c.settings.clients = static_cast<uint32_t>(std::count(scenario.roles.begin(), scenario.roles.end(), "client"));
+  for (const std::string& role : scenario.roles)
+    if (role != "client") c.settings.background.push_back(role);
+  c.settings.ops_per_round = 2;
+  c.settings.rounds = 1;
+  c.settings.preempt_pct = preempt_pct;
+  c.rounds.push_back({scenario.now, scenario.scripts, result.history.run.schedule});
+  t.concurrent = std::move(c);
+  return t;
+}
+
+std::optional<Scenario> scenario_of(const Trace& trace, std::vector<uint32_t>* schedule, std::string* why) {
+  if (!trace.concurrent || trace.concurrent->rounds.size() != 1) {
+    *why = "$.concurrent: the Mooncake lane replays one concurrent round";
+    return std::nullopt;
+  }
+  const ConcurrentRun& c = *trace.concurrent;
+  Scenario s;
+  s.config = trace.config;
+  for (const TraceStep& step : trace.steps)
+    if (step.op.kind != OpKind::Advance) s.prefix.push_back({step.t, step.op});
+  s.scripts = c.rounds.front().scripts;
+  s.roles.assign(c.settings.clients, "client");
+  for (const std::string& b : c.settings.background) s.roles.push_back(b);
+  if (s.roles.size() != s.scripts.size()) {
+    *why = "$.concurrent.rounds[0].scripts: " + std::to_string(s.scripts.size()) + " scripts for " +
+           std::to_string(s.roles.size()) + " actors";
+    return std::nullopt;
+  }
+  s.now = c.rounds.front().t;
+  if (!trace.steps.empty() && trace.steps.back().t > s.now) {
+    *why = "$.concurrent.rounds[0].t: " + std::to_string(s.now) + " is before the last step";
+    return std::nullopt;
+  }
+  *schedule = c.rounds.front().schedule;
+  return s;
+}
+
+RunResult replay_trace(const Trace& trace) {
+  RunResult out;
+  std::vector<uint32_t> schedule;
+  const std::optional<Scenario> scenario = scenario_of(trace, &schedule, &out.error);
+  if (!scenario) return out;
+  bool diverged = false;
+  const Result r = replay(*scenario, schedule, &diverged);
+  out.error = r.error;
+  out.variant = r.variant;
+  const uint32_t preempt = trace.concurrent->settings.preempt_pct;
+  out.trace = to_trace(*scenario, r, trace.seed.value_or(0), preempt);
+  out.trace.run = trace.run;
+  out.trace.description = trace.description;
+  out.trace.finding = trace.finding;
+  out.preemptions = r.history.run.preemptions;
+  out.decisions = r.history.run.decisions;
+  if (!r.error.empty()) return out;
+  Failure f;
+  if (r.history.run.deadlock) f.what = "deadlock";
+  else if (!r.cycle.empty()) f.what = "lock-cycle";
+  else if (r.violation) f.what = "not-linearizable", f.field = r.signature, f.detail = *r.violation;
+  if (!f.what.empty()) out.failure = f;
+  return out;
+}
+
+std::string violation_signature(const Model& start, const sched::History& history, Time now, Capabilities caps) {
+  const auto explained = sched::explain_outcomes(start, history, now, caps);
+  if (!explained) return "not-linearizable/outcomes/-";
+  const auto diffs = diff_views(masked(explained->end.view(now), caps), masked(history.final_view, caps));
+  if (diffs.empty()) return "not-linearizable/placement/-";
+  // An object's field names the difference better than the counters it moves.
+  for (const FieldDiff& d : diffs)
+    for (const auto& entry : explained->end.objects()) {
+      if ("t" + std::to_string(entry.first.tenant) + "/k" + std::to_string(entry.first.key) != d.object) continue;
+      const Object& o = entry.second;
+      return "not-linearizable/view/" + d.field + ":" + (o.hard_pinned ? "hard" : o.deadline ? "soft" : "none");
+    }
+  return "not-linearizable/view/" + diffs.front().field + ":-";
 }
 
 std::string lock_kind(const std::string& name) { return name.substr(0, name.find('[')); }

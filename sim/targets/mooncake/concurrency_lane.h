@@ -11,10 +11,12 @@
 #include <utility>
 #include <vector>
 
+#include "campaign.h"
 #include "concurrent.h"
 #include "config.h"
 #include "op.h"
 #include "target.h"
+#include "trace.h"
 
 namespace pinsim::mooncake_lane {
 
@@ -49,9 +51,11 @@ struct Edge {
 };
 
 struct Result {
+  std::string variant;  // the tree (Target::variant), for matching known findings
   std::string error;  // the target refused the scenario, or the prefix already differed from the model
   sched::History history;
   std::optional<std::string> violation;  // no linearization explains the history
+  std::string signature;                 // of the violation (violation_signature), or ""
   std::vector<Edge> edges;               // the lock graph, sorted, distinct names
   std::vector<std::string> cycle;        // the scheduler's lock cycle, named; empty when none
   uint64_t switches = 0;                 // decisions that changed the running actor
@@ -64,6 +68,31 @@ std::vector<Edge> named_lock_edges(const Target& target);
 
 // Runs `scenario` once under a schedule drawn from `schedule_seed`.
 Result run(const Scenario& scenario, uint64_t schedule_seed, uint32_t preempt_pct);
+// Runs `scenario` under a recorded schedule; `diverged` when the run could
+// not follow it (the target took another path).
+Result replay(const Scenario& scenario, const std::vector<uint32_t>& schedule, bool* diverged);
+
+// A run as a trace (docs/trace-format.md): the prefix as its steps, and one
+// concurrent round with the actors' scripts and the schedule taken.
+Trace to_trace(const Scenario& scenario, const Result& result, uint64_t seed, uint32_t preempt_pct);
+// The scenario and schedule of such a trace, or nullopt and the reason.
+std::optional<Scenario> scenario_of(const Trace& trace, std::vector<uint32_t>* schedule, std::string* why);
+// Replays such a trace from scratch, as the schedule shrinker
+// (sched/schedule_shrink.h) asks: the trace as run (the schedule taken), and
+// its failure: a deadlock, a lock cycle, or no linearization (what
+// "not-linearizable", field its signature). `error` when it cannot run.
+RunResult replay_trace(const Trace& trace);
+
+// The signature of a history no linearization explains, for recognising a
+// known finding (scenarios/findings/concurrency/), in the "what/op/field"
+// shape of known_findings.h: "not-linearizable/outcomes/-" when no order
+// gives every call its outcome; otherwise, along the first order that does,
+// where the target's View departs from the model's end state:
+// "not-linearizable/view/<field>:<pin>", the first differing field of an
+// object the model holds (as field_diff.h names it) and that object's pin
+// (hard, soft or none), else the first differing field and "-";
+// "not-linearizable/placement/-" when only the placement differs.
+std::string violation_signature(const Model& start, const sched::History& history, Time now, Capabilities caps);
 
 // "shard" for "shard[17]", "object_op_lock" for "object_op_lock[5]": a lock
 // name without its index.
