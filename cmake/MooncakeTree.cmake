@@ -202,4 +202,7 @@ foreach(pair RETAIN_GROUPS=retain_groups NOF=nof CLEANUP=cleanup "SNAPSHOT_CODEC
     string(APPEND _unsupported " ${words}")
   endif()
 endforeach()
+if(MC_HAS_RETAIN_GROUPS)  # cleanup is then the task-cleanup cycle's retention prune
+  string(REPLACE " cleanup" "" _unsupported "${_unsupported}")
+endif()
 message(STATUS "pinsim: Mooncake target: tree ${MC_SRC} (${MC_TREE}), profile ${MC_PROFILE}; unsupported:${_unsupported}")

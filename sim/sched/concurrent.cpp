@@ -2,6 +2,7 @@
 #include "concurrent.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <atomic>
 #include <set>
 #include <unordered_set>
@@ -128,6 +129,7 @@ struct Search {
   std::set<std::pair<uint64_t, uint64_t>> ends;
   std::string buffer;
   bool outcomes_only = false;  // any end state will do (explain_outcomes)
+  size_t free_call = SIZE_MAX;  // a call whose outcome is not checked (explain_outcomes)
 
   // Whether step s may come next: no step of another call left undone
   // returned before its call was invoked, and no earlier stage of its own
@@ -179,7 +181,7 @@ struct Search {
     State next = st;
     const Outcome out = apply_step(next.model, next.evictions, h, step, now);
     const bool answers = step.stage == EvictStage::Whole || step.stage == EvictStage::Begin;
-    if (answers && !(out == h.calls[step.call].outcome)) return false;
+    if (answers && step.call != free_call && !(out == h.calls[step.call].outcome)) return false;
     done[s] = true;
     order.push_back(std::move(step));
     const bool found = explains(next, left - 1);
@@ -216,11 +218,12 @@ std::vector<Explanation> explanations(const Model& start, const History& history
   return std::move(s.found);
 }
 
-std::optional<Explanation> explain_outcomes(const Model& start, const History& history, Time now, Capabilities caps) {
+std::optional<Explanation> explain_outcomes(const Model& start, const History& history, Time now, Capabilities caps,
+                                            size_t free_call) {
   std::vector<Linearized> steps = steps_of(start, history, now, caps);
   const size_t n = steps.size();
   Search s{history, now, caps, {}, preference_candidates(start.config().segments), std::move(steps),
-           std::vector<bool>(n, false), {}, {}, 1, {}, {}, {}, true};
+           std::vector<bool>(n, false), {}, {}, 1, {}, {}, {}, true, free_call};
   s.explains(State{start, {}}, n);
   if (s.found.empty()) return std::nullopt;
   return std::move(s.found.front());

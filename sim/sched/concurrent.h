@@ -6,6 +6,7 @@
 // where its replicas are, when it shows that: Target::placement).
 // This is Wing & Gong's check, with the scheduler knowing real time exactly.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -93,8 +94,11 @@ std::vector<Explanation> explanations(const Model& start, const History& history
 // The first linearization that gives every call its outcome, whatever View
 // it ends in (nullopt when none does): for the account of a history that is
 // not linearizable, what its calls' outcomes imply and where the target's
-// View departs from it (the Mooncake lane's finding signatures).
-std::optional<Explanation> explain_outcomes(const Model& start, const History& history, Time now, Capabilities caps);
+// View departs from it (the Mooncake lane's finding signatures). With
+// `free_call`, that call's outcome is not checked: which call no order can
+// give its outcome.
+std::optional<Explanation> explain_outcomes(const Model& start, const History& history, Time now, Capabilities caps,
+                                            size_t free_call = SIZE_MAX);
 
 // nullopt when some linearization of `history`, applied to `start`, gives
 // every outcome and the final View (as far as `caps` shows it); otherwise a

@@ -76,6 +76,37 @@ std::vector<Op> client_script(ClientId client, Choices& c) {
   }
 }
 
+Op retain_op(ClientId client, GroupId group, uint64_t ttl_ms) {
+  Op op;
+  op.kind = OpKind::RetainGroups;
+  op.client = client;
+  op.groups = {group};
+  op.ttl_ms = ttl_ms;
+  return op;
+}
+
+// On a tree with group retention (PR 2835), from a stream of its own (other
+// draws stay as they are): at most two retained groups; the prefix's objects
+// belong to g1, g2 or no group, and retains g1 (due before the run) and g2
+// (due before or long after it); a client in two retains one of g1..g3 as its
+// second call. RetainGroups then races the task-cleanup cycle's prune (the
+// cleanup actor on this tree) and the writes to the groups it leases. One
+// group per call: with several, the order of admission at the cap follows
+// RetainGroups' random start shard, which this tree cannot seed.
+void add_retention(uint64_t seed, Scenario& s) {
+  if (!mooncake_target_supports(retain_op(1, 1, 1000), s.config)) return;
+  RandomChoices r(seed * 0x9E3779B97F4A7C15ull + 2);
+  s.config.max_retained_groups = 2;
+  for (auto& [t, op] : s.prefix)
+    if (op.kind == OpKind::PutStart) op.group = r.pick(3);
+  s.prefix.push_back({50, retain_op(9, 1, 1000)});
+  s.prefix.push_back({50, retain_op(9, 2, r.chance(50) ? 1000 : 60'000)});
+  std::stable_sort(s.prefix.begin(), s.prefix.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t i = 0; i < s.roles.size(); ++i)
+    if (s.roles[i] == "client" && r.chance(50))
+      s.scripts[i][1] = retain_op(s.scripts[i][1].client, 1 + r.pick(3), r.chance(50) ? 1000 : 60'000);
+}
+
 std::string name_of(const Target& target, const void* lock) {
   std::string name = mooncake_lock_name(target, lock);
   return name.empty() ? "unnamed" : name;
@@ -123,11 +154,16 @@ Scenario make_scenario(uint64_t seed, uint32_t clients, Background background) {
   }
   // Hard pins from a stream of their own, so every other draw of a seed is
   // as it was before they were drawn: a fifth of the client writes ask for
-  // one (a write after BatchEvict's census must still not be taken).
+  // one (a write after BatchEvict's census must still not be taken), on a
+  // tree that has them (the draw is made either way).
   RandomChoices pins(seed * 0x9E3779B97F4A7C15ull + 1);
   for (auto& script : s.scripts)
     for (Op& op : script)
-      if (op.kind == OpKind::PutStart || op.kind == OpKind::UpsertStart) op.hard_pin = pins.chance(20);
+      if (op.kind == OpKind::PutStart || op.kind == OpKind::UpsertStart) {
+        op.hard_pin = pins.chance(20);
+        op.hard_pin = op.hard_pin && mooncake_target_supports(op, s.config);
+      }
+  add_retention(seed, s);
   s.now = kNow;
   return s;
 }
@@ -271,9 +307,27 @@ RunResult replay_trace(const Trace& trace) {
   return out;
 }
 
+namespace {
+
+// "<op>:<code>" of the first call that, its outcome left unchecked, lets an
+// order explain every other outcome ("retain_groups:full" when a group was
+// refused); "-" when no one call does.
+std::string unexplained_call(const Model& start, const sched::History& history, Time now, Capabilities caps) {
+  for (size_t i = 0; i < history.calls.size(); ++i) {
+    if (!sched::explain_outcomes(start, history, now, caps, i)) continue;
+    const Outcome& o = history.calls[i].outcome;
+    std::string code(to_string(o.code));
+    if (std::find(o.retained.begin(), o.retained.end(), RetainResult::Full) != o.retained.end()) code = "full";
+    return std::string(to_string(history.calls[i].op.kind)) + ":" + code;
+  }
+  return "-";
+}
+
+}  // namespace
+
 std::string violation_signature(const Model& start, const sched::History& history, Time now, Capabilities caps) {
   const auto explained = sched::explain_outcomes(start, history, now, caps);
-  if (!explained) return "not-linearizable/outcomes/-";
+  if (!explained) return "not-linearizable/outcomes/" + unexplained_call(start, history, now, caps);
   const auto diffs = diff_views(masked(explained->end.view(now), caps), masked(history.final_view, caps));
   if (diffs.empty()) return "not-linearizable/placement/-";
   // An object's field names the difference better than the counters it moves.

@@ -85,8 +85,10 @@ RunResult replay_trace(const Trace& trace);
 
 // The signature of a history no linearization explains, for recognising a
 // known finding (scenarios/findings/concurrency/), in the "what/op/field"
-// shape of known_findings.h: "not-linearizable/outcomes/-" when no order
-// gives every call its outcome; otherwise, along the first order that does,
+// shape of known_findings.h: "not-linearizable/outcomes/<op>:<code>" when no
+// order gives every call its outcome, naming the first call that, its
+// outcome left unchecked, lets an order explain the others (its op and
+// code, "full" for a refused retain; "-" when no one call does); otherwise, along the first order that does,
 // where the target's View departs from the model's end state:
 // "not-linearizable/view/<field>:<pin>", the first differing field of an
 // object the model holds (as field_diff.h names it) and that object's pin

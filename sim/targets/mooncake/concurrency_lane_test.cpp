@@ -18,6 +18,20 @@ namespace {
 
 constexpr uint32_t kClients = 3;
 
+// The linearizability expectations below are Mooncake main's. On the PR 2835
+// tree (pre-#2909 soft pin) nearly every history fails on that tree's known
+// base divergences (README.md, "The concurrency lane"), so those tests are
+// skipped there, and say so; the tree-independent ones run everywhere.
+bool on_main() {
+  std::string error;
+  const auto target = make_mooncake_target(make_scenario(1, kClients).config, TargetOptions{}, &error);
+  return target && target->variant() == "main";
+}
+#define PINSIM_MAIN_ONLY()                                                                      \
+  if (!on_main())                                                                               \
+  GTEST_SKIP() << "expectations of Mooncake main; this tree's histories fail on its known base " \
+                  "divergences (README.md, The concurrency lane)"
+
 std::string describe(const Result& r) {
   std::string out = r.error + (r.violation ? *r.violation : "");
   for (const auto& l : r.cycle) out += " cycle:" + l;
@@ -58,6 +72,7 @@ TEST(MooncakeConcurrency, BatchEvictCensusThreadsRunOnTheActor) {
 // clients and cleanup are linearizable (eviction is not one atomic step:
 // the next test).
 TEST(MooncakeConcurrency, ClientsEvictionAndCleanupKeepTheLockOrderAndClientsAreLinearizable) {
+  PINSIM_MAIN_ONLY();
   std::map<Edge, int> seen;
   for (uint64_t seed = 1; seed <= 24; ++seed) {
     const uint32_t preempt = seed % 2 ? 100 : 5;
@@ -99,6 +114,7 @@ Model start_of(const Scenario& s) {
 // declares) they do. Seeds 1..100 at preempt 5: the steps explain every
 // history, one atomic Evict not all of them.
 TEST(MooncakeConcurrency, BatchEvictIsExplainedInItsSteps) {
+  PINSIM_MAIN_ONLY();
   const Capabilities caps = kCapObjects | kCapDeadline | kCapLease | kCapCached;
   int atomic_fails = 0;
   for (uint64_t seed = 1; seed <= 100; ++seed) {
@@ -118,6 +134,7 @@ TEST(MooncakeConcurrency, BatchEvictIsExplainedInItsSteps) {
 // census and pass 1 loses its memory. The seed that found it and the shrunk
 // trace both fail with the finding's signature; red once Mooncake re-checks.
 TEST(MooncakeConcurrency, FindingPass1TakesAHardPinWrittenAfterTheCensus) {
+  PINSIM_MAIN_ONLY();
   const Scenario s = make_scenario(443, kClients);
   const Result r = run(s, 443, 5);
   ASSERT_TRUE(r.error.empty()) << r.error;
@@ -155,8 +172,9 @@ TEST(MooncakeConcurrency, ARunWrittenAsATraceReplaysTheSameHistory) {
 // visited set, a state where client 1 owns a preempting write was taken for
 // one where client 2 owns it, and these two cleanup-only schedules, the only
 // failures of 1,000 seeds at preempt 20 and 50, were reported not
-// linearizable (signature not-linearizable/outcomes/-).
+// linearizable (signature not-linearizable/outcomes/...).
 TEST(MooncakeConcurrency, CleanupOnlySchedulesOnceMisreportedAreLinearizable) {
+  PINSIM_MAIN_ONLY();
   for (const auto& [seed, preempt] : {std::pair<uint64_t, uint32_t>{793, 20}, {791, 50}}) {
     const Result r = run(make_scenario(seed, kClients, {.evict = false, .cleanup = true}), seed, preempt);
     ASSERT_TRUE(r.error.empty()) << r.error;

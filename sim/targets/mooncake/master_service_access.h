@@ -209,16 +209,22 @@ class MasterServiceSnapshotTestBase {
 #endif
   }
 
-  // What the task-cleanup thread's cycle does for soft pins: under the
-  // snapshot mutex (shared), CleanupExpiredSoftPins.
+  // What one cycle of the task-cleanup thread does to the object lifecycle,
+  // as the tree has it: under the snapshot mutex (shared),
+  // CleanupExpiredSoftPins (main, the deadline index) and
+  // PruneExpiredGroupRetentions (PR 2835; it reads the virtual clock itself).
   static void Cleanup(MasterService& s, Clock::time_point now) {
-#if PINSIM_MC_HAS_CLEANUP
+#if PINSIM_MC_HAS_CLEANUP || PINSIM_MC_HAS_RETAIN_GROUPS
     std::shared_lock<std::shared_mutex> snapshot(s.snapshot_mutex_);
+#endif
+#if PINSIM_MC_HAS_CLEANUP
     s.CleanupExpiredSoftPins(now);
-#else
+#endif
+#if PINSIM_MC_HAS_RETAIN_GROUPS
+    s.PruneExpiredGroupRetentions();
+#endif
     (void)s;
     (void)now;
-#endif
   }
 
 #if PINSIM_MC_HAS_SNAPSHOT_CODEC

@@ -985,8 +985,8 @@ std::string_view mooncake_target_description() {
 #if !PINSIM_MC_HAS_RETAIN_GROUPS
          ", retain_groups (no PR 2835)"
 #endif
-#if !PINSIM_MC_HAS_CLEANUP
-         ", cleanup (no deadline index)"
+#if !PINSIM_MC_HAS_CLEANUP && !PINSIM_MC_HAS_RETAIN_GROUPS
+         ", cleanup (no deadline index, no retention prune)"
 #endif
 #if !PINSIM_MC_HAS_SNAPSHOT_CODEC
          ", snapshot and restore (no snapshot codec)"
@@ -1010,8 +1010,8 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
     case OpKind::Snapshot:
     case OpKind::Restore:
       return PINSIM_MC_HAS_SNAPSHOT_CODEC != 0;
-    case OpKind::Cleanup:
-      return PINSIM_MC_HAS_CLEANUP != 0;
+    case OpKind::Cleanup:  // the task-cleanup cycle: soft-pin expiry, retention prune
+      return PINSIM_MC_HAS_CLEANUP != 0 || PINSIM_MC_HAS_RETAIN_GROUPS != 0;
     case OpKind::RetainGroups:
       return PINSIM_MC_HAS_RETAIN_GROUPS != 0 && op.object.tenant == 0;
     case OpKind::PutStart:
