@@ -2,7 +2,7 @@
 // (concurrency_lane.h). Seed s runs scenario s under the schedule of seed s,
 // with every preemption considered (--preempt 100) or few (lower values, as
 // PCT favours), and prints what the campaign saw: schedules per second,
-// decisions and switches per schedule, the lock-graph edges by lock kind,
+// decisions, switches and preemptions per schedule, the lock-graph edges by lock kind,
 // edges against MasterService's lock order, cycles, deadlocks and
 // linearizability failures (each with its seed, signature and history).
 // With --known DIR, a failure whose signature matches a finding of this tree
@@ -121,8 +121,8 @@ std::string parse(int argc, char** argv, Args* a) {
 }
 
 struct Totals {
-  uint64_t runs = 0, refused = 0, decisions = 0, switches = 0, max_decisions = 0, deadlocks = 0, cycles = 0,
-           violations = 0, known = 0, against_order = 0, inline_threads = 0;
+  uint64_t runs = 0, refused = 0, decisions = 0, switches = 0, preemptions = 0, max_decisions = 0, deadlocks = 0,
+           cycles = 0, violations = 0, known = 0, against_order = 0, inline_threads = 0;
   std::map<Edge, uint64_t> kinds;  // edge by lock kind -> schedules that showed it
 };
 
@@ -132,6 +132,7 @@ bool add(const Result& r, uint64_t seed, const Args& a, Totals& t) {
   t.decisions += r.history.run.decisions;
   t.max_decisions = std::max(t.max_decisions, r.history.run.decisions);
   t.switches += r.switches;
+  t.preemptions += r.history.run.preemptions;
   t.inline_threads += r.inline_threads;
   t.deadlocks += r.history.run.deadlock;
   std::map<Edge, bool> kinds;
@@ -172,10 +173,10 @@ void report(const Args& a, const Totals& t, double seconds) {
               static_cast<unsigned long long>(t.runs), static_cast<unsigned long long>(a.first),
               static_cast<unsigned long long>(a.last), a.clients, background, a.preempt,
               static_cast<unsigned long long>(t.refused));
-  std::printf("schedules/s %.1f; decisions per schedule %.0f (max %llu); switches per schedule %.1f; "
-              "inline threads per schedule %.1f\n",
+  std::printf("schedules/s %.1f; decisions per schedule %.0f (max %llu); switches per schedule %.1f, "
+              "of them preemptions %.1f; inline threads per schedule %.1f\n",
               seconds > 0 ? t.runs / seconds : 0.0, t.decisions / n, static_cast<unsigned long long>(t.max_decisions),
-              t.switches / n, t.inline_threads / n);
+              t.switches / n, t.preemptions / n, t.inline_threads / n);
   std::printf("deadlocks %llu; lock cycles %llu; edges against the lock order %llu; not linearizable %llu "
               "(and %llu known findings)\n",
               static_cast<unsigned long long>(t.deadlocks), static_cast<unsigned long long>(t.cycles),
