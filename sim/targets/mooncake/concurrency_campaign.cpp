@@ -28,6 +28,7 @@
 #include "concurrency_lane.h"
 #include "json_codec.h"
 #include "known_findings.h"
+#include "mooncake_target.h"
 #include "schedule_shrink.h"
 #include "trace.h"
 
@@ -264,6 +265,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!a.replay.empty()) return replay_file(a.replay);
+  if (a.background.evict && !pinsim::mooncake_evict_is_seedable()) {
+    std::fprintf(stderr, "mooncake_concurrency: --background: %s\n", kEvictNotSeedable);
+    return 2;
+  }
   Totals t;
   bool written = false;
   const auto start = std::chrono::steady_clock::now();  // for schedules/s only, never an outcome

@@ -178,6 +178,11 @@ namespace {
 
 Result run_under(const Scenario& scenario, const std::function<sched::History(Target&)>& run_actors) {
   Result r;
+  if (!mooncake_evict_is_seedable() && std::find(scenario.roles.begin(), scenario.roles.end(), "evict") !=
+                                           scenario.roles.end()) {
+    r.error = kEvictNotSeedable;
+    return r;
+  }
   auto target = make_mooncake_target(scenario.config, TargetOptions{}, &r.error);
   if (!target) return r;
   r.variant = std::string(target->variant());

@@ -45,6 +45,12 @@ struct Background {
 // actor and a cleanup actor as `background` asks.
 Scenario make_scenario(uint64_t seed, uint32_t clients, Background background = {});
 
+// The refusal of a scenario with an evict actor on a tree whose BatchEvict
+// cannot be seeded (mooncake_evict_is_seedable): its runs would not repeat.
+inline constexpr const char* kEvictNotSeedable =
+    "the evict actor needs a tree whose BatchEvict can be seeded (this one starts at a random shard, so a "
+    "seed's schedule would not repeat); use --background cleanup";
+
 struct Edge {
   std::string from, to;  // lock names (see lock_name in mooncake_target.h)
   auto operator<=>(const Edge&) const = default;

@@ -997,6 +997,8 @@ std::string_view mooncake_target_description() {
       ;
 }
 
+bool mooncake_evict_is_seedable() { return PINSIM_MC_HAS_RANDOM_ENGINE != 0; }
+
 bool mooncake_target_supports(const Op& op, const Config& config) {
   // Tenants other than 0 exist only in multi-tenant mode (Mooncake folds every
   // tenant into "default" outside it); the PR 2835 tree has no such mode.

@@ -27,9 +27,15 @@ std::string_view mooncake_target_description();
 // answers UNSUPPORTED for it): tenants other than 0 outside multi-tenant mode
 // (Mooncake folds every tenant into "default" there), NoF replicas or the NoF
 // selector without a NoF build, retain_groups without PR 2835, cleanup without
-// the deadline index. A campaign that wants to compare only what both sides
+// the deadline index or the retention prune. A campaign that wants to compare only what both sides
 // can do draws another op instead (every campaign does).
 bool mooncake_target_supports(const Op& op, const Config& config);
+
+// Whether the tree's BatchEvict can be seeded (its random shard start and
+// census come from a random engine the adapter seeds). Without it the
+// sequential lane follows whatever victims it takes, but the locks it takes
+// differ from run to run, so the concurrency lane refuses an evict actor.
+bool mooncake_evict_is_seedable();
 
 // The name of a lock of a Mooncake target's MasterService by its address
 // ("shard[17]", "deadline_index", "snapshot_mutex", ...; "" for a lock that
