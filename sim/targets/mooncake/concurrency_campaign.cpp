@@ -213,6 +213,9 @@ bool write_shrunk(const Scenario& scenario, const Result& r, uint64_t seed, cons
               "--replay %s\n",
               static_cast<unsigned long long>(seed), pinsim::sched::describe_size(shrunk->original).c_str(),
               pinsim::sched::describe_size(shrunk->size).c_str(), shrunk->replays, a.out.c_str(), a.out.c_str());
+  if (shrunk->size.preemptions == 0)
+    std::printf("  it needs no preemption: the calls one after another diverge, so this is a sequential "
+                "divergence (see scenarios/findings/ and pinsim run --target mooncake), not a race\n");
   return save(shrunk->trace, a.out);
 }
 
