@@ -305,7 +305,10 @@ po::variables_map parse(const std::vector<std::string>& args, const po::options_
       text << desc;
       const std::string caption = text.str().substr(0, text.str().find(':'));  // "pinsim run"
       std::cout << text.str() << examples(caption)
-                << "\nExit codes: 0 passed, 1 a failure, 2 bad usage or input, 3 checked nothing.\n";
+                << (caption == "pinsim show"
+                        ? "\nExit codes: 0 the report is written (it says whether the trace passes), 2 bad usage or "
+                          "input.\n"
+                        : "\nExit codes: 0 passed, 1 a failure, 2 bad usage or input, 3 checked nothing.\n");
       throw HelpShown{};
     }
   po::positional_options_description pos;

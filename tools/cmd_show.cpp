@@ -47,6 +47,9 @@ int cmd_show(const std::vector<std::string>& args) {
   const std::string path = vm["trace"].as<std::string>();
   const std::string out = vm["output"].as<std::string>();
   const Trace trace = load_trace(path);
+  if (trace.concurrent)  // drawing only the steps would hide the rounds, where such a trace fails
+    throw UsageError(path + ": $.concurrent: show draws sequential steps only; replay a trace with concurrent "
+                            "rounds with `pinsim replay` (the Mooncake lane's: mooncake_concurrency --replay)");
   const TraceRun run = trace_run_of(vm, trace, path);
   const RunResult r = replay(trace, run.factory, run.options, run.checks);
   if (!r.error.empty()) throw UsageError(path + ": $.config: " + r.error);
