@@ -11,10 +11,11 @@
 // known finding, 2 on bad input. With --out FILE, the first failure that is
 // not known is shrunk (fewer ops, actors, preemptions: schedule_shrink.h)
 // and written there as a trace with its schedule; --replay FILE runs such a
-// trace again and says whether it still fails, and how.
+// trace again and says whether it still fails, and how; with --html it also
+// draws the interleaving (sched/history_html.h).
 //   mooncake_concurrency --seeds 1..200 [--clients 3] [--preempt 100] [--background evict,cleanup]
 //                        [--known DIR] [--out FILE]
-//   mooncake_concurrency --replay FILE
+//   mooncake_concurrency --replay FILE [--html PICTURE.html]
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -27,6 +28,7 @@
 
 #include "concurrency_lane.h"
 #include "json_codec.h"
+#include "history_html.h"
 #include "known_findings.h"
 #include "mooncake_target.h"
 #include "schedule_shrink.h"
@@ -41,16 +43,16 @@ struct Args {
   uint32_t clients = 3, preempt = 100;
   Background background;
   std::vector<pinsim::KnownFinding> known;
-  std::string out, replay;  // --out FILE, --replay FILE
+  std::string out, replay, html;  // --out FILE, --replay FILE, --html FILE
   bool campaign_flags = false;  // any flag that shapes a campaign (contradicts --replay)
 };
 
 // "" when `path` can be written (an existing file is left as it was).
-std::string writable(const std::string& path) {
+std::string writable(std::string_view flag, const std::string& path) {
   const bool existed = std::filesystem::exists(path);
   {
     std::ofstream probe(path, std::ios::app);
-    if (!probe) return "--out " + path + ": cannot write file";
+    if (!probe) return std::string(flag) + " " + path + ": cannot write file";
   }
   if (!existed) std::filesystem::remove(path);
   return "";
@@ -86,7 +88,7 @@ std::string parse(int argc, char** argv, Args* a) {
     const std::string_view flag = argv[i];
     if (i + 1 >= argc) return std::string(flag) + ": a value is missing";
     const std::string_view value = argv[++i];
-    a->campaign_flags |= flag != "--replay";
+    a->campaign_flags |= flag != "--replay" && flag != "--html";
     if (flag == "--seeds") {
       const size_t dots = value.find("..");
       auto lo = number(value.substr(0, dots)), hi = dots == value.npos ? lo : number(value.substr(dots + 2));
@@ -108,14 +110,18 @@ std::string parse(int argc, char** argv, Args* a) {
       }
     } else if (flag == "--out") {
       a->out = value;
-      if (std::string why = writable(a->out); !why.empty()) return why;
+      if (std::string why = writable(flag, a->out); !why.empty()) return why;
     } else if (flag == "--replay") {
       a->replay = value;
+    } else if (flag == "--html") {
+      a->html = value;
+      if (std::string why = writable(flag, a->html); !why.empty()) return why;
     } else {
       return std::string(flag) +
-             ": unknown argument (--seeds, --clients, --preempt, --background, --known, --out, --replay)";
+             ": unknown argument (--seeds, --clients, --preempt, --background, --known, --out, --replay, --html)";
     }
   }
+  if (!a->html.empty() && a->replay.empty()) return "--html " + a->html + ": draws a replayed trace; give --replay FILE";
   if (!a->replay.empty() && a->campaign_flags)
     return "--replay " + a->replay + ": runs the trace as recorded; it takes no other flag";
   return "";
@@ -221,7 +227,27 @@ bool write_shrunk(const Scenario& scenario, const Result& r, uint64_t seed, cons
 
 // --replay FILE: 0 when the trace passes, 1 when it fails (how, and whether
 // its own `finding` names that failure), 2 when it cannot be run.
-int replay_file(const std::string& path) {
+// The picture of a replayed trace (--html), with the verdict in one line.
+bool draw(const std::string& path, const std::string& html, const Scenario& scenario, const Result& r, bool diverged) {
+  pinsim::sched::ShownHistory shown;
+  shown.title = path;
+  for (size_t i = 0; i < scenario.roles.size(); ++i)
+    shown.actors.push_back(scenario.roles[i] == "client" ? "client " + std::to_string(i) : scenario.roles[i]);
+  shown.prefix = scenario.prefix;
+  shown.history = &r.history;
+  shown.verdict = r.history.run.deadlock ? "deadlock"
+                  : !r.cycle.empty()     ? "a cycle in the lock graph"
+                  : r.violation          ? "no order of the calls explains them: " + r.signature
+                                         : "passes: an order of the calls explains every outcome and the View";
+  if (diverged) shown.verdict += " (the run did not follow the recorded schedule)";
+  shown.detail = r.violation.value_or("");
+  std::ofstream out(html, std::ios::trunc);
+  if (out && (out << pinsim::sched::render_history_html(shown))) return true;
+  std::fprintf(stderr, "mooncake_concurrency: --html %s: cannot write file\n", html.c_str());
+  return false;
+}
+
+int replay_file(const std::string& path, const std::string& html) {
   pinsim::Trace trace;
   try {
     trace = pinsim::load_trace(path);
@@ -252,6 +278,7 @@ int replay_file(const std::string& path) {
               static_cast<unsigned long long>(r.history.run.preemptions), r.variant.c_str(),
               diverged ? "the run did NOT follow the recorded schedule (another tree, or MasterService changed)"
                        : "the recorded schedule was followed");
+  if (!html.empty() && !draw(path, html, *scenario, r, diverged)) return 2;
   Args a;
   if (trace.finding) a.known.push_back({path, trace.finding->tree, trace.finding->signatures});
   Totals t;
@@ -267,7 +294,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mooncake_concurrency: %s\n", why.c_str());
     return 2;
   }
-  if (!a.replay.empty()) return replay_file(a.replay);
+  if (!a.replay.empty()) return replay_file(a.replay, a.html);
   if (a.background.evict && !pinsim::mooncake_evict_is_seedable()) {
     std::fprintf(stderr, "mooncake_concurrency: --background: %s\n", kEvictNotSeedable);
     return 2;
