@@ -43,7 +43,8 @@ std::string svg_of(const ShownHistory& in) {
   const History& h = *in.history;
   uint64_t last = 1;
   for (const Call& c : h.calls) last = std::max(last, c.returned);
-  const int width = kLeft + static_cast<int>(last + 1) * kTickW, height = kTop + static_cast<int>(in.actors.size()) * kRowH + 10;
+  const int width = kLeft + static_cast<int>(last + 1) * kTickW;
+  const int height = kTop + static_cast<int>(in.actors.size()) * kRowH + 10;
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height << "\">";
   for (uint64_t e = 1; e <= last; ++e)

@@ -121,7 +121,8 @@ std::string parse(int argc, char** argv, Args* a) {
              ": unknown argument (--seeds, --clients, --preempt, --background, --known, --out, --replay, --html)";
     }
   }
-  if (!a->html.empty() && a->replay.empty()) return "--html " + a->html + ": draws a replayed trace; give --replay FILE";
+  if (!a->html.empty() && a->replay.empty())
+    return "--html " + a->html + ": draws a replayed trace; give --replay FILE";
   if (!a->replay.empty() && a->campaign_flags)
     return "--replay " + a->replay + ": runs the trace as recorded; it takes no other flag";
   return "";
