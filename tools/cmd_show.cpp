@@ -1,12 +1,15 @@
 // `pinsim show TRACE -o report.html`: replays a trace (on the model, and on a
 // target when named, with the same checks as replay) and draws it
-// (show_html.h). Exit 0 when the file is written, whether the trace passes
-// or fails; the picture says which.
+// (show_html.h); a trace with concurrent rounds is drawn as the interleaving
+// of its last round run (history_html.h). Exit 0 when the file is written,
+// whether the trace passes or fails; the picture says which.
 #include <iostream>
 #include <variant>
 
 #include "campaign.h"
 #include "cli.h"
+#include "concurrent_lane.h"
+#include "history_html.h"
 #include "show_html.h"
 #include "trace.h"
 
@@ -34,6 +37,30 @@ std::vector<ShownStep> record(const Trace& trace, TargetFactory factory, const T
   return steps;
 }
 
+// A trace with concurrent rounds: its last round run (the failing one, if
+// any) as an interleaving (history_html.h), the verdict under it.
+int show_interleaving(const Trace& trace, const TraceRun& run, const std::string& path, const std::string& out) {
+  sched::History last;
+  const RunResult r = sched::replay_concurrent(trace, run.factory, run.options, run.checks, &last);
+  if (!r.error.empty()) throw UsageError(path + ": " + r.error);
+  const ConcurrentSettings& settings = trace.concurrent->settings;
+  sched::ShownHistory shown;
+  shown.title = path + (trace.description.empty() ? "" : ": " + trace.description);
+  for (uint32_t i = 0; i < settings.clients; ++i) shown.actors.push_back("client " + std::to_string(i));
+  for (const std::string& b : settings.background) shown.actors.push_back(b);
+  for (const TraceStep& step : trace.steps)
+    if (step.op.kind != OpKind::Advance) shown.prefix.push_back({step.t, step.op});
+  shown.history = &last;
+  const size_t rounds = r.trace.concurrent ? r.trace.concurrent->rounds.size() : 0;
+  shown.verdict = "round " + std::to_string(rounds) + " of " + std::to_string(trace.concurrent->rounds.size()) +
+                  (r.failure ? ": fails, " + r.failure->what + " " + r.failure->field : ": every round passes");
+  if (r.failure) shown.detail = r.failure->detail;
+  write_file(out, sched::render_history_html(shown));
+  std::cout << out << ": round " << rounds << " drawn (" << last.calls.size() << " calls)"
+            << (r.failure ? ", failing" : "") << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int cmd_show(const std::vector<std::string>& args) {
@@ -47,10 +74,8 @@ int cmd_show(const std::vector<std::string>& args) {
   const std::string path = vm["trace"].as<std::string>();
   const std::string out = vm["output"].as<std::string>();
   const Trace trace = load_trace(path);
-  if (trace.concurrent)  // drawing only the steps would hide the rounds, where such a trace fails
-    throw UsageError(path + ": $.concurrent: show draws sequential steps only; replay a trace with concurrent "
-                            "rounds with `pinsim replay` (the Mooncake lane's: mooncake_concurrency --replay)");
   const TraceRun run = trace_run_of(vm, trace, path);
+  if (trace.concurrent) return show_interleaving(trace, run, path, out);
   const RunResult r = replay(trace, run.factory, run.options, run.checks);
   if (!r.error.empty()) throw UsageError(path + ": $.config: " + r.error);
   ShowInput in;

@@ -65,9 +65,10 @@ class Lane {
   }
 
   // Runs one round under `policy` (recording its schedule) and checks it.
-  std::optional<Failure> round(ConcurrentRound& r, Policy& policy) {
+  std::optional<Failure> round(ConcurrentRound& r, Policy& policy, History* kept = nullptr) {
     if (r.t > now_) advance_to(r.t);
     History h = run_concurrent(*target_, r.scripts, r.t, policy);
+    if (kept) *kept = h;
     r.schedule = h.run.schedule;
     out_.calls += h.calls.size();
     out_.decisions += h.run.decisions;
@@ -293,7 +294,7 @@ std::optional<Failure> enumerate_round(ConcurrentRound& r, const ConcurrentSetti
 }  // namespace
 
 pinsim::RunResult replay_concurrent(const Trace& trace, TargetFactory factory, const TargetOptions& options,
-                                    const Checks& checks) {
+                                    const Checks& checks, History* last) {
   pinsim::RunResult out;
   out.trace = trace;
   out.trace.steps.clear();
@@ -303,7 +304,7 @@ pinsim::RunResult replay_concurrent(const Trace& trace, TargetFactory factory, c
   for (const ConcurrentRound& recorded : trace.concurrent->rounds) {
     ConcurrentRound r = recorded;
     ReplayPolicy policy(recorded.schedule);
-    out.failure = lane.round(r, policy);
+    out.failure = lane.round(r, policy, last);
     out.trace.concurrent->rounds.push_back(std::move(r));
     if (out.failure) break;
   }

@@ -17,14 +17,17 @@
 #include <string>
 
 #include "campaign.h"
+#include "concurrent.h"
 #include "concurrent_trace.h"
 
 namespace pinsim::sched {
 
 // The concurrent part of `trace` (its rounds, with scripts and schedules)
 // after its sequential steps; the returned trace records the schedules run.
+// `last`, when given, receives the history of the last round run (the
+// failing one, if any), for a picture (history_html.h).
 pinsim::RunResult replay_concurrent(const Trace& trace, TargetFactory factory, const TargetOptions& options,
-                                    const Checks& checks);
+                                    const Checks& checks, History* last = nullptr);
 
 // One seed: the configuration drawn as a lockstep seed draws it, then
 // `settings.rounds` rounds drawn and checked. The failing round ends the run.

@@ -19,7 +19,7 @@ constexpr int kLeft = 110, kTickW = 100, kRowH = 46, kTop = 30;
 // "k2 hard", "g1", "": what a box says of its call's object, under its op.
 std::string object_label(const Op& op) {
   std::string s;
-  if (op.object.key != 0) s += "k" + std::to_string(op.object.key);
+  if (is_key_op(op.kind)) s += "k" + std::to_string(op.object.key);
   if (op.kind == OpKind::RetainGroups && !op.groups.empty()) s += "g" + std::to_string(op.groups.front());
   if (op.hard_pin) s += " hard";
   return s;
