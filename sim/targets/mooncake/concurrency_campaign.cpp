@@ -13,7 +13,8 @@
 // and written there as a trace with its schedule; --replay FILE runs such a
 // trace again and says whether it still fails, and how; with --html it also
 // draws the interleaving (sched/history_html.h).
-//   mooncake_concurrency --seeds 1..200 [--clients 3] [--preempt 100] [--background evict,cleanup]
+//   mooncake_concurrency --seeds 1..200 [--clients 3] [--preempt 100 | --schedule pct [--pct-depth 3]]
+//                        [--background evict,cleanup]
 //                        [--known DIR] [--out FILE]
 //   mooncake_concurrency --replay FILE [--html PICTURE.html]
 #include <charconv>
@@ -41,6 +42,8 @@ using namespace pinsim::mooncake_lane;
 struct Args {
   uint64_t first = 1, last = 100;
   uint32_t clients = 3, preempt = 100;
+  bool pct = false, pct_depth_given = false;  // --schedule pct (else random with --preempt), --pct-depth
+  uint32_t pct_depth = 3;
   Background background;
   std::vector<pinsim::KnownFinding> known;
   std::string out, replay, html;  // --out FILE, --replay FILE, --html FILE
@@ -108,6 +111,14 @@ std::string parse(int argc, char** argv, Args* a) {
       } catch (const pinsim::DecodeError& e) {
         return "--known " + std::string(e.what());
       }
+    } else if (flag == "--schedule") {
+      if (value != "random" && value != "pct") return "--schedule " + std::string(value) + ": expected random or pct";
+      a->pct = value == "pct";
+    } else if (flag == "--pct-depth") {
+      auto v = number(value);
+      if (!v || *v == 0 || *v > 10) return "--pct-depth " + std::string(value) + ": expected 1..10";
+      a->pct_depth = static_cast<uint32_t>(*v);
+      a->pct_depth_given = true;
     } else if (flag == "--out") {
       a->out = value;
       if (std::string why = writable(flag, a->out); !why.empty()) return why;
@@ -118,9 +129,11 @@ std::string parse(int argc, char** argv, Args* a) {
       if (std::string why = writable(flag, a->html); !why.empty()) return why;
     } else {
       return std::string(flag) +
-             ": unknown argument (--seeds, --clients, --preempt, --background, --known, --out, --replay, --html)";
+             ": unknown argument (--seeds, --clients, --preempt, --schedule, --pct-depth, --background, --known, "
+                                  "--out, --replay, --html)";
     }
   }
+  if (a->pct_depth_given && !a->pct) return "--pct-depth: goes with --schedule pct";
   if (!a->html.empty() && a->replay.empty())
     return "--html " + a->html + ": draws a replayed trace; give --replay FILE";
   if (!a->replay.empty() && a->campaign_flags)
@@ -177,9 +190,11 @@ void report(const Args& a, const Totals& t, double seconds) {
   const double n = t.runs ? static_cast<double>(t.runs) : 1.0;
   const char* background = a.background.evict ? (a.background.cleanup ? " + evict + cleanup" : " + evict")
                                               : (a.background.cleanup ? " + cleanup" : "");
-  std::printf("schedules %llu (seeds %llu..%llu, %u clients%s, preempt %u%%), refused %llu\n",
+  const std::string policy = a.pct ? "pct depth " + std::to_string(a.pct_depth)
+                                   : "preempt " + std::to_string(a.preempt) + "%";
+  std::printf("schedules %llu (seeds %llu..%llu, %u clients%s, %s), refused %llu\n",
               static_cast<unsigned long long>(t.runs), static_cast<unsigned long long>(a.first),
-              static_cast<unsigned long long>(a.last), a.clients, background, a.preempt,
+              static_cast<unsigned long long>(a.last), a.clients, background, policy.c_str(),
               static_cast<unsigned long long>(t.refused));
   std::printf("schedules/s %.1f; decisions per schedule %.0f (max %llu); switches per schedule %.1f, "
               "of them preemptions %.1f; inline threads per schedule %.1f\n",
@@ -207,7 +222,7 @@ bool save(const pinsim::Trace& trace, const std::string& path) {
 
 // Shrinks the failing run of `seed` (schedule_shrink.h) and writes it to --out.
 bool write_shrunk(const Scenario& scenario, const Result& r, uint64_t seed, const Args& a) {
-  pinsim::Trace failing = to_trace(scenario, r, seed, a.preempt);
+  pinsim::Trace failing = to_trace(scenario, r, seed, a.preempt, a.pct ? a.pct_depth : 0);
   failing.description = "mooncake_concurrency seed " + std::to_string(seed) + " (" + r.signature + ")";
   const pinsim::sched::ConcurrentReplayer replayer = replay_trace;
   const auto shrunk = pinsim::sched::shrink_schedule(failing, replayer);
@@ -305,7 +320,7 @@ int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();  // for schedules/s only, never an outcome
   for (uint64_t seed = a.first; seed <= a.last; ++seed) {
     const Scenario scenario = make_scenario(seed, a.clients, a.background);
-    const Result r = run(scenario, seed, a.preempt);
+    const Result r = a.pct ? run_pct(scenario, seed, a.pct_depth) : run(scenario, seed, a.preempt);
     if (!r.error.empty()) {
       ++t.refused;
       std::printf("seed %llu: %s\n", static_cast<unsigned long long>(seed), r.error.c_str());

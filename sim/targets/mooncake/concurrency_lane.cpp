@@ -223,6 +223,17 @@ Result run(const Scenario& scenario, uint64_t schedule_seed, uint32_t preempt_pc
   });
 }
 
+Result run_pct(const Scenario& scenario, uint64_t schedule_seed, uint32_t depth) {
+  // BatchEvict takes each of its 1,024 shard locks: a schedule with the evict
+  // actor makes about 2,500 decisions, one without it about 100.
+  const bool evict = std::find(scenario.roles.begin(), scenario.roles.end(), "evict") != scenario.roles.end();
+  return run_under(scenario, [&](Target& target) {
+    RandomChoices choices(schedule_seed);
+    sched::PctPolicy policy(choices, static_cast<uint32_t>(scenario.scripts.size()), depth, evict ? 2500 : 100);
+    return sched::run_concurrent(target, scenario.scripts, scenario.now, policy);
+  });
+}
+
 Result replay(const Scenario& scenario, const std::vector<uint32_t>& schedule, bool* diverged) {
   sched::ReplayPolicy policy(schedule);
   Result r = run_under(scenario, [&](Target& target) {
@@ -232,7 +243,8 @@ Result replay(const Scenario& scenario, const std::vector<uint32_t>& schedule, b
   return r;
 }
 
-Trace to_trace(const Scenario& scenario, const Result& result, uint64_t seed, uint32_t preempt_pct) {
+Trace to_trace(const Scenario& scenario, const Result& result, uint64_t seed, uint32_t preempt_pct,
+               uint32_t pct_depth) {
   Trace t;
   t.seed = seed;
   t.config = scenario.config;
@@ -255,6 +267,7 @@ Trace to_trace(const Scenario& scenario, const Result& result, uint64_t seed, ui
   c.settings.ops_per_round = 2;
   c.settings.rounds = 1;
   c.settings.preempt_pct = preempt_pct;
+  if (pct_depth > 0) c.settings.schedule = "pct", c.settings.pct_depth = pct_depth;
   c.rounds.push_back({scenario.now, scenario.scripts, result.history.run.schedule});
   t.concurrent = std::move(c);
   return t;

@@ -74,13 +74,20 @@ std::vector<Edge> named_lock_edges(const Target& target);
 
 // Runs `scenario` once under a schedule drawn from `schedule_seed`.
 Result run(const Scenario& scenario, uint64_t schedule_seed, uint32_t preempt_pct);
+// The same under PCT (policies.h): random actor priorities and `depth` - 1
+// change points over the decisions a schedule of this scenario is expected
+// to take (a bug of depth d is found with probability at least
+// 1 / (actors x steps^(d-1)) per schedule).
+Result run_pct(const Scenario& scenario, uint64_t schedule_seed, uint32_t depth);
 // Runs `scenario` under a recorded schedule; `diverged` when the run could
 // not follow it (the target took another path).
 Result replay(const Scenario& scenario, const std::vector<uint32_t>& schedule, bool* diverged);
 
 // A run as a trace (docs/trace-format.md): the prefix as its steps, and one
 // concurrent round with the actors' scripts and the schedule taken.
-Trace to_trace(const Scenario& scenario, const Result& result, uint64_t seed, uint32_t preempt_pct);
+// `pct_depth` 0: the schedule was drawn at random with `preempt_pct`.
+Trace to_trace(const Scenario& scenario, const Result& result, uint64_t seed, uint32_t preempt_pct,
+               uint32_t pct_depth = 0);
 // The scenario and schedule of such a trace, or nullopt and the reason.
 std::optional<Scenario> scenario_of(const Trace& trace, std::vector<uint32_t>* schedule, std::string* why);
 // Replays such a trace from scratch, as the schedule shrinker
