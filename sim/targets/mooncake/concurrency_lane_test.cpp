@@ -44,9 +44,9 @@ std::string describe(const Result& r) {
 
 TEST(MooncakeConcurrency, TheSameSeedGivesTheSameRun) {
   const Scenario s = make_scenario(7, kClients, every_actor());
-  for (uint32_t preempt : {100u, 5u}) {
-    const Result a = run(s, 7, preempt);
-    const Result b = run(s, 7, preempt);
+  for (uint32_t preempt : {100u, 5u, 0u}) {  // 0: PCT, depth 3
+    const Result a = preempt ? run(s, 7, preempt) : run_pct(s, 7, 3);
+    const Result b = preempt ? run(s, 7, preempt) : run_pct(s, 7, 3);
     ASSERT_TRUE(a.error.empty()) << a.error;
     EXPECT_EQ(a.history.run.schedule, b.history.run.schedule);
     EXPECT_EQ(a.history.run.decisions, b.history.run.decisions);
