@@ -33,7 +33,7 @@ ConcurrentSettings full_lane() {
 const Checks kChecks{all_properties(), true};
 
 // The bounds on the shrunk trace: two actors, a handful of ops and
-// preemptions (today F18 5 ops and 2 preemptions, F19 7 and 7, F20 8 and 11,
+// preemptions (today F18 5 ops and 2 preemptions, F19 7 and 7, F20 3 and 1,
 // from runs of 36-108 ops and hundreds of preemptions).
 struct Expected {
   const char* fault;
