@@ -6,21 +6,19 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <fstream>
 #include <iostream>
 #include <cstdlib>
-#include <filesystem>
 #include <regex>
 #include <sstream>
 
 #include "property.h"
+#include "text_file.h"
 #include "targets.h"
 
 namespace pinsim::cli {
 
 void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out || !(out << text)) throw UsageError(path + ": cannot write file");
+  if (!write_text(path, text)) throw UsageError(path + ": cannot write file");
 }
 
 namespace {
@@ -222,12 +220,7 @@ void add_trace_run_options(po::options_description& desc) {
 }
 
 void check_writable(const std::string& path) {
-  const bool existed = std::filesystem::exists(path);
-  {
-    std::ofstream probe(path, std::ios::app);
-    if (!probe) throw UsageError(path + ": cannot write file");
-  }
-  if (!existed) std::filesystem::remove(path);
+  if (!can_write(path)) throw UsageError(path + ": cannot write file");
 }
 
 void add_summary_options(po::options_description& desc) {

@@ -20,8 +20,6 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,6 +31,7 @@
 #include "known_findings.h"
 #include "mooncake_target.h"
 #include "schedule_shrink.h"
+#include "text_file.h"
 #include "trace.h"
 
 namespace {
@@ -52,13 +51,7 @@ struct Args {
 
 // "" when `path` can be written (an existing file is left as it was).
 std::string writable(std::string_view flag, const std::string& path) {
-  const bool existed = std::filesystem::exists(path);
-  {
-    std::ofstream probe(path, std::ios::app);
-    if (!probe) return std::string(flag) + " " + path + ": cannot write file";
-  }
-  if (!existed) std::filesystem::remove(path);
-  return "";
+  return pinsim::can_write(path) ? "" : std::string(flag) + " " + path + ": cannot write file";
 }
 
 // "evict,cleanup", "evict", "cleanup" or "none".
@@ -182,18 +175,19 @@ bool add(const Result& r, uint64_t seed, const Args& a, Totals& t) {
     for (const auto& n : r.cycle) names += " " + n;
     std::printf("seed %llu: lock cycle:%s\n", static_cast<unsigned long long>(seed), names.c_str());
   }
+  bool unknown = r.history.run.deadlock || !r.cycle.empty();
   if (r.violation) {
     const pinsim::KnownFinding* k = pinsim::match_known(a.known, r.signature, r.variant);
     ++(k ? t.known : t.violations);
+    unknown |= !k;
     if (k)
       std::printf("seed %llu: known finding %s (%s)\n", static_cast<unsigned long long>(seed), k->file.c_str(),
                   r.signature.c_str());
     else
       std::printf("seed %llu: not linearizable (%s): %s\n", static_cast<unsigned long long>(seed),
                   r.signature.c_str(), r.violation->c_str());
-    if (!k) return true;
   }
-  return r.history.run.deadlock || !r.cycle.empty();
+  return unknown;
 }
 
 void report(const Args& a, const Totals& t, double seconds) {
@@ -222,11 +216,10 @@ void report(const Args& a, const Totals& t, double seconds) {
 
 }  // namespace
 
-// Writes `trace` to `path`; false (and one line) when it cannot.
-bool save(const pinsim::Trace& trace, const std::string& path) {
-  std::ofstream out(path, std::ios::trunc);
-  if (out && (out << pinsim::write_trace(trace))) return true;
-  std::fprintf(stderr, "mooncake_concurrency: --out %s: cannot write file\n", path.c_str());
+// Writes `text` to the file of `flag`; false (and one line) when it cannot.
+bool save(const char* flag, const std::string& path, const std::string& text) {
+  if (pinsim::write_text(path, text)) return true;
+  std::fprintf(stderr, "mooncake_concurrency: %s %s: cannot write file\n", flag, path.c_str());
   return false;
 }
 
@@ -239,7 +232,7 @@ bool write_shrunk(const Scenario& scenario, const Result& r, uint64_t seed, cons
   if (!shrunk) {
     std::printf("seed %llu: the failure did not come back on replay; written as run to %s\n",
                 static_cast<unsigned long long>(seed), a.out.c_str());
-    return save(failing, a.out);
+    return save("--out", a.out, pinsim::write_trace(failing));
   }
   std::printf("seed %llu: shrunk from %s to %s (%zu replays); written to %s\n  replay: mooncake_concurrency "
               "--replay %s\n",
@@ -248,11 +241,9 @@ bool write_shrunk(const Scenario& scenario, const Result& r, uint64_t seed, cons
   if (shrunk->size.preemptions == 0)
     std::printf("  it needs no preemption: the calls one after another diverge, so this is a sequential "
                 "divergence (see scenarios/findings/ and pinsim run --target mooncake), not a race\n");
-  return save(shrunk->trace, a.out);
+  return save("--out", a.out, pinsim::write_trace(shrunk->trace));
 }
 
-// --replay FILE: 0 when the trace passes, 1 when it fails (how, and whether
-// its own `finding` names that failure), 2 when it cannot be run.
 // The picture of a replayed trace (--html), with the verdict in one line.
 bool draw(const std::string& path, const std::string& html, const Scenario& scenario, const Result& r, bool diverged) {
   pinsim::sched::ShownHistory shown;
@@ -267,12 +258,11 @@ bool draw(const std::string& path, const std::string& html, const Scenario& scen
                                          : "passes: an order of the calls explains every outcome and the View";
   if (diverged) shown.verdict += " (the run did not follow the recorded schedule)";
   shown.detail = r.violation.value_or("");
-  std::ofstream out(html, std::ios::trunc);
-  if (out && (out << pinsim::sched::render_history_html(shown))) return true;
-  std::fprintf(stderr, "mooncake_concurrency: --html %s: cannot write file\n", html.c_str());
-  return false;
+  return save("--html", html, pinsim::sched::render_history_html(shown));
 }
 
+// --replay FILE: 0 when the trace passes, 1 when it fails (how, and whether
+// its own `finding` names that failure), 2 when it cannot be run.
 int replay_file(const std::string& path, const std::string& html) {
   pinsim::Trace trace;
   try {

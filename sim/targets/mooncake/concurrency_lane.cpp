@@ -176,10 +176,13 @@ std::vector<Edge> named_lock_edges(const Target& target) {
 
 namespace {
 
+bool has_actor(const Scenario& s, const char* role) {
+  return std::find(s.roles.begin(), s.roles.end(), role) != s.roles.end();
+}
+
 Result run_under(const Scenario& scenario, const std::function<sched::History(Target&)>& run_actors) {
   Result r;
-  if (!mooncake_evict_is_seedable() && std::find(scenario.roles.begin(), scenario.roles.end(), "evict") !=
-                                           scenario.roles.end()) {
+  if (!mooncake_evict_is_seedable() && has_actor(scenario, "evict")) {
     r.error = kEvictNotSeedable;
     return r;
   }
@@ -226,10 +229,10 @@ Result run(const Scenario& scenario, uint64_t schedule_seed, uint32_t preempt_pc
 Result run_pct(const Scenario& scenario, uint64_t schedule_seed, uint32_t depth) {
   // BatchEvict takes each of its 1,024 shard locks: a schedule with the evict
   // actor makes about 2,500 decisions, one without it about 100.
-  const bool evict = std::find(scenario.roles.begin(), scenario.roles.end(), "evict") != scenario.roles.end();
+  const uint64_t expected = has_actor(scenario, "evict") ? 2500 : 100;
   return run_under(scenario, [&](Target& target) {
     RandomChoices choices(schedule_seed);
-    sched::PctPolicy policy(choices, static_cast<uint32_t>(scenario.scripts.size()), depth, evict ? 2500 : 100);
+    sched::PctPolicy policy(choices, static_cast<uint32_t>(scenario.scripts.size()), depth, expected);
     return sched::run_concurrent(target, scenario.scripts, scenario.now, policy);
   });
 }
@@ -351,7 +354,7 @@ std::string violation_signature(const Model& start, const sched::History& histor
   // An object's field names the difference better than the counters it moves.
   for (const FieldDiff& d : diffs)
     for (const auto& entry : explained->end.objects()) {
-      if ("t" + std::to_string(entry.first.tenant) + "/k" + std::to_string(entry.first.key) != d.object) continue;
+      if (object_name(entry.first) != d.object) continue;
       const Object& o = entry.second;
       return "not-linearizable/view/" + d.field + ":" + (o.hard_pinned ? "hard" : o.deadline ? "soft" : "none");
     }
