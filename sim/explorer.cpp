@@ -36,13 +36,40 @@ Trace trace_of(const ExploreOptions& o, const OpUniverse& universe, const std::v
   return t;
 }
 
+// The model at the start, and with a target, one instance of it that answers
+// which ops it supports (a target explores only those, as a campaign draws
+// only those) and is never stepped. nullopt with `refused` set when the model
+// or the target refuses the configuration.
+std::optional<Model> root_of(const ExploreOptions& o, std::unique_ptr<Target>* probe, std::string* refused) {
+  auto created = Model::create(o.config);
+  if (auto* reason = std::get_if<std::string>(&created)) {
+    *refused = "the model refuses the configuration: " + *reason;
+    return std::nullopt;
+  }
+  if (o.target && !(*probe = o.target(o.config, o.target_options, refused))) {
+    if (refused->empty()) *refused = "the target refuses the configuration";
+    return std::nullopt;
+  }
+  return std::get<Model>(std::move(created));
+}
+
+// A transition in lockstep with the target, replayed from the start (targets
+// cannot be copied); the replay also checks the properties. A replay the
+// target refused sets `refused`: never a green over transitions not run.
+bool target_fails(const ExploreOptions& o, const Trace& trace, std::string* refused) {
+  const RunResult run = replay(trace, o.target, o.target_options, o.checks);
+  *refused = run.error;
+  return run.failure.has_value();
+}
+
 }  // namespace
 
 ExploreResult explore(const ExploreOptions& o) {
   ExploreResult result;
-  auto created = Model::create(o.config);
-  if (std::holds_alternative<std::string>(created)) return result;
-  const Model root = std::get<Model>(std::move(created));
+  std::unique_ptr<Target> probe;
+  const std::optional<Model> start = root_of(o, &probe, &result.refused);
+  if (!start) return result;
+  const Model& root = *start;
   const Workload generator(o.workload, o.config);
   OpUniverse universe(generator);
   const bool model_checks = !o.target && !o.checks.properties.empty();
@@ -72,6 +99,7 @@ ExploreResult explore(const ExploreOptions& o) {
       memory += universe.bytes() - universe_bytes;
       for (const uint32_t op_index : ops) {
         const Op& op = universe.op(op_index);
+        if (probe && !probe->supports(op)) continue;
         ++result.transitions;
         child = model;
         const Time t = time_after(now, op);
@@ -83,9 +111,8 @@ ExploreResult explore(const ExploreOptions& o) {
         };
         bool failed = false;
         if (o.target) {
-          // In lockstep with the target, replayed from the start (targets
-          // cannot be copied); the replay also checks the properties.
-          failed = replay(child_trace(), o.target, o.target_options, o.checks).failure.has_value();
+          failed = target_fails(o, child_trace(), &result.refused);
+          if (!result.refused.empty()) return result;
         } else if (model_checks) {
           child.view(t, &after);
           const StepContext ctx{o.config, op, t, outcome, before, after};

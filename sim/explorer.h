@@ -38,6 +38,7 @@ struct ExploreResult {
   bool capped = false;       // stopped by the memory cap
   bool stopped = false;      // stopped by should_stop
   std::optional<RunResult> counterexample;  // a shortest failing trace
+  std::string refused;  // the model or the target refused the configuration: nothing was explored
 };
 
 ExploreResult explore(const ExploreOptions& options);

@@ -273,6 +273,7 @@ int cmd_explore(const std::vector<std::string>& args) {
     o.should_stop = [start, limit] { return std::chrono::steady_clock::now() - start > limit; };
   }
   const ExploreResult r = explore(o);
+  if (!r.refused.empty()) throw UsageError("explore --target " + vm["target"].as<std::string>() + ": " + r.refused);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report_explore(vm, o, r, secs);
 }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "explorer.h"
+#include "model_target.h"
 #include "property.h"
 #ifdef PINSIM_HAVE_EMBEDDED
 #include "embedded_target.h"
@@ -86,6 +87,56 @@ TEST(Explore, ActorsAreSymmetricKeysAreNot) {
   };
   EXPECT_EQ(state_after(1, 0), state_after(2, 0));
   EXPECT_NE(state_after(1, 0), state_after(1, 1));
+}
+
+// A target that refuses the configuration: the explore says so and explores
+// nothing (it never reports a green over transitions that were not run).
+static std::unique_ptr<Target> refusing_target(const Config&, const TargetOptions&, std::string* error) {
+  *error = "this tree is checked against another profile";
+  return nullptr;
+}
+
+TEST(Explore, TargetThatRefusesTheConfigurationIsReported) {
+  ExploreOptions o = small_universe(2);
+  o.target = &refusing_target;
+  const ExploreResult r = explore(o);
+  EXPECT_EQ(r.refused, "this tree is checked against another profile");
+  EXPECT_EQ(r.transitions, 0u);
+  EXPECT_FALSE(r.counterexample);
+}
+
+// The model as a target that cannot perform RetainGroups: the explore leaves
+// those ops out, as a campaign draws only ops its target supports.
+class NoRetentionTarget final : public Target {
+ public:
+  explicit NoRetentionTarget(std::unique_ptr<Target> inner) : inner_(std::move(inner)) {}
+  std::string_view name() const override { return inner_->name(); }
+  Capabilities capabilities() const override { return inner_->capabilities(); }
+  Outcome apply(const Op& op, Time now) override { return inner_->apply(op, now); }
+  bool supports(const Op& op) const override { return op.kind != OpKind::RetainGroups; }
+  View view(Time now) const override { return inner_->view(now); }
+
+ private:
+  std::unique_ptr<Target> inner_;
+};
+
+static std::unique_ptr<Target> no_retention_target(const Config& c, const TargetOptions& o, std::string* error) {
+  auto inner = make_model_target(c, o, error);
+  return inner ? std::make_unique<NoRetentionTarget>(std::move(inner)) : nullptr;
+}
+
+TEST(Explore, LeavesOutOpsTheTargetDoesNotSupport) {
+  ExploreOptions o = small_universe(1);
+  const ExploreResult all = explore(o);
+  auto model = std::get<Model>(Model::create(o.config));
+  size_t retains = 0;
+  for (const Op& op : all_ops(Workload(o.workload, o.config), model, 0)) retains += op.kind == OpKind::RetainGroups;
+  ASSERT_GT(retains, 0u);
+  o.target = &no_retention_target;
+  const ExploreResult r = explore(o);
+  EXPECT_TRUE(r.refused.empty()) << r.refused;
+  EXPECT_FALSE(r.counterexample);
+  EXPECT_EQ(r.transitions, all.transitions - retains);
 }
 
 #ifdef PINSIM_HAVE_EMBEDDED

@@ -1,0 +1,30 @@
+#!/bin/bash
+# `pinsim explore --target mooncake` explores MasterService itself, or says
+# why it cannot: a configuration the tree refuses (the RFC profile on a tree
+# checked against mooncake-main) is one line and exit 2, never a green over
+# nothing; with the tree's profile, depth 1 runs every op the target supports
+# and the summary counts them.
+# Usage: explore_test.sh PINSIM
+set -u
+pinsim=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+cd "$work"
+
+"$pinsim" explore --target mooncake --depth 1 > out.txt 2> err.txt
+rc=$?
+[ "$rc" = 2 ] || fail "the RFC profile on Mooncake: exit $rc, expected 2 ($(cat out.txt err.txt))"
+[ "$(wc -l < err.txt)" = 1 ] && grep -q "profile" err.txt || fail "expected one line naming the profile: $(cat err.txt)"
+
+profile=$(sed -nE 's/.*profile ([a-z0-9-]+).*/\1/p' err.txt)
+"$pinsim" explore --target mooncake --profile "$profile" --depth 1 --format json > summary.json 2> err.txt
+rc=$?
+[ "$rc" = 0 ] || fail "depth 1 with --profile $profile: exit $rc ($(cat summary.json err.txt))"
+python3 - summary.json <<'PY' || exit 1
+import json, sys
+s = json.load(open(sys.argv[1]))
+if not (s["depth"] == 1 and s["transitions"] > 100 and s["states"] > 10 and s["verdict"] == "green"):
+    sys.exit(f"FAIL: depth 1 explored too little: {s}")
+print(f"explore against Mooncake, depth 1: {s['transitions']} transitions, {s['states']} states")
+PY
