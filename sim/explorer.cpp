@@ -28,12 +28,22 @@ std::vector<uint32_t> path_of(const std::vector<Node>& tree, uint32_t n) {
   return path;
 }
 
-Trace trace_of(const ExploreOptions& o, const OpUniverse& universe, const std::vector<uint32_t>& path) {
+// The trace of `path`, and of `then` after it when given.
+Trace trace_of(const ExploreOptions& o, const OpUniverse& universe, const std::vector<uint32_t>& path,
+               std::optional<uint32_t> then = std::nullopt) {
   Trace t;
   t.description = "found by pinsim explore";
   t.config = o.config;
   for (const uint32_t op : path) t.steps.push_back({0, universe.op(op), std::nullopt});
+  if (then) t.steps.push_back({0, universe.op(*then), std::nullopt});
   return t;
+}
+
+// P1-P14 on one of the model's own transitions (an explore without a target).
+bool model_fails(const ExploreOptions& o, const StepContext& ctx) {
+  bool failed = false;
+  for (const StepCheck* p : o.checks.properties) failed |= p->check(ctx).has_value();
+  return failed;
 }
 
 // The model at the start, and with a target, one instance of it that answers
@@ -53,14 +63,41 @@ std::optional<Model> root_of(const ExploreOptions& o, std::unique_ptr<Target>* p
   return std::get<Model>(std::move(created));
 }
 
-// A transition in lockstep with the target, replayed from the start (targets
-// cannot be copied); the replay also checks the properties. A replay the
-// target refused sets `refused`: never a green over transitions not run.
-bool target_fails(const ExploreOptions& o, const Trace& trace, std::string* refused) {
-  const RunResult run = replay(trace, o.target, o.target_options, o.checks);
-  *refused = run.error;
-  return run.failure.has_value();
-}
+// The target at one explored state, for the transitions out of it. A target
+// that can be copied (Target::clone) is brought there once, in lockstep with
+// the model, and each transition runs on a copy; any other is replayed from
+// the start for each transition. Either way the lockstep checks the model
+// comparison and the properties. A replay the target refused sets `refused`:
+// never a green over transitions that were not run.
+class TargetAt {
+ public:
+  TargetAt(const ExploreOptions& o, bool cloneable, const Trace& path) : o_(o) {
+    if (!cloneable) return;
+    base_ = o.target(path.config, o.target_options, &refused_);
+    if (!base_) return;
+    lockstep_.emplace(path.config, *base_, o.checks);
+    for (const TraceStep& step : path.steps) lockstep_->step(step.op, std::nullopt, nullptr);
+  }
+  const std::string& refused() const { return refused_; }
+  // Whether the transition fails; `child()` is the path with the op appended.
+  template <typename ChildTrace>
+  bool fails(const Op& op, ChildTrace child) {
+    if (lockstep_) {
+      const std::unique_ptr<Target> copy = base_->clone();
+      Lockstep at(*lockstep_, *copy);
+      return at.step(op, std::nullopt, nullptr).has_value();
+    }
+    const RunResult run = replay(child(), o_.target, o_.target_options, o_.checks);
+    refused_ = run.error;
+    return run.failure.has_value();
+  }
+
+ private:
+  const ExploreOptions& o_;
+  std::unique_ptr<Target> base_;
+  std::optional<Lockstep> lockstep_;
+  std::string refused_;
+};
 
 }  // namespace
 
@@ -69,17 +106,17 @@ ExploreResult explore(const ExploreOptions& o) {
   std::unique_ptr<Target> probe;
   const std::optional<Model> start = root_of(o, &probe, &result.refused);
   if (!start) return result;
-  const Model& root = *start;
+  const bool cloneable = probe && probe->clone() != nullptr;
   const Workload generator(o.workload, o.config);
   OpUniverse universe(generator);
   const bool model_checks = !o.target && !o.checks.properties.empty();
   std::vector<Node> tree{{0, 0}};
-  std::unordered_set<Digest, DigestHash> visited{digest_of(root.canonical_state(0))};
+  std::unordered_set<Digest, DigestHash> visited{digest_of(start->canonical_state(0))};
   uint64_t memory = 0;
   std::string encoding;  // reused: the canonical state of each child
   // Reused across transitions: assigning a model or a View into one keeps
   // the buffers (objects, maps' nodes) it already has.
-  Model model = root, child = root;
+  Model model = *start, child = *start;
   View before, after;
   result.states = 1;
   size_t level_begin = 0, level_end = 1;
@@ -90,10 +127,15 @@ ExploreResult explore(const ExploreOptions& o) {
         return result;
       }
       const std::vector<uint32_t> path = path_of(tree, static_cast<uint32_t>(n));
-      model = root;
+      model = *start;
       Time now = 0;
       for (const uint32_t i : path) model.apply(universe.op(i), now = time_after(now, universe.op(i)));
       if (model_checks) model.view(now, &before);
+      std::optional<TargetAt> at;
+      if (o.target && !at.emplace(o, cloneable, trace_of(o, universe, path)).refused().empty()) {
+        result.refused = at->refused();
+        return result;
+      }
       const uint64_t universe_bytes = universe.bytes();
       const std::vector<uint32_t>& ops = universe.ops_in(model, now);
       memory += universe.bytes() - universe_bytes;
@@ -104,19 +146,17 @@ ExploreResult explore(const ExploreOptions& o) {
         child = model;
         const Time t = time_after(now, op);
         const Outcome outcome = child.apply(op, t);
-        auto child_trace = [&] {
-          std::vector<uint32_t> child_path = path;
-          child_path.push_back(op_index);
-          return trace_of(o, universe, child_path);
-        };
+        auto child_trace = [&] { return trace_of(o, universe, path, op_index); };
         bool failed = false;
         if (o.target) {
-          failed = target_fails(o, child_trace(), &result.refused);
-          if (!result.refused.empty()) return result;
+          failed = at->fails(op, child_trace);
+          if (!at->refused().empty()) {
+            result.refused = at->refused();
+            return result;
+          }
         } else if (model_checks) {
           child.view(t, &after);
-          const StepContext ctx{o.config, op, t, outcome, before, after};
-          for (const StepCheck* p : o.checks.properties) failed |= p->check(ctx).has_value();
+          failed = model_fails(o, {o.config, op, t, outcome, before, after});
         }
         if (failed) {  // record the shortest counterexample as a replayable run
           result.counterexample =

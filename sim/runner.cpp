@@ -33,6 +33,18 @@ Lockstep::Lockstep(const Config& config, Target& target, Checks checks)
     : model_(build_model(config)), target_(target), config_(config), checks_(std::move(checks)),
       model_view_(model_.view(0)), target_view_(target_.view(0)) {}
 
+Lockstep::Lockstep(const Lockstep& other, Target& target)
+    : model_(other.model_),
+      target_(target),
+      config_(other.config_),
+      checks_(other.checks_),
+      model_view_(other.model_view_),
+      target_view_(other.target_view_),
+      now_(other.now_),
+      index_(other.index_),
+      comparisons_(other.comparisons_),
+      unchecked_(other.unchecked_) {}
+
 std::optional<Failure> Lockstep::check_properties(const Op& op, const Outcome& outcome, const View& before,
                                                   const View& after, Capabilities caps, const char* side) {
   const StepContext ctx{config_, op, now_, outcome, before, after};

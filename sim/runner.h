@@ -50,6 +50,9 @@ class Lockstep {
  public:
   // The model is built from `config` (already validated by the caller).
   Lockstep(const Config& config, Target& target, Checks checks = {});
+  // The same lockstep (model, Views, clock, counts) driving `target`, a copy
+  // of `other`'s target at the same state (Target::clone).
+  Lockstep(const Lockstep& other, Target& target);
   // Applies one op (an advance moves the clock first) and records the step.
   // Expectations (outcome and state) are checked on the model's and on the
   // target's result.

@@ -43,6 +43,10 @@ class Target {
   // did. nullopt when the target cannot show it (the lane then compares the
   // View alone).
   virtual std::optional<Placement> placement() const { return std::nullopt; }
+  // An independent copy of this target at its present state, or nullptr when
+  // it cannot be copied (the explorer then replays a state's path for each
+  // transition instead of copying the state once per transition).
+  virtual std::unique_ptr<Target> clone() const { return nullptr; }
 };
 
 // One per-run option of a target, named as the command line's flag is

@@ -10,6 +10,7 @@
 #include "explorer.h"
 #include "model_target.h"
 #include "property.h"
+#include "trace.h"
 #ifdef PINSIM_HAVE_EMBEDDED
 #include "embedded_target.h"
 #endif
@@ -105,24 +106,29 @@ TEST(Explore, TargetThatRefusesTheConfigurationIsReported) {
   EXPECT_FALSE(r.counterexample);
 }
 
-// The model as a target that cannot perform RetainGroups: the explore leaves
-// those ops out, as a campaign draws only ops its target supports.
-class NoRetentionTarget final : public Target {
+// Another target seen through a wrapper that can leave out RetainGroups
+// (the explore then leaves those ops out, as a campaign draws only ops its
+// target supports) and cannot be copied (the explore then replays each
+// transition from the start).
+class WrappedTarget final : public Target {
  public:
-  explicit NoRetentionTarget(std::unique_ptr<Target> inner) : inner_(std::move(inner)) {}
+  WrappedTarget(std::unique_ptr<Target> inner, bool no_retention)
+      : inner_(std::move(inner)), no_retention_(no_retention) {}
   std::string_view name() const override { return inner_->name(); }
   Capabilities capabilities() const override { return inner_->capabilities(); }
   Outcome apply(const Op& op, Time now) override { return inner_->apply(op, now); }
-  bool supports(const Op& op) const override { return op.kind != OpKind::RetainGroups; }
+  bool supports(const Op& op) const override { return !(no_retention_ && op.kind == OpKind::RetainGroups); }
   View view(Time now) const override { return inner_->view(now); }
+  std::optional<Placement> placement() const override { return inner_->placement(); }
 
  private:
   std::unique_ptr<Target> inner_;
+  bool no_retention_;
 };
 
 static std::unique_ptr<Target> no_retention_target(const Config& c, const TargetOptions& o, std::string* error) {
   auto inner = make_model_target(c, o, error);
-  return inner ? std::make_unique<NoRetentionTarget>(std::move(inner)) : nullptr;
+  return inner ? std::make_unique<WrappedTarget>(std::move(inner), true) : nullptr;
 }
 
 TEST(Explore, LeavesOutOpsTheTargetDoesNotSupport) {
@@ -148,6 +154,31 @@ TEST(Explore, FindsFaultsF4AndF7AtDepth2) {
     const ExploreResult r = explore(o);
     ASSERT_TRUE(r.counterexample) << fault;
     EXPECT_EQ(r.counterexample->trace.steps.size(), 2u) << fault;
+  }
+}
+
+static std::unique_ptr<Target> uncopyable_embedded(const Config& c, const TargetOptions& o, std::string* error) {
+  auto inner = make_embedded_target(c, o, error);
+  return inner ? std::make_unique<WrappedTarget>(std::move(inner), false) : nullptr;
+}
+
+// Transitions checked on copies of the embedded master (Target::clone) reach
+// the same states and the same counterexamples as transitions replayed from
+// the start, with and without a fault.
+TEST(Explore, CopiesOfTheTargetExploreAsReplaysDo) {
+  for (const char* fault : {"", "F4", "F7", "F10"}) {
+    ExploreOptions o = small_universe(2);
+    if (*fault) o.target_options = fault_options({fault});
+    o.target = &make_embedded_target;
+    const ExploreResult copied = explore(o);
+    o.target = &uncopyable_embedded;
+    const ExploreResult replayed = explore(o);
+    EXPECT_EQ(copied.states, replayed.states) << fault;
+    EXPECT_EQ(copied.transitions, replayed.transitions) << fault;
+    ASSERT_EQ(copied.counterexample.has_value(), replayed.counterexample.has_value()) << fault;
+    if (copied.counterexample) {
+      EXPECT_EQ(write_trace(copied.counterexample->trace), write_trace(replayed.counterexample->trace)) << fault;
+    }
   }
 }
 #endif

@@ -6,6 +6,12 @@
 
 namespace pinsim::embedded {
 
+DeadlineIndex::DeadlineIndex(const DeadlineIndex& other) {
+  std::lock_guard guard(other.mutex_);
+  heap_ = other.heap_;
+  registrations_ = other.registrations_;
+}
+
 void DeadlineIndex::upsert(ObjectId key, size_t shard, Time deadline) {
   std::lock_guard lock(mutex_);
   auto it = registrations_.find(key);

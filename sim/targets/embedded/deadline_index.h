@@ -24,6 +24,9 @@ class DeadlineIndex {
     ObjectId key;
     size_t shard;
   };
+  DeadlineIndex() = default;
+  DeadlineIndex(const DeadlineIndex& other);  // EmbeddedMaster::clone: the entries, a mutex of its own
+  DeadlineIndex& operator=(const DeadlineIndex&) = delete;
   static constexpr size_t kMinCompactionThreshold = 4096;
   static constexpr size_t kCompactionRatio = 2;
 

@@ -40,6 +40,7 @@ class EmbeddedMaster final : public Target {
   Outcome apply(const Op& op, Time now) override;
   View view(Time now) const override;
   std::optional<Placement> placement() const override;
+  std::unique_ptr<Target> clone() const override;  // clone.cpp
 
   // For tests and benchmarks.
   size_t heap_size() const { return index_.heap_size(); }
@@ -219,6 +220,7 @@ class EmbeddedMaster final : public Target {
   Outcome mount(const Op& op);
   void clear_invalid_handles(size_t shard, ObjectId id, uint32_t segment);  // every shard held
   uint64_t memory_capacity() const;
+  EmbeddedMaster(const EmbeddedMaster& other);  // clone.cpp
   // snapshot.cpp
   Outcome snapshot();
   Outcome restore(const Op& op, Time now);

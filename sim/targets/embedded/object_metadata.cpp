@@ -26,6 +26,25 @@ ObjectMetadata::~ObjectMetadata() {
   if (counted) gauge_.add(-1);
 }
 
+std::unique_ptr<ObjectMetadata> ObjectMetadata::copy_for(SoftPinGauge& gauge) const {
+  auto copy = std::make_unique<ObjectMetadata>(gauge, std::nullopt, f3_shadow_);  // adds nothing to the gauge
+  std::lock_guard guard(lock_);
+  copy->client = client;
+  copy->size = size;
+  copy->replicas = replicas;
+  copy->pending = pending;
+  copy->lease = lease;
+  copy->put_start_time = put_start_time;
+  copy->group = group;
+  copy->hard_pinned = hard_pinned;
+  copy->processing = processing;
+  copy->quota = quota;
+  copy->soft_pin_timeout_ = soft_pin_timeout_;
+  copy->last_committed_ = last_committed_;
+  copy->committed_ttl_ms_ = committed_ttl_ms_;
+  return copy;
+}
+
 std::optional<Time> ObjectMetadata::committed_deadline() const {
   std::lock_guard guard(lock_);
   return soft_pin_timeout_;

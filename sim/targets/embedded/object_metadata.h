@@ -8,6 +8,7 @@
 // responsible for decrementing an active committed soft pin).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -40,6 +41,9 @@ class ObjectMetadata {
   ObjectMetadata(SoftPinGauge& gauge, std::optional<Time> committed, bool f3_shadow);
   ~ObjectMetadata();
   ObjectMetadata(const ObjectMetadata&) = delete;
+  // EmbeddedMaster::clone: a copy counted in `gauge`, which the copy of the
+  // master's gauge already counts it in (so the copy adds nothing to it).
+  std::unique_ptr<ObjectMetadata> copy_for(SoftPinGauge& gauge) const;
   ObjectMetadata& operator=(const ObjectMetadata&) = delete;
 
   // GetCommittedSoftPinTimeout: a copy, taken under the object lock.

@@ -11,6 +11,9 @@ namespace pinsim::embedded {
 
 class SoftPinGauge {
  public:
+  SoftPinGauge() = default;
+  SoftPinGauge(const SoftPinGauge& other) : value_(other.value()) {}  // EmbeddedMaster::clone
+  SoftPinGauge& operator=(const SoftPinGauge&) = delete;
   void add(int64_t delta) {
     if (delta != 0) value_.fetch_add(delta, std::memory_order_relaxed);
   }

@@ -26,6 +26,19 @@ void TenantQuotaAccount::Release(uint64_t bytes) {
   if (bytes != 0) charged_bytes_.fetch_sub(bytes, std::memory_order_acq_rel);
 }
 
+TenantQuotaTable::TenantQuotaTable(const TenantQuotaTable& other) {
+  std::shared_lock guard(other.mutex_);
+  capacity_ = other.capacity_;
+  for (const auto& [tenant, account] : other.accounts_) {
+    auto copy = std::make_unique<TenantQuotaAccount>();
+    copy->effective_quota_bytes_.store(account->EffectiveQuotaBytes());
+    copy->charged_bytes_.store(account->ChargedBytes());
+    copy->requested_quota_bytes_ = account->requested_quota_bytes_;
+    copy->has_explicit_policy_ = account->has_explicit_policy_;
+    accounts_.emplace(tenant, std::move(copy));
+  }
+}
+
 TenantQuotaTable::TenantQuotaTable(const Config& config) {
   if (!config.multi_tenant) return;
   for (const SegmentConfig& s : config.segments)

@@ -55,6 +55,8 @@ class TenantQuotaAccount {
 class TenantQuotaTable {
  public:
   explicit TenantQuotaTable(const Config& config);
+  TenantQuotaTable(const TenantQuotaTable& other);  // EmbeddedMaster::clone: every account copied
+  TenantQuotaTable& operator=(const TenantQuotaTable&) = delete;
 
   // The account of a tenant with a policy; nullptr otherwise.
   TenantQuotaAccount* Find(TenantId tenant) const;
