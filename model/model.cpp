@@ -253,6 +253,7 @@ void Model::view(Time now, View* out) const {
   for (size_t s = 0; s < config_.segments.size(); ++s)
     if (config_.segments[s].kind == ReplicaKind::Memory) v.memory_used.push_back(segment_used_[s]);
   v.cached = cached_objects(v.objects);
+  v.allocated = allocated_memory(v.memory_used);
 }
 
 }  // namespace pinsim

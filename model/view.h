@@ -62,6 +62,10 @@ struct View {
   // Objects with at least one completed memory replica: the gauge Mooncake
   // exports as its current cached objects in memory.
   uint64_t cached = 0;
+  // The allocated-memory metric: bytes allocated in memory segments as the
+  // master counts them (Mooncake's allocated memory size), which must be the
+  // sum of memory_used. Compared with kCapSegments.
+  uint64_t allocated = 0;
   bool operator==(const View&) const = default;
 };
 
@@ -74,7 +78,7 @@ enum Capability : uint32_t {
   kCapGauge = 1u << 4,      // soft-pin gauge
   kCapRetention = 1u << 5,  // group retention table and counter
   kCapUsage = 1u << 6,      // bytes charged and effective quota per tenant
-  kCapSegments = 1u << 7,   // bytes allocated per memory segment
+  kCapSegments = 1u << 7,   // bytes allocated per memory segment, and the allocated-memory metric
   kCapCached = 1u << 8,     // the cached-objects gauge
   kCapAll = (1u << 9) - 1,
   // Not a part of the View: the target may be called from several threads at
@@ -86,6 +90,13 @@ enum Capability : uint32_t {
   kCapEvictionInSteps = 1u << 10,
 };
 using Capabilities = uint32_t;
+
+// The allocated-memory metric the segments' bytes imply.
+inline uint64_t allocated_memory(const std::vector<uint64_t>& memory_used) {
+  uint64_t n = 0;
+  for (const uint64_t used : memory_used) n += used;
+  return n;
+}
 
 // The cached-objects gauge a View's objects imply.
 inline uint64_t cached_objects(const std::vector<ObjectView>& objects) {

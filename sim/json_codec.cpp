@@ -364,6 +364,7 @@ json encode_view(const View& v) {
   j["quotas"] = quotas;
   j["memory_used"] = v.memory_used;
   j["cached"] = v.cached;
+  j["allocated"] = v.allocated;
   return j;
 }
 

@@ -76,7 +76,7 @@ View masked(View v, Capabilities caps) {
     v.usage.clear();
     v.quotas.clear();
   }
-  if (!(caps & kCapSegments)) v.memory_used.clear();
+  if (!(caps & kCapSegments)) v.memory_used.clear(), v.allocated = 0;
   if (!(caps & kCapCached)) v.cached = 0;
   return v;
 }
@@ -114,6 +114,9 @@ Difference describe_difference(const View& e, const View& a) {
     if (e.memory_used[s] != a.memory_used[s])
       return {"segments", "memory segment " + std::to_string(s) + ": expected " + std::to_string(e.memory_used[s]) +
                               " bytes allocated, got " + std::to_string(a.memory_used[s])};
+  if (e.allocated != a.allocated)
+    return {"allocated", "allocated-memory metric: expected " + std::to_string(e.allocated) + " bytes, got " +
+                            std::to_string(a.allocated)};
   if (e.cached != a.cached)
     return {"cached",
             "cached-objects gauge: expected " + std::to_string(e.cached) + ", got " + std::to_string(a.cached)};

@@ -315,6 +315,8 @@ class MooncakeTarget final : public Target {
     // The master is empty now, whatever ran here before: so is its
     // cached-objects gauge (a process-wide metric, kept by hand by Mooncake).
     mc::MasterMetricManager::instance().reset_cache_total_nums();
+    // And so is its allocated-memory metric, before the segments are mounted.
+    mc::MasterMetricManager::instance().reset_allocated_mem_size();
     for (size_t i = 0; i < config_.segments.size(); ++i)
       if (config_.segments[i].kind == ReplicaKind::Memory) memory_segments_.push_back(i);
     if (!mount_segments(error)) return false;
@@ -621,6 +623,7 @@ class MooncakeTarget final : public Target {
     v.gauge = mc::MasterMetricManager::instance().get_soft_pin_key_count() - baseline_;
 #endif
     v.cached = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_mem_cache_nums());
+    v.allocated = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_allocated_mem_size());
     {
       std::vector<std::string> names;
       for (size_t i : memory_segments_) names.push_back(segment_name(i));

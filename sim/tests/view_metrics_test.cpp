@@ -1,0 +1,60 @@
+// The metrics the View holds besides the objects are compared like any other
+// field: a target whose allocated-memory metric disagrees with the bytes its
+// segments hold fails at that step, named by the field; a target that does
+// not show the segments (no kCapSegments) is not compared on it.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "model_target.h"
+#include "runner.h"
+
+namespace pinsim {
+namespace {
+
+// The model as a target whose allocated-memory metric is off by `skew` bytes.
+class SkewedMetricTarget final : public Target {
+ public:
+  SkewedMetricTarget(std::unique_ptr<Target> inner, uint64_t skew, Capabilities caps)
+      : inner_(std::move(inner)), skew_(skew), caps_(caps) {}
+  std::string_view name() const override { return "skewed"; }
+  Capabilities capabilities() const override { return caps_; }
+  Outcome apply(const Op& op, Time now) override { return inner_->apply(op, now); }
+  View view(Time now) const override {
+    View v = inner_->view(now);
+    if (v.allocated > 0) v.allocated -= skew_;
+    return v;
+  }
+
+ private:
+  std::unique_ptr<Target> inner_;
+  uint64_t skew_;
+  Capabilities caps_;
+};
+
+std::optional<Failure> put_on(Capabilities caps) {
+  Config config;
+  std::string error;
+  SkewedMetricTarget target(make_model_target(config, {}, &error), 32, caps);
+  Lockstep lockstep(config, target);
+  Op put{.kind = OpKind::PutStart};
+  put.object = {0, 0};
+  put.size = 32;
+  put.memory_replicas = 1;
+  return lockstep.step(put, std::nullopt, nullptr);
+}
+
+TEST(ViewMetrics, AllocatedMemoryMetricIsCompared) {
+  const auto failure = put_on(kCapAll);
+  ASSERT_TRUE(failure);
+  EXPECT_EQ(failure->what, "view");
+  EXPECT_EQ(failure->field, "allocated");
+  EXPECT_NE(failure->detail.find("allocated-memory metric: expected 32 bytes, got 0"), std::string::npos)
+      << failure->detail;
+}
+
+TEST(ViewMetrics, NotComparedWithoutTheSegments) { EXPECT_FALSE(put_on(kCapAll & ~kCapSegments)); }
+
+}  // namespace
+}  // namespace pinsim
