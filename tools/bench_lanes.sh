@@ -1,9 +1,11 @@
 #!/bin/bash
 # Every speed figure `./dev bench` prints, measured and printed, never
 # asserted: the model alone (bench_model), embedded lockstep steps/s, the
-# explorer's states/s (model alone, default universe, a fixed time budget),
+# explorer's states/s (model alone: the depth 60 s reach; embedded lockstep
+# to depth 2) and whether it finds each seeded fault within 60 s,
 # and with a pinsim that has the Mooncake target, the Mooncake lane: the cost
 # of a run beyond its ops (masters reused, and all freshly constructed), the
+# explorer against MasterService (depth 2), the
 # 1,000-seed swarm with --jobs 1 and 2 (steps/s and wall time), and the
 # harness's cost per op kind (--overhead). The machine's load comes first:
 # figures taken under load are only comparable side by side.
@@ -22,8 +24,19 @@ echo "== embedded lockstep, 5,000 swarm seeds x 200 steps"
 for j in 1 2; do
   echo "--jobs $j: $("$build/tools/pinsim" run --target embedded --seeds 1..5000 --swarm --jobs $j 2>/dev/null | summary)"
 done
-echo "== explorer, model alone, default universe, 20 s"
-"$build/tools/pinsim" explore --depth 8 --seconds 20 2>&1 | tail -1
+echo "== explorer, model alone, default universe (2 keys, 2 actors): depth 8 within 60 s?"
+"$build/tools/pinsim" explore --depth 8 --seconds 60 2>&1 | tail -1
+echo "== explorer, embedded lockstep (transitions on copies of the master), default universe, depth 2"
+"$build/tools/pinsim" explore --target embedded --depth 2 2>&1 | tail -1
+echo "== explorer against each seeded fault of the embedded master, default universe, 60 s each"
+echo "   (F18-F20 show only in an interleaving: the concurrent lane's, not the sequential explorer's)"
+for f in $("$build/tools/pinsim" list faults | awk '{print $1}'); do
+  out=$("$build/tools/pinsim" explore --target embedded --fault "$f" --depth 8 --seconds 60 --out /tmp/pinsim-bench-explore.json 2>&1)
+  case $? in
+    1) echo "$f found: $(echo "$out" | head -1)" ;;
+    *) echo "$f not found: $(echo "$out" | head -1)" ;;
+  esac
+done
 [ -z "$mc" ] && exit 0
 
 cd "$here"
@@ -39,6 +52,8 @@ for j in 1 2; do
   echo "1,000 swarm seeds x 200 steps, --jobs $j: $("$mc" run --target mooncake --seeds 1..1000 --steps 200 --swarm \
        --known scenarios/findings --jobs $j --out /tmp/pinsim-bench-failure.json 2>/dev/null | summary)"
 done
+echo "== explorer against MasterService (each transition a replay on a reused master), default universe, depth 2"
+"$mc" explore --target mooncake --profile mooncake-main --depth 2 2>&1 | tail -1
 echo "== harness cost per op kind (100 swarm seeds x 100 steps, --overhead)"
 "$mc" run --target mooncake --seeds 1..100 --steps 100 --swarm --known scenarios/findings --overhead \
   --out /tmp/pinsim-bench-failure.json 2>/dev/null | sed -n '/^overhead/,$p'
