@@ -26,23 +26,15 @@ ObjectMetadata::~ObjectMetadata() {
   if (counted) gauge_.add(-1);
 }
 
+// The master is quiescent when it is copied: no lock of `o` is needed.
+ObjectMetadata::ObjectMetadata(const ObjectMetadata& o, SoftPinGauge& gauge)
+    : client(o.client), size(o.size), replicas(o.replicas), pending(o.pending), lease(o.lease),
+      put_start_time(o.put_start_time), group(o.group), hard_pinned(o.hard_pinned), processing(o.processing),
+      quota(o.quota), gauge_(gauge), soft_pin_timeout_(o.soft_pin_timeout_), last_committed_(o.last_committed_),
+      f3_shadow_(o.f3_shadow_), committed_ttl_ms_(o.committed_ttl_ms_) {}
+
 std::unique_ptr<ObjectMetadata> ObjectMetadata::copy_for(SoftPinGauge& gauge) const {
-  auto copy = std::make_unique<ObjectMetadata>(gauge, std::nullopt, f3_shadow_);  // adds nothing to the gauge
-  std::lock_guard guard(lock_);
-  copy->client = client;
-  copy->size = size;
-  copy->replicas = replicas;
-  copy->pending = pending;
-  copy->lease = lease;
-  copy->put_start_time = put_start_time;
-  copy->group = group;
-  copy->hard_pinned = hard_pinned;
-  copy->processing = processing;
-  copy->quota = quota;
-  copy->soft_pin_timeout_ = soft_pin_timeout_;
-  copy->last_committed_ = last_committed_;
-  copy->committed_ttl_ms_ = committed_ttl_ms_;
-  return copy;
+  return std::unique_ptr<ObjectMetadata>(new ObjectMetadata(*this, gauge));
 }
 
 std::optional<Time> ObjectMetadata::committed_deadline() const {

@@ -91,6 +91,7 @@ class ObjectMetadata {
   uint32_t viable_pending_replicas() const;
 
  private:
+  ObjectMetadata(const ObjectMetadata& other, SoftPinGauge& gauge);  // copy_for: adds nothing to `gauge`
   SoftPinGauge& gauge_;
   mutable std::mutex lock_;  // Mooncake's per-object SpinLock
   std::optional<Time> soft_pin_timeout_;
