@@ -379,9 +379,9 @@ class MooncakeTarget final : public Target {
 #else
     const std::string tenant = "default";
 #endif
-    touch(op, tenant);  // where the op's keys were
+    touch(op, tenant, now);  // where the op's keys were
     const Outcome out = perform(op, now, tenant);
-    touch(op, tenant);  // where they are now
+    touch(op, tenant, now);  // where they are now
     return out;
   }
 
@@ -514,8 +514,10 @@ class MooncakeTarget final : public Target {
   // is in after it (Mooncake's own routing). A write in multi-tenant mode may
   // also evict other objects of its tenant for quota (EvictTenantMemoryForQuota
   // takes only that tenant's), so it adds every shard that held one of them.
-  // Everything else has all shards read again; an advance calls nothing in
-  // the master. Every kFullViewEvery-th View and the first read all shards.
+  // A cleanup (CleanupExpiredSoftPins) expires only pins whose deadline is
+  // due, so it reads the shards holding an object whose deadline was at or
+  // before now. Everything else has all shards read again; an advance calls
+  // nothing in the master. Every kFullViewEvery-th View and the first read all shards.
   // PINSIM_MOONCAKE_CHECK_VIEW=1 compares every View with a full read.
   static constexpr uint64_t kFullViewEvery = 32;
 
@@ -527,8 +529,10 @@ class MooncakeTarget final : public Target {
       case OpKind::BatchUpsertRevoke: case OpKind::BatchRemove: case OpKind::Advance:
       case OpKind::PutStart: case OpKind::UpsertStart: case OpKind::BatchUpsertStart:
         return true;
+      case OpKind::Cleanup:  // its objects are the due pins' (touch)
+        return PINSIM_MC_HAS_CLEANUP && !PINSIM_MC_HAS_RETAIN_GROUPS;
       case OpKind::RemoveAll: case OpKind::RemoveByRegex: case OpKind::RetainGroups: case OpKind::Evict:
-      case OpKind::Cleanup: case OpKind::Snapshot: case OpKind::Restore: case OpKind::SetQuota:
+      case OpKind::Snapshot: case OpKind::Restore: case OpKind::SetQuota:
       case OpKind::DeleteQuota: case OpKind::Unmount: case OpKind::Mount:
         return false;
     }
@@ -539,7 +543,7 @@ class MooncakeTarget final : public Target {
   // is read first, the marks are made under the bookkeeping lock, and
   // shard_objects_ changes only in view(), which runs with no op in flight.
   template <typename Tenant>
-  void touch(const Op& op, const Tenant& tenant) {
+  void touch(const Op& op, const Tenant& tenant, Time now) {
     if (std::string_view(PINSIM_MC_TREE_ID) != "main" || !changes_only_its_keys(op)) {
       const std::lock_guard lock(bookkeeping_);
       all_dirty_ = true;  // other trees: the routing argument above is made for main only
@@ -548,6 +552,7 @@ class MooncakeTarget final : public Target {
       return;
     }
     if (op.kind == OpKind::Advance) return;
+    if (op.kind == OpKind::Cleanup) return touch_due_pins(now);
     const std::vector<KeyId> keys = is_batch(op.kind) ? op.keys : std::vector<KeyId>{op.object.key};
     std::vector<size_t> routed;
     for (KeyId k : keys) routed.push_back(Access::ShardOf(*service_, tenant, key_name(k)));
@@ -566,6 +571,15 @@ class MooncakeTarget final : public Target {
         if (std::any_of(objects.begin(), objects.end(), [&](const ObjectView& o) { return o.id == id; }))
           dirty_.insert(shard);
     }
+  }
+
+  // The shards holding an object whose committed deadline is at or before `now` (as last read).
+  void touch_due_pins(Time now) {
+    const std::lock_guard lock(bookkeeping_);
+    for (const auto& [shard, objects] : shard_objects_)
+      if (std::any_of(objects.begin(), objects.end(),
+                      [&](const ObjectView& o) { return o.deadline && *o.deadline <= now; }))
+        dirty_.insert(shard);
   }
 
   std::vector<ObjectView> read_shard(size_t i) const {
