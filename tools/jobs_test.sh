@@ -3,7 +3,8 @@
 # coverage report, the first failure and its trace, every failing seed's
 # trace (--out-dir), the stop after --max-failures, and a --trace of one seed;
 # and so does a run whose Mooncake masters are all freshly constructed
-# (PINSIM_MOONCAKE_FRESH_MASTERS=1; no effect on other targets).
+# (PINSIM_MOONCAKE_FRESH_MASTERS=1), and one whose BatchEvict starts real
+# census threads (PINSIM_MOONCAKE_REAL_THREADS=1; both no effect on other targets).
 # Usage: jobs_test.sh PINSIM SEEDS ONE-SEED RUN-ARGS... (e.g. 1..300 7 --target embedded --fault F2 --swarm)
 set -u
 pinsim=$1 seeds=$2 one=$3
@@ -26,9 +27,10 @@ args=("$@")
 variant jobs1 X=1 1
 variant jobs2 X=1 2
 variant fresh PINSIM_MOONCAKE_FRESH_MASTERS=1 1
+variant threads PINSIM_MOONCAKE_REAL_THREADS=1 1
 grep -q "seeds" "$work/jobs1/summary.txt" || fail "no summary: $(cat "$work/jobs1/summary.txt" "$work/jobs1/stderr.txt")"
 [ -s "$work/jobs1/one.json" ] || fail "--trace wrote nothing"
-for v in jobs2 fresh; do
+for v in jobs2 fresh threads; do
   diff -r "$work/jobs1" "$work/$v" -x stderr.txt > "$work/diff.txt" || fail "$v differs from jobs1: $(head -20 "$work/diff.txt")"
 done
-echo "jobs 1, jobs 2 and fresh masters agree: $(head -1 "$work/jobs1/summary.txt"); $(ls "$work/jobs1/traces" | wc -l) failing traces"
+echo "jobs 1, jobs 2, fresh masters and real threads agree: $(head -1 "$work/jobs1/summary.txt"); $(ls "$work/jobs1/traces" | wc -l) failing traces"

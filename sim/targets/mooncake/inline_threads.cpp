@@ -1,5 +1,6 @@
-// Threads started by an actor of the deterministic scheduler (sim/sched) run
-// inline, on the actor's own thread. The scheduler runs its actors one at a
+// Threads started by an actor of the deterministic scheduler (sim/sched), or
+// inside an InlineThreads scope (inline_threads.h), run inline, on the
+// starting thread. The scheduler runs its actors one at a
 // time and knows nothing of threads an actor starts, yet Mooncake's BatchEvict
 // starts sixteen census threads, each taking the locks of its shards. Left
 // alone they would take the real mutexes, which the scheduler never takes for
@@ -11,7 +12,7 @@
 // The children run in creation order: BatchEvict's scan disjoint shards into
 // their own slots, so any order of them gives the same result, while other
 // actors may still run at every lock a child takes. Every other thread, and
-// every thread outside a schedule, gets libc's functions.
+// every thread outside a schedule and a scope, gets libc's functions.
 // Linked, with the scheduler's interposer, into the executables of the
 // Mooncake target: defining these symbols overrides libc's for the process.
 #include <dlfcn.h>
@@ -19,7 +20,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 
+#include "inline_threads.h"
 #include "scheduler.h"
 
 namespace {
@@ -28,6 +32,16 @@ namespace {
 constexpr uint64_t kInlineTag = 0xf1f1'0000'0000'0000ull;
 constexpr uint64_t kInlineMask = 0xffff'0000'0000'0000ull;
 std::atomic<uint64_t> g_inline_threads{0};
+
+thread_local bool t_in_scope = false;  // an InlineThreads scope is alive on this thread
+
+bool scopes_enabled() {
+  static const bool real = [] {
+    const char* v = std::getenv("PINSIM_MOONCAKE_REAL_THREADS");
+    return v && *v && std::string(v) != "0";
+  }();
+  return !real;
+}
 
 bool is_inline(pthread_t t) { return (static_cast<uint64_t>(t) & kInlineMask) == kInlineTag; }
 
@@ -43,12 +57,15 @@ namespace pinsim::mooncake_lane {
 // schedule must add sixteen per census).
 uint64_t inline_threads_run() { return g_inline_threads.load(std::memory_order_relaxed); }
 
+InlineThreads::InlineThreads() : previous_(t_in_scope) { t_in_scope = scopes_enabled(); }
+InlineThreads::~InlineThreads() { t_in_scope = previous_; }
+
 }  // namespace pinsim::mooncake_lane
 
 extern "C" {
 
 int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) noexcept {
-  if (pinsim::sched::Scheduler::controlling()) {
+  if (t_in_scope || pinsim::sched::Scheduler::controlling()) {
     *thread = static_cast<pthread_t>(kInlineTag | (g_inline_threads.fetch_add(1) + 1));
     start(arg);
     return 0;

@@ -150,23 +150,28 @@ class MasterServiceSnapshotTestBase {
 #endif
 
 #if PINSIM_MC_HAS_MULTI_TENANT
-  // Bytes charged per tenant, by Mooncake's tenant name.
-  static std::vector<std::pair<std::string, uint64_t>> Charges(const MasterService& s) {
-    std::vector<std::pair<std::string, uint64_t>> out;
-    for (const auto& snap : s.ListTenantQuotaSnapshots()) out.push_back({snap.tenant_id.value(), snap.charged_bytes});
-    return out;
-  }
-  static uint64_t Charge(const MasterService& s, const std::string& tenant) {
-    auto snap = s.GetTenantQuotaSnapshot(TenantId(tenant));
-    return snap ? snap->charged_bytes : 0;
-  }
-  // The effective quota of each tenant with a policy, by Mooncake's tenant name.
-  static std::vector<std::pair<std::string, uint64_t>> Quotas(const MasterService& s) {
-    std::vector<std::pair<std::string, uint64_t>> out;
+  // Each tenant Mooncake lists (a policy or a charge), by Mooncake's tenant name.
+  struct TenantQuota {
+    std::string name;
+    uint64_t charged;
+    bool has_policy;
+    uint64_t effective_quota;
+  };
+  static std::vector<TenantQuota> TenantQuotas(const MasterService& s) {
+    std::vector<TenantQuota> out;
     for (const auto& snap : s.ListTenantQuotaSnapshots())
-      if (snap.has_explicit_policy) out.push_back({snap.tenant_id.value(), snap.effective_quota_bytes});
+      out.push_back({snap.tenant_id.value(), snap.charged_bytes, snap.has_explicit_policy, snap.effective_quota_bytes});
     return out;
   }
+  // One tenant's, as ListTenantQuotaSnapshots lists it; none when it is not listed.
+  static std::optional<TenantQuota> TenantQuotaOf(const MasterService& s, const std::string& tenant) {
+    auto snap = s.GetTenantQuotaSnapshot(TenantId(tenant));
+    if (!snap) return std::nullopt;
+    return TenantQuota{tenant, snap->charged_bytes, snap->has_explicit_policy, snap->effective_quota_bytes};
+  }
+  // What the constructor does in multi-tenant mode before rebuilding the
+  // charges: load the policies from the connector (throws when it cannot).
+  static void LoadPolicies(MasterService& s) { s.LoadTenantQuotaPoliciesFromStoreOrThrow(); }
   // What a restarted master does after restoring a snapshot (its constructor
   // rebuilds every tenant's charge from the restored metadata).
   static void RebuildCharges(MasterService& s) { s.RebuildTenantQuotaUsageFromMetadata(); }

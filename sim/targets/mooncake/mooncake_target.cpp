@@ -28,6 +28,7 @@
 
 #include <glog/logging.h>
 
+#include "inline_threads.h"
 #include "master_metric_manager.h"
 #include "master_service_access.h"
 #if PINSIM_MC_HAS_RANDOM_ENGINE
@@ -145,13 +146,18 @@ std::unique_ptr<mc::MasterService> construct(const Config& c, const std::string&
 }
 
 // Multi-tenant mode reads its quota policies from a connector: the file
-// connector's YAML, written where the process keeps temporary files and
-// removed with the target. Returns the path, or "" with `error` set.
-std::string write_policy_file(const Config& c, std::string* error) {
+// connector's YAML, written where the process keeps temporary files, there
+// while a run uses it and removed after. A kept master keeps its path (its
+// connector's), and each run that takes it writes its own policies there.
+std::string new_policy_path() {
   static std::atomic<uint64_t> counter{0};
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("pinsim-tenants-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".yaml"))
-                               .string();
+  return (std::filesystem::temp_directory_path() /
+          ("pinsim-tenants-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".yaml"))
+      .string();
+}
+
+// Writes `c`'s policies to `path`; false with `error` set (and no file) when it cannot.
+bool write_policy_file(const Config& c, const std::string& path, std::string* error) {
   std::ofstream out(path);
   out << "version: 1\ntenants:\n";
   for (const auto& [t, q] : c.tenant_quota_bytes)
@@ -160,9 +166,9 @@ std::string write_policy_file(const Config& c, std::string* error) {
   if (!out) {
     *error = "cannot write the tenant quota policy file " + path;
     std::remove(path.c_str());
-    return "";
+    return false;
   }
-  return path;
+  return true;
 }
 
 // Masters kept for reuse. Construction is nearly all the setting up of a
@@ -174,11 +180,14 @@ std::string write_policy_file(const Config& c, std::string* error) {
 // index, group routes, discarded replicas, replica ids, segments and their
 // allocators, tasks, clients, the memory metrics) and kept, one per
 // configuration; the next run of that configuration takes it and mounts its
-// segments. Multi-tenant masters are not kept (their quota table is theirs).
+// segments. A multi-tenant master is kept with its policy file's path; the
+// run that takes it writes its own policies there and has the master load
+// them and rebuild every tenant's charge, as its constructor does (start).
 // PINSIM_MOONCAKE_FRESH_MASTERS=1 constructs every master, for comparison.
 struct Kept {
   Config key;
   std::unique_ptr<mc::MasterService> service;
+  std::string policy_file;  // multi-tenant mode: the connector's path ("" otherwise)
 };
 constexpr size_t kMaxKept = 16;
 
@@ -196,9 +205,11 @@ bool reuse_masters() {
 }
 
 // What MasterService's constructor sees of a configuration (service_config):
-// the segments are mounted later, retention settings exist only with PR 2835.
+// the segments are mounted later, the quota policies are loaded from the
+// file (again when a master is reused), retention settings exist only with PR 2835.
 Config constructor_key(Config c) {
   c.segments.clear();
+  c.tenant_quota_bytes.clear();
 #if !PINSIM_MC_HAS_RETAIN_GROUPS
   c.max_retained_groups = 0;
   c.max_group_retention_ttl_ms = 0;
@@ -206,31 +217,32 @@ Config constructor_key(Config c) {
   return c;
 }
 
-std::unique_ptr<mc::MasterService> take_kept(const Config& c) {
-  if (!reuse_masters() || c.multi_tenant) return nullptr;
+// A kept master for `c`, reset, with its policy file's path; none when there is none.
+std::optional<Kept> take_kept(const Config& c) {
+  if (!reuse_masters()) return std::nullopt;
   auto& kept = kept_masters();
   const Config key = constructor_key(c);
   auto it = std::find_if(kept.begin(), kept.end(), [&](const Kept& k) { return k.key == key; });
-  if (it == kept.end()) return nullptr;
-  std::unique_ptr<mc::MasterService> s = std::move(it->service);
+  if (it == kept.end()) return std::nullopt;
+  Kept k = std::move(*it);
   kept.erase(it);
-  return s;
+  return k;
 }
 
 // Resets and keeps `service` (true), or leaves it to be destroyed.
-bool keep(const Config& c, std::unique_ptr<mc::MasterService>& service) {
+bool keep(const Config& c, std::unique_ptr<mc::MasterService>& service, const std::string& policy_file) {
 #if PINSIM_MC_HAS_SNAPSHOT_CODEC
-  if (!reuse_masters() || c.multi_tenant) return false;
+  if (!reuse_masters()) return false;
   auto& kept = kept_masters();
   const Config key = constructor_key(c);
   if (kept.size() >= kMaxKept ||
       std::any_of(kept.begin(), kept.end(), [&](const Kept& k) { return k.key == key; }))
     return false;
   Access::ResetState(*service);
-  kept.push_back({key, std::move(service)});
+  kept.push_back({key, std::move(service), policy_file});
   return true;
 #else
-  (void)c, (void)service;
+  (void)c, (void)service, (void)policy_file;
   return false;
 #endif
 }
@@ -288,11 +300,13 @@ std::optional<ObjectView> object_view(const Access::Object& o) {
 
 class MooncakeTarget final : public Target {
  public:
-  explicit MooncakeTarget(const Config& config) : config_(config), owner_(std::this_thread::get_id()) {}
+  explicit MooncakeTarget(const Config& config) : config_(config), owner_(std::this_thread::get_id()) {
+    for (const auto& [t, quota] : config.tenant_quota_bytes) named_tenants_.insert(t);
+  }
 
   ~MooncakeTarget() override {
     set_now(last_now_.load());
-    if (service_ && !keep(config_, service_)) {
+    if (service_ && !keep(config_, service_, policy_file_)) {
       const mooncake_clock::SleepsCut cut;
       service_.reset();
     }
@@ -300,9 +314,12 @@ class MooncakeTarget final : public Target {
   }
 
   bool start(std::string* error) {
-    service_ = take_kept(config_);
-    if (!service_) {
-      if (config_.multi_tenant && (policy_file_ = write_policy_file(config_, error)).empty()) return false;
+    if (std::optional<Kept> kept = take_kept(config_)) {
+      service_ = std::move(kept->service);
+      policy_file_ = std::move(kept->policy_file);
+      if (config_.multi_tenant && !reload_policies(error)) return false;
+    } else {
+      if (config_.multi_tenant && !write_policy_file(config_, policy_file_ = new_policy_path(), error)) return false;
       if (!(service_ = construct(config_, policy_file_, error))) return false;
     }
 #if PINSIM_MC_HAS_RANDOM_ENGINE
@@ -364,9 +381,9 @@ class MooncakeTarget final : public Target {
 #else
     const std::string tenant = "default";
 #endif
-    touch(op, tenant);  // where the op's keys were
+    touch(op, tenant, now);  // where the op's keys were
     const Outcome out = perform(op, now, tenant);
-    touch(op, tenant);  // where they are now
+    touch(op, tenant, now);  // where they are now
     return out;
   }
 
@@ -448,10 +465,12 @@ class MooncakeTarget final : public Target {
       case OpKind::SetQuota:
       case OpKind::DeleteQuota:
         return quota_policy(op, tenant);
-      case OpKind::Evict:
+      case OpKind::Evict: {
         seed_batch_evict();
+        const mooncake_lane::InlineThreads census_on_this_thread;  // BatchEvict joins them all
         Access::Evict(*service_, op.evict_target_pct / 100.0, op.evict_lowerbound_pct / 100.0);
         return Outcome{};
+      }
       case OpKind::Cleanup:
         Access::Cleanup(*service_, to_tp(now));
         return Outcome{};
@@ -494,10 +513,13 @@ class MooncakeTarget final : public Target {
   // those keys: Mooncake routes a grouped key to its group's shard, where the
   // whole group lives (a read granting the group's leases stays there), so
   // the shards are the ones each key was in before the op (as last read) and
-  // is in after it (Mooncake's own routing). Everything else, and a write
-  // in multi-tenant mode (its quota eviction takes other objects of the
-  // tenant), has all shards read again; an advance calls nothing in the
-  // master. Every kFullViewEvery-th View and the first read all shards.
+  // is in after it (Mooncake's own routing). A write in multi-tenant mode may
+  // also evict other objects of its tenant for quota (EvictTenantMemoryForQuota
+  // takes only that tenant's), so it adds every shard that held one of them.
+  // A cleanup (CleanupExpiredSoftPins) expires only pins whose deadline is
+  // due, so it reads the shards holding an object whose deadline was at or
+  // before now. Everything else has all shards read again; an advance calls
+  // nothing in the master. Every kFullViewEvery-th View and the first read all shards.
   // PINSIM_MOONCAKE_CHECK_VIEW=1 compares every View with a full read.
   static constexpr uint64_t kFullViewEvery = 32;
 
@@ -507,11 +529,12 @@ class MooncakeTarget final : public Target {
       case OpKind::UpsertRevoke: case OpKind::Remove: case OpKind::BatchExist: case OpKind::BatchGet:
       case OpKind::BatchPutEnd: case OpKind::BatchPutRevoke: case OpKind::BatchUpsertEnd:
       case OpKind::BatchUpsertRevoke: case OpKind::BatchRemove: case OpKind::Advance:
-        return true;
       case OpKind::PutStart: case OpKind::UpsertStart: case OpKind::BatchUpsertStart:
-        return !config_.multi_tenant;
+        return true;
+      case OpKind::Cleanup:  // its objects are the due pins' (touch)
+        return PINSIM_MC_HAS_CLEANUP && !PINSIM_MC_HAS_RETAIN_GROUPS;
       case OpKind::RemoveAll: case OpKind::RemoveByRegex: case OpKind::RetainGroups: case OpKind::Evict:
-      case OpKind::Cleanup: case OpKind::Snapshot: case OpKind::Restore: case OpKind::SetQuota:
+      case OpKind::Snapshot: case OpKind::Restore: case OpKind::SetQuota:
       case OpKind::DeleteQuota: case OpKind::Unmount: case OpKind::Mount:
         return false;
     }
@@ -522,18 +545,27 @@ class MooncakeTarget final : public Target {
   // is read first, the marks are made under the bookkeeping lock, and
   // shard_objects_ changes only in view(), which runs with no op in flight.
   template <typename Tenant>
-  void touch(const Op& op, const Tenant& tenant) {
+  void touch(const Op& op, const Tenant& tenant, Time now) {
     if (std::string_view(PINSIM_MC_TREE_ID) != "main" || !changes_only_its_keys(op)) {
       const std::lock_guard lock(bookkeeping_);
       all_dirty_ = true;  // other trees: the routing argument above is made for main only
+      named_tenants_.insert(op.object.tenant);
+      if (op.kind == OpKind::Restore) list_tenants_ = true;
       return;
     }
     if (op.kind == OpKind::Advance) return;
+    if (op.kind == OpKind::Cleanup) return touch_due_pins(now);
     const std::vector<KeyId> keys = is_batch(op.kind) ? op.keys : std::vector<KeyId>{op.object.key};
     std::vector<size_t> routed;
     for (KeyId k : keys) routed.push_back(Access::ShardOf(*service_, tenant, key_name(k)));
     const std::lock_guard lock(bookkeeping_);
     dirty_tenants_.insert(op.object.tenant);
+    named_tenants_.insert(op.object.tenant);
+    if (config_.multi_tenant && is_start(op.kind))  // its quota eviction: the tenant's objects
+      for (const auto& [shard, objects] : shard_objects_)
+        if (std::any_of(objects.begin(), objects.end(),
+                        [&](const ObjectView& o) { return o.id.tenant == op.object.tenant; }))
+          dirty_.insert(shard);
     for (size_t i = 0; i < keys.size(); ++i) {
       dirty_.insert(routed[i]);
       const ObjectId id{op.object.tenant, keys[i]};
@@ -541,6 +573,15 @@ class MooncakeTarget final : public Target {
         if (std::any_of(objects.begin(), objects.end(), [&](const ObjectView& o) { return o.id == id; }))
           dirty_.insert(shard);
     }
+  }
+
+  // The shards holding an object whose committed deadline is at or before `now` (as last read).
+  void touch_due_pins(Time now) {
+    const std::lock_guard lock(bookkeeping_);
+    for (const auto& [shard, objects] : shard_objects_)
+      if (std::any_of(objects.begin(), objects.end(),
+                      [&](const ObjectView& o) { return o.deadline && *o.deadline <= now; }))
+        dirty_.insert(shard);
   }
 
   std::vector<ObjectView> read_shard(size_t i) const {
@@ -573,49 +614,57 @@ class MooncakeTarget final : public Target {
       if (check && shard_objects_ != read_all())
         throw std::logic_error("mooncake target: the View read from the touched shards differs from a full read");
     }
-    refresh_charges(full, check);
+    refresh_charges(check);
     dirty_.clear();
     dirty_tenants_.clear();
     all_dirty_ = false;
   }
 
-  // Tenant charges (multi-tenant mode): all of them on a full read, else
-  // those of the tenants whose objects the ops touched (a charge is the
-  // tenant's own objects' bytes). Effective quotas change only with the
-  // policies (set_quota, delete_quota: global ops) and the mounted capacity
-  // (restore), so they are read on full reads only.
-  void refresh_charges(bool full, bool check) const {
+  // Tenant charges and effective quotas (multi-tenant mode). Every tenant's
+  // are listed (ListTenantQuotaSnapshots walks 1,024 shards) on the first
+  // View, after a restore and on every kFullViewEvery-th View. After another
+  // op that is not on its keys, those of each tenant the run has named (the
+  // configuration's and the ops': no other tenant can own an object or a
+  // policy) are read; after an op on keys, those of its tenant (a charge is
+  // the tenant's own objects' bytes, and a write's quota eviction takes only
+  // its tenant's). PINSIM_MOONCAKE_CHECK_VIEW=1 compares them with a listing.
+  void refresh_charges(bool check) const {
 #if PINSIM_MC_HAS_MULTI_TENANT
     if (!config_.multi_tenant) return;
-    auto all = [&] {
-      std::map<std::string, uint64_t> out;
-      for (const auto& [name, bytes] : Access::Charges(*service_))
-        if (bytes != 0) out[name] = bytes;
-      return out;
-    };
-    auto all_quotas = [&] {
-      std::map<std::string, uint64_t> out;
-      for (const auto& [name, bytes] : Access::Quotas(*service_)) out[name] = bytes;
-      return out;
-    };
-    if (full) {
-      charges_ = all();
-      quotas_ = all_quotas();
+    if (list_tenants_ || ++views_since_listing_ >= kFullViewEvery) {
+      std::tie(charges_, quotas_) = all_charges_and_quotas();
+      list_tenants_ = false;
+      views_since_listing_ = 0;
       return;
     }
-    for (TenantId t : dirty_tenants_) {
+    for (TenantId t : all_dirty_ ? named_tenants_ : dirty_tenants_) {
       const std::string name = tenant_name(t);
-      if (const uint64_t bytes = Access::Charge(*service_, name)) charges_[name] = bytes;
+      const auto q = Access::TenantQuotaOf(*service_, name);
+      if (q && q->charged != 0) charges_[name] = q->charged;
       else charges_.erase(name);
+      if (q && q->has_policy) quotas_[name] = q->effective_quota;
+      else quotas_.erase(name);
     }
-    if (check && charges_ != all())
-      throw std::logic_error("mooncake target: the charges read for the touched tenants differ from a full read");
-    if (check && quotas_ != all_quotas())
-      throw std::logic_error("mooncake target: the effective quotas changed without a full read");
+    if (!check) return;
+    if (const auto listed = all_charges_and_quotas(); charges_ != listed.first || quotas_ != listed.second)
+      throw std::logic_error("mooncake target: the tenants' charges or quotas read differ from a listing");
 #else
-    (void)full, (void)check;
+    (void)check;
 #endif
   }
+
+#if PINSIM_MC_HAS_MULTI_TENANT
+  // Every tenant's charged bytes (when not 0) and effective quota (tenants
+  // with a policy), by tenant name: one ListTenantQuotaSnapshots.
+  std::pair<std::map<std::string, uint64_t>, std::map<std::string, uint64_t>> all_charges_and_quotas() const {
+    std::pair<std::map<std::string, uint64_t>, std::map<std::string, uint64_t>> out;
+    for (const Access::TenantQuota& q : Access::TenantQuotas(*service_)) {
+      if (q.charged != 0) out.first[q.name] = q.charged;
+      if (q.has_policy) out.second[q.name] = q.effective_quota;
+    }
+    return out;
+  }
+#endif
 
   // The View's parts that are not objects: a few values, read every time.
   void add_globals(Time now, View& v) const {
@@ -869,6 +918,25 @@ class MooncakeTarget final : public Target {
     return out;
   }
 
+  // A reused multi-tenant master takes this run's policies as its constructor
+  // took its first run's: the connector's file, loaded, then every tenant's
+  // charge rebuilt from the (empty) metadata.
+  bool reload_policies(std::string* error) {
+#if PINSIM_MC_HAS_MULTI_TENANT
+    if (!write_policy_file(config_, policy_file_, error)) return false;
+    try {
+      Access::LoadPolicies(*service_);
+    } catch (const std::exception& e) {
+      *error = std::string("MasterService refused the configuration: ") + e.what();
+      return false;
+    }
+    Access::RebuildCharges(*service_);
+#else
+    (void)error;
+#endif
+    return true;
+  }
+
   bool mount_segments(std::string* error) {
     for (size_t i : memory_segments_) {
       const mc::Segment seg = segment(i);
@@ -942,7 +1010,8 @@ class MooncakeTarget final : public Target {
   std::atomic<uint64_t> evictions_{0};
   std::atomic<uint64_t> writes_{0};
   std::atomic<uint64_t> actor_threads_{0};
-  mutable BookkeepingLock bookkeeping_;  // dirty_, dirty_tenants_, all_dirty_ (from apply), snapshots_
+  mutable BookkeepingLock bookkeeping_;  // dirty_, dirty_tenants_, all_dirty_, named_tenants_, list_tenants_,
+                                         // snapshots_
   std::string policy_file_;  // multi-tenant mode's quota policies
   // The View's objects, by shard, and the shards to read again (see touch).
   mutable std::map<size_t, std::vector<ObjectView>> shard_objects_;
@@ -952,6 +1021,9 @@ class MooncakeTarget final : public Target {
   mutable std::map<std::string, uint64_t> quotas_;   // tenant name -> effective quota, tenants with a policy
   mutable bool all_dirty_ = true;
   mutable uint64_t views_since_full_ = 0;
+  mutable std::set<TenantId> named_tenants_;  // the configuration's and every op's tenant (under bookkeeping_)
+  mutable bool list_tenants_ = true;           // the next View lists every tenant's charge and quota
+  mutable uint64_t views_since_listing_ = 0;
 };
 
 void quiet_logging() {
