@@ -6,13 +6,15 @@
 # and with a pinsim that has the Mooncake target, the Mooncake lane: the cost
 # of a run beyond its ops (masters reused, and all freshly constructed), the
 # explorer against MasterService (depth 2), the
-# 1,000-seed swarm with --jobs 1 and 2 (steps/s and wall time), and the
+# 1,000-seed swarm with --jobs 1 and 2 (steps/s and wall time) with
+# Mooncake's own soft-pin tests right after them (the goal's yardstick), and the
 # harness's cost per op kind (--overhead). The machine's load comes first:
 # figures taken under load are only comparable side by side.
-# Usage: bench_lanes.sh BUILD [MOONCAKE_PINSIM]
+# Usage: bench_lanes.sh BUILD [MOONCAKE_PINSIM MOONCAKE_BUILD]
 set -u
 build=$1
 mc=${2:-}
+mcbuild=${3:-}  # the Mooncake build tree, for its own soft-pin tests
 here=$(cd "$(dirname "$0")/.." && pwd)
 summary() { grep -E "^target " | sed -E 's/^target [a-z]+, //'; }
 
@@ -52,6 +54,17 @@ for j in 1 2; do
   echo "1,000 swarm seeds x 200 steps, --jobs $j: $("$mc" run --target mooncake --seeds 1..1000 --steps 200 --swarm \
        --known scenarios/findings --jobs $j --out /tmp/pinsim-bench-failure.json 2>/dev/null | summary)"
 done
+# The goal's yardstick, right after the --jobs 2 run: Mooncake's own soft-pin tests (they sleep).
+mctest="$mcbuild/mooncake-store/tests/master_service_test"
+if [ -x "$mctest" ]; then
+  start=$(date +%s.%N)
+  "$mctest" --gtest_filter='*SoftPin*' >/dev/null 2>&1
+  end=$(date +%s.%N)
+  echo "Mooncake's own soft-pin tests (master_service_test --gtest_filter='*SoftPin*'):" \
+       "$(awk "BEGIN { printf \"%.1f\", $end - $start }") s wall"
+else
+  echo "Mooncake's own soft-pin tests: not run ($mctest not built: cmake --build $mcbuild --target master_service_test)"
+fi
 echo "== explorer against MasterService (each transition a replay on a reused master), default universe, depth 2"
 "$mc" explore --target mooncake --profile mooncake-main --depth 2 2>&1 | tail -1
 echo "== harness cost per op kind (100 swarm seeds x 100 steps, --overhead)"
