@@ -30,20 +30,10 @@ std::string usage_text(const std::vector<UsageView>& usage) {
 }  // namespace
 
 Lockstep::Lockstep(const Config& config, Target& target, Checks checks)
-    : model_(build_model(config)), target_(target), config_(config), checks_(std::move(checks)),
-      model_view_(model_.view(0)), target_view_(target_.view(0)) {}
+    : model_(build_model(config)), target_(&target), config_(config), checks_(std::move(checks)),
+      model_view_(model_.view(0)), target_view_(target_->view(0)) {}
 
-Lockstep::Lockstep(const Lockstep& other, Target& target)
-    : model_(other.model_),
-      target_(target),
-      config_(other.config_),
-      checks_(other.checks_),
-      model_view_(other.model_view_),
-      target_view_(other.target_view_),
-      now_(other.now_),
-      index_(other.index_),
-      comparisons_(other.comparisons_),
-      unchecked_(other.unchecked_) {}
+Lockstep::Lockstep(const Lockstep& other, Target& target) : Lockstep(other) { target_ = &target; }
 
 std::optional<Failure> Lockstep::check_properties(const Op& op, const Outcome& outcome, const View& before,
                                                   const View& after, Capabilities caps, const char* side) {
@@ -54,7 +44,7 @@ std::optional<Failure> Lockstep::check_properties(const Op& op, const Outcome& o
     if (auto why = p->check(ctx))
       return Failure{index_ - 1, "property", std::string(p->id()) + " (" + std::string(p->rule()) + ") on the " + side + ": " + *why,
                      "", encode_view(after).dump(), std::string(p->id()), false, {}, "",
-                     side == std::string_view("target") ? std::string(target_.name()) : "model"};
+                     side == std::string_view("target") ? std::string(target_->name()) : "model"};
   }
   return std::nullopt;
 }
@@ -129,7 +119,7 @@ Difference describe_difference(const View& e, const View& a) {
 // If that gives the target's View, the target's choice was admissible and the
 // model adopts it; otherwise the comparison below reports the difference.
 void Lockstep::follow_eviction_choice(const Op& op, Model before, Outcome* om, View* vm, const View& vt) {
-  const Capabilities caps = target_.capabilities();
+  const Capabilities caps = target_->capabilities();
   if (masked(*vm, caps) == masked(vt, caps)) return;
   std::vector<ObjectId> taken;  // objects that lost memory replicas on the target
   for (const ObjectView& o : model_view_.objects) {
@@ -171,41 +161,41 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
   // An eviction whose scan order the target leaves open: keep the model as
   // it was, so that it can follow the target's choice below.
   std::optional<Model> before_evict;
-  if (model_.may_evict(op) && target_.eviction_order_unspecified() && checks_.compare_with_model)
+  if (model_.may_evict(op) && target_->eviction_order_unspecified() && checks_.compare_with_model)
     before_evict = model_;
   Outcome om = model_.apply(op, now_);
-  const Outcome ot = target_.apply(op, now_);
+  const Outcome ot = target_->apply(op, now_);
   if (record) record->steps.push_back({now_, op, om});
   ++comparisons_;
   if (expect) {
     if (auto f = check_outcome_expectation(*expect, om, "model")) return f;
-    if (auto f = check_outcome_expectation(*expect, ot, target_.name())) return f;
+    if (auto f = check_outcome_expectation(*expect, ot, target_->name())) return f;
   }
   if (checks_.compare_with_model && om != ot)
-    return Failure{index, "outcome", std::string(target_.name()) + " returned a different outcome",
+    return Failure{index, "outcome", std::string(target_->name()) + " returned a different outcome",
                    encode_outcome(om).dump(), encode_outcome(ot).dump(), std::string(to_string(ot.code)), false,
-                   diff_outcomes(om, ot), "model", std::string(target_.name())};
+                   diff_outcomes(om, ot), "model", std::string(target_->name())};
   View vm = model_.view(now_);
-  View vt = target_.view(now_);
+  View vt = target_->view(now_);
   if (before_evict) follow_eviction_choice(op, std::move(*before_evict), &om, &vm, vt);
   if (expect_state) {
     if (auto f = check_state_expectation(*expect_state, vm, kCapAll, "model")) return f;
-    if (auto f = check_state_expectation(*expect_state, vt, target_.capabilities(), target_.name())) return f;
+    if (auto f = check_state_expectation(*expect_state, vt, target_->capabilities(), target_->name())) return f;
   }
   if (!checks_.properties.empty()) {
-    auto failure = check_properties(op, ot, target_view_, vt, target_.capabilities(), "target");
+    auto failure = check_properties(op, ot, target_view_, vt, target_->capabilities(), "target");
     if (!failure) failure = check_properties(op, om, model_view_, vm, kCapAll, "model");
     if (failure) return failure;
   }
   if (checks_.compare_with_model) {
-    const Capabilities caps = target_.capabilities();
+    const Capabilities caps = target_->capabilities();
     const View mm = masked(vm, caps);
     const View mt = masked(vt, caps);
     ++comparisons_;
     if (mm != mt) {
       Difference d = describe_difference(mm, mt);
       return Failure{index, "view", d.detail, encode_view(mm).dump(), encode_view(mt).dump(), d.field, false,
-                     diff_views(mm, mt), "model", std::string(target_.name())};
+                     diff_views(mm, mt), "model", std::string(target_->name())};
     }
   }
   model_view_ = std::move(vm);

@@ -72,7 +72,7 @@ class Lockstep {
   std::optional<Failure> check_properties(const Op& op, const Outcome& outcome, const View& before,
                                           const View& after, Capabilities caps, const char* side);
   Model model_;
-  Target& target_;
+  Target* target_;  // never null
   Config config_;
   Checks checks_;
   View model_view_;   // the Views after the previous step

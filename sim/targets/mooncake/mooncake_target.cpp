@@ -562,10 +562,7 @@ class MooncakeTarget final : public Target {
     dirty_tenants_.insert(op.object.tenant);
     named_tenants_.insert(op.object.tenant);
     if (config_.multi_tenant && is_start(op.kind))  // its quota eviction: the tenant's objects
-      for (const auto& [shard, objects] : shard_objects_)
-        if (std::any_of(objects.begin(), objects.end(),
-                        [&](const ObjectView& o) { return o.id.tenant == op.object.tenant; }))
-          dirty_.insert(shard);
+      mark_shards_holding([&](const ObjectView& o) { return o.id.tenant == op.object.tenant; });
     for (size_t i = 0; i < keys.size(); ++i) {
       dirty_.insert(routed[i]);
       const ObjectId id{op.object.tenant, keys[i]};
@@ -578,10 +575,15 @@ class MooncakeTarget final : public Target {
   // The shards holding an object whose committed deadline is at or before `now` (as last read).
   void touch_due_pins(Time now) {
     const std::lock_guard lock(bookkeeping_);
+    mark_shards_holding([&](const ObjectView& o) { return o.deadline && *o.deadline <= now; });
+  }
+
+  // Marks for reading every shard that held an object `held` is true of, as
+  // last read (bookkeeping_ held).
+  template <typename Pred>
+  void mark_shards_holding(Pred held) {
     for (const auto& [shard, objects] : shard_objects_)
-      if (std::any_of(objects.begin(), objects.end(),
-                      [&](const ObjectView& o) { return o.deadline && *o.deadline <= now; }))
-        dirty_.insert(shard);
+      if (std::any_of(objects.begin(), objects.end(), held)) dirty_.insert(shard);
   }
 
   std::vector<ObjectView> read_shard(size_t i) const {
