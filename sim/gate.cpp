@@ -2,8 +2,10 @@
 #include "gate.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
+#include "digest.h"
 #include "shrink.h"
 
 namespace pinsim {
@@ -67,14 +69,29 @@ class Gate {
 
   bool stopped() const { return o_.stop_on_new && result_.red(); }
 
-  // Sorts a failure: known, pre-existing or new.
+  const BaseFailure* base_failure(const std::string& source) const {
+    if (!o_.base) return nullptr;
+    for (const BaseFailure& b : o_.base->failing)
+      if (b.source == source) return &b;
+    return nullptr;
+  }
+
+  // Sorts a failure. Without a base: known or new. With one, the base's
+  // failure on the same source decides: the same signature and fingerprint
+  // keep it known (or pre-existing); a known failure the base shows
+  // otherwise, or not at all, is changed, and so is a pre-existing one that
+  // fails at another step or with other values; the rest are new.
   void record(GateFailure f) {
     f.seconds = o_.elapsed();
     f.signature = failure_signature(f.failure, f.trace);
+    f.fingerprint = failure_fingerprint(f.failure);
     const KnownFinding* k = match_known(o_.known, f.signature, result_.variant);
-    const bool before = o_.base && std::find(o_.base->failing.begin(), o_.base->failing.end(),
-                                             std::make_pair(f.source, f.signature)) != o_.base->failing.end();
-    f.verdict = k ? "known" : before ? "pre-existing" : "new";
+    const BaseFailure* b = base_failure(f.source);
+    const bool same_signature = b && b->signature == f.signature;
+    const bool alike = same_signature && (b->fingerprint.empty() || b->fingerprint == f.fingerprint);
+    if (k) f.verdict = !o_.base || alike ? "known" : "changed";
+    else f.verdict = alike ? "pre-existing" : same_signature ? "changed" : "new";
+    if (f.verdict == "changed") f.base_detail = b ? b->signature + ": " + b->detail : "";
     if (k) f.known_file = k->file;
     result_.failures.push_back(std::move(f));
   }
@@ -85,7 +102,7 @@ class Gate {
       return {file, "not applicable", why};
     RunResult r = replay(t, factory_, target_options_, checks_);
     if (!r.failure) return {file, "passed", ""};
-    record({"scenario " + file, "", 0, "", "", "", *r.failure, r.trace, std::nullopt});
+    record({.source = "scenario " + file, .failure = *r.failure, .trace = r.trace});
     return {file, "failed", r.failure->detail};
   }
 
@@ -97,7 +114,7 @@ class Gate {
     if (!r.failure) return {k.file, "fixed", "the trace no longer fails"};
     const std::string sig = failure_signature(*r.failure, r.trace);
     if (match_known({k}, sig, k.tree)) return {k.file, "still failing", sig};
-    record({"finding " + k.file, "", 0, "", "", "", *r.failure, r.trace, std::nullopt});
+    record({.source = "finding " + k.file, .failure = *r.failure, .trace = r.trace});
     return {k.file, "changed", sig};
   }
 
@@ -117,8 +134,8 @@ class Gate {
     const CampaignSummary s = run_campaign(c, factory_, target_options_, checks_, [&](uint64_t seed, RunResult& r, const KnownFinding*) {
       run.seeds.push_back(seed);
       if (r.failure) {
-        record({"preset " + std::string(p.name) + " seed " + std::to_string(seed), std::string(p.name), seed, "", "", "",
-                *r.failure, std::move(r.trace), std::nullopt});
+        record({.source = "preset " + std::string(p.name) + " seed " + std::to_string(seed), .preset = std::string(p.name),
+                .seed = seed, .failure = *r.failure, .trace = std::move(r.trace)});
         result_.failures.back().budget_needed = budget_needed(result_.failures.back().seconds - run.started);
       }
       return true;
@@ -181,8 +198,19 @@ class Gate {
 
 }  // namespace
 
+std::string failure_fingerprint(const Failure& failure) {
+  const std::string parts = std::to_string(failure.step) + "\n" + failure.what + "\n" + failure.field + "\n" +
+                            failure.detail + "\n" + failure.expected + "\n" + failure.actual;
+  const Digest d = digest_of(parts);
+  char hex[33];
+  std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(d.a),
+                static_cast<unsigned long long>(d.b));
+  return hex;
+}
+
 bool GateResult::red() const {
-  return std::any_of(failures.begin(), failures.end(), [](const GateFailure& f) { return f.verdict == "new"; });
+  return std::any_of(failures.begin(), failures.end(),
+                     [](const GateFailure& f) { return f.verdict == "new" || f.verdict == "changed"; });
 }
 
 bool GateResult::checked_nothing() const {

@@ -3,7 +3,9 @@
 // known findings of the target's tree, runs a campaign split across the
 // aimed presets, shrinks each distinct new failure, and sorts every failure
 // into known (matches a finding of this tree), pre-existing (the base tree
-// failed the same seed the same way) or new. Any new failure makes it red.
+// failed the same seed the same way), changed (with a base: a known or
+// pre-existing failure the base shows differently on that seed, or not at
+// all) or new. Any new or changed failure makes it red.
 // The clock is the caller's (`elapsed`): the gate itself reads none.
 #pragma once
 #include <cstdint>
@@ -31,7 +33,9 @@ struct GateFailure {
   std::string preset;  // for campaign failures
   uint64_t seed = 0;
   std::string signature;
-  std::string verdict;  // "new", "known", "pre-existing"
+  std::string fingerprint;  // failure_fingerprint: equal on two trees that fail this source alike
+  std::string verdict;      // "new", "known", "pre-existing", "changed"
+  std::string base_detail;  // "changed": how the base failed this source ("" when it passed)
   std::string known_file;
   Failure failure;
   Trace trace;
@@ -55,11 +59,23 @@ struct FindingResult {
   std::string detail;
 };
 
-// What a base run recorded: seeds per preset and the failures' signatures.
+// One failure of a base run. `fingerprint` is "" in summaries written before
+// it existed: such a failure is compared by signature alone.
+struct BaseFailure {
+  std::string source, signature, fingerprint, detail;
+};
+
+// What a base run recorded: seeds per preset and the failures.
 struct GateBase {
   std::vector<PresetRun> runs;
-  std::vector<std::pair<std::string, std::string>> failing;  // (source, signature)
+  std::vector<BaseFailure> failing;
 };
+
+// A digest of where and how a run failed: the step, what differed, and both
+// sides' JSON. Two trees whose targets behave alike on a trace give the same
+// fingerprint; the same failure signature at another step or with other
+// values does not.
+std::string failure_fingerprint(const Failure& failure);
 
 struct GateOptions {
   double budget_seconds = 120;

@@ -182,6 +182,11 @@ check 0 - mutants --fault F16 --seeds 50 --format json --junit "$T/mut.xml"
 cp "$T/out" "$T/mut.json"
 summary "$T/mut.json" 'j["format"] == "pinsim-mutants" and j["killed"] == 1 and j["mutants"][0]["fault"] == "F16" and x.find("testcase").get("name") == "F16"' "$T/mut.xml"
 summary "$T/g0.json" 'j["format"] == "pinsim-gate" and j["verdict"] == "green" and len(j["scenarios"]) > 0'
+# Differential: the base's own failures on the same seeds are pre-existing (green), and each
+# failure carries the fingerprint a later head is compared by.
+check 1 - gate --target embedded --fault F16 --budget 2s --steps 50 --out "$T/gf" --json "$T/gf.json"
+check 0 - gate --target embedded --fault F16 --steps 50 --base "$T/gf.json" --out "$T/gb" --json "$T/gb.json"
+summary "$T/gb.json" 'j["verdict"] == "green" and j["failures"] and all(f["verdict"] == "pre-existing" and len(f["fingerprint"]) == 32 for f in j["failures"])'
 check 2 "expected text or json" run --format yaml
 check 2 "cannot write file" explore --junit "$T/no/such/dir/x.xml"
 # Every command has --help (exit 0) whose example files exist; --stop-on-failure

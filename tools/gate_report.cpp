@@ -30,7 +30,7 @@ json read_json(const std::string& path) {
 }
 
 std::map<std::string, uint64_t> verdict_counts(const GateResult& r) {
-  std::map<std::string, uint64_t> n{{"new", 0}, {"known", 0}, {"pre-existing", 0}};
+  std::map<std::string, uint64_t> n{{"new", 0}, {"known", 0}, {"pre-existing", 0}, {"changed", 0}};
   for (const GateFailure& f : r.failures) ++n[f.verdict];
   return n;
 }
@@ -67,6 +67,24 @@ void markdown_failures(std::ostringstream& md, const GateResult& r, const GateFi
   }
 }
 
+// How a changed failure differs from the base's on its source.
+std::string changed_from(const GateFailure& f) {
+  if (f.verdict != "changed") return "";
+  return f.base_detail.empty() ? " (the base passes it)" : " (the base: " + f.base_detail + ")";
+}
+
+// One line per changed failure (few by nature: one per source), with the base's.
+void markdown_changed(std::ostringstream& md, const GateResult& r, const GateFiles& files) {
+  for (size_t i = 0; i < r.failures.size(); ++i) {
+    const GateFailure& f = r.failures[i];
+    if (f.verdict != "changed") continue;
+    md << "- `" << f.signature << "` at " << f.source << ", step " << f.failure.step << ": " << f.failure.detail
+       << changed_from(f) << ".";
+    if (files.trace_paths.size() > i) md << " Reproduce: `pinsim replay " << files.trace_paths[i] << " <target>`";
+    md << "\n";
+  }
+}
+
 }  // namespace
 
 std::string gate_markdown(const GateResult& r, const std::string& target, const std::string& flags,
@@ -76,7 +94,7 @@ std::string gate_markdown(const GateResult& r, const std::string& target, const 
   md << "## pinsim gate: " << verdict_of(r) << "\n\n"
      << "Target `" << target << "`" << (r.variant.empty() ? "" : " (tree " + r.variant + ")") << ", " << r.seconds
      << " s. New failures: " << n.at("new") << ", known: " << n.at("known") << ", pre-existing: " << n.at("pre-existing")
-     << ".\n\n| preset | seeds run | refused | steps |\n| --- | --- | --- | --- |\n";
+     << (n.at("changed") ? ", changed: " + std::to_string(n.at("changed")) : "") << ".\n\n| preset | seeds run | refused | steps |\n| --- | --- | --- | --- |\n";
   for (const PresetRun& p : r.runs) md << "| " << p.preset << " | " << p.seeds_run << " | " << p.refused << " | " << p.steps << " |\n";
   std::map<std::string, uint64_t> sc;
   for (const ScenarioResult& s : r.scenarios) ++sc[s.status];
@@ -90,6 +108,11 @@ std::string gate_markdown(const GateResult& r, const std::string& target, const 
     md << "\n### New failures\n\n";
     markdown_failures(md, r, files);
   }
+  if (n.at("changed")) {
+    md << "\n### Changed failures\n\nThe base fails these sources otherwise, or not at all: the change moved a "
+          "known or pre-existing failure.\n\n";
+    markdown_changed(md, r, files);
+  }
   std::string text = md.str();
   const std::string replay_flags = "--target " + target + flags;
   for (size_t p; (p = text.find("<target>")) != std::string::npos;) text.replace(p, 8, replay_flags);
@@ -100,8 +123,8 @@ std::string gate_junit(const GateResult& r) {
   auto failures_of = [&](const std::string& prefix) {
     std::vector<std::pair<std::string, std::string>> out;
     for (const GateFailure& f : r.failures)
-      if (f.verdict == "new" && f.source.rfind(prefix, 0) == 0)
-        out.emplace_back(f.signature, f.source + ": " + f.failure.detail);
+      if ((f.verdict == "new" || f.verdict == "changed") && f.source.rfind(prefix, 0) == 0)
+        out.emplace_back(f.signature, f.source + ": " + f.failure.detail + changed_from(f));
     return out;
   };
   std::vector<JUnitCase> cases;
@@ -124,7 +147,8 @@ std::string gate_json(const GateResult& r, const std::string& target, const Gate
     const GateFailure& f = r.failures[i];
     s.failures.push_back({f.source, f.signature, f.verdict, f.known_file, f.failure.detail,
                           files.trace_paths.size() > i ? files.trace_paths[i] : "",
-                          files.shrunk_paths.size() > i ? files.shrunk_paths[i] : "", f.seconds, f.budget_needed});
+                          files.shrunk_paths.size() > i ? files.shrunk_paths[i] : "", f.seconds, f.budget_needed,
+                          f.fingerprint, f.base_detail});
   }
   json sc = json::array();
   for (const ScenarioResult& x : r.scenarios)
@@ -144,7 +168,8 @@ GateBase read_gate_base(const std::string& path) {
     for (const json& r : j.at("runs"))
       base.runs.push_back({r.at("preset").get<std::string>(), 0, 0, 0, r.at("seeds").get<std::vector<uint64_t>>()});
     for (const json& f : j.at("failures"))
-      base.failing.emplace_back(f.at("source").get<std::string>(), f.at("signature").get<std::string>());
+      base.failing.push_back({f.at("source").get<std::string>(), f.at("signature").get<std::string>(),
+                              f.value("fingerprint", ""), f.value("detail", "")});
   } catch (const json::exception& e) {
     throw DecodeError(path + ": not a gate summary: " + e.what());
   }

@@ -42,15 +42,16 @@ struct Row {
 Row row_of(const std::string& name, const json& j) {
   uint64_t seeds = 0;
   for (const json& r : j.at("runs")) seeds += r.at("seeds_run").get<uint64_t>();
-  std::map<std::string, size_t> count{{"new", 0}, {"known", 0}, {"pre-existing", 0}};
-  std::map<std::string, std::pair<size_t, std::string>> new_sigs;  // signature -> (failures, first source)
+  std::map<std::string, size_t> count{{"new", 0}, {"known", 0}, {"pre-existing", 0}, {"changed", 0}};
+  // (verdict, signature) -> (failures, first source), for the new and the changed ones
+  std::map<std::pair<std::string, std::string>, std::pair<size_t, std::string>> new_sigs;
   std::set<std::string> findings;
   for (const json& f : j.at("failures")) {
     const std::string v = f.at("verdict").get<std::string>();
     ++count[v];
     if (v == "known") findings.insert(f.value("known", ""));
-    if (v != "new") continue;
-    auto& s = new_sigs[f.at("signature").get<std::string>()];
+    if (v != "new" && v != "changed") continue;
+    auto& s = new_sigs[{v, f.at("signature").get<std::string>()}];
     if (s.first++ == 0) s.second = f.at("source").get<std::string>();
   }
   std::vector<std::string> fixed;
@@ -60,12 +61,12 @@ Row row_of(const std::string& name, const json& j) {
   row.verdict = j.value("verdict", "");
   std::ostringstream c, notes;
   c << "| " << name << " | " << j.value("tree", "") << " | " << (row.verdict == "red" ? "**red**" : row.verdict)
-    << " | " << seeds << " | " << std::round(j.value("seconds", 0.0) * 10) / 10 << " | " << count["new"]
+    << " | " << seeds << " | " << std::round(j.value("seconds", 0.0) * 10) / 10 << " | " << count["new"] + count["changed"]
     << (new_sigs.empty() ? "" : " (" + plural(new_sigs.size(), "signature") + ")") << " | " << count["known"]
     << (findings.empty() ? "" : " (" + plural(findings.size(), "finding") + ")") << " | " << count["pre-existing"]
     << " | " << fixed.size() << " |\n";
-  for (const auto& [sig, s] : new_sigs)
-    notes << "- " << name << ": new `" << sig << "` (" << s.first << ", first " << s.second << ")\n";
+  for (const auto& [key, s] : new_sigs)
+    notes << "- " << name << ": " << key.first << " `" << key.second << "` (" << s.first << ", first " << s.second << ")\n";
   for (const std::string& f : fixed) notes << "- " << name << ": fixed `" << f << "`\n";
   row.cells = c.str(), row.notes = notes.str();
   return row;
@@ -76,7 +77,7 @@ Row row_of(const std::string& name, const json& j) {
 GateTable gate_table(const std::vector<std::pair<std::string, std::string>>& trees) {
   std::ostringstream md, notes;
   md << "## pinsim gate over " << plural(trees.size(), "tree") << "\n\n"
-     << "| tree | build | verdict | seeds | seconds | new | known | pre-existing | fixed |\n"
+     << "| tree | build | verdict | seeds | seconds | new or changed | known | pre-existing | fixed |\n"
      << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   GateTable t{"", "green"};
   for (const auto& [name, path] : trees) {

@@ -30,7 +30,7 @@ J
 cat >"$T/want" <<'W'
 ## pinsim gate over 2 trees
 
-| tree | build | verdict | seeds | seconds | new | known | pre-existing | fixed |
+| tree | build | verdict | seeds | seconds | new or changed | known | pre-existing | fixed |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 | main | mooncake-main | green | 150 | 108.4 | 0 | 3 (2 findings) | 0 | 0 |
 | pr2835 | mooncake-pr2835 | **red** | 40 | 61 | 2 (1 signature) | 0 | 1 | 1 |

@@ -573,7 +573,7 @@ class Runner:
         try:
             with open(os.path.join(g["out"], "gate.json"), encoding="utf-8") as f:
                 j = json.load(f)
-            new = [x for x in j.get("failures", []) if x.get("verdict") == "new"]
+            new = [x for x in j.get("failures", []) if x.get("verdict") in ("new", "changed")]
             if new:
                 r["signature"], r["source"] = new[0]["signature"], new[0]["source"]
                 r["new_failures"] = [f"{x['source']}: {x['signature']}" for x in new]
@@ -767,7 +767,7 @@ def collected(work, tag, budget):
         # The gate wrote its log but no summary: it died (a signal) or was stopped.
         return {"verdict": "crashed", "exit": None, "seconds": None, "signature": "no summary (see gate.log)"}
     verdict = {"red": "killed", "green": "survived"}.get(j.get("verdict"), "error")
-    new = [x for x in j.get("failures", []) if x.get("verdict") == "new"]
+    new = [x for x in j.get("failures", []) if x.get("verdict") in ("new", "changed")]
     r = {"verdict": verdict, "exit": {"killed": 1, "survived": 0}.get(verdict, 3),
          "seconds": round(j.get("seconds", 0), 1), "signature": new[0]["signature"] if new else "",
          "source": new[0]["source"] if new else "",

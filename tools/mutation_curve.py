@@ -40,7 +40,7 @@ def gate_json(work, tag, budget):
 
 
 def first_new(g):
-    return next((f for f in (g or {}).get("failures", []) if f.get("verdict") == "new"), None)
+    return next((f for f in (g or {}).get("failures", []) if f.get("verdict") in ("new", "changed")), None)
 
 
 class Estimator:

@@ -22,7 +22,7 @@ std::string summary_json(const Summary& s) {
   for (const SummaryFailure& f : s.failures)
     fails.push_back({{"source", f.source}, {"signature", f.signature}, {"verdict", f.verdict}, {"known", f.known},
                      {"detail", f.detail}, {"trace", f.trace}, {"shrunk", f.shrunk}, {"seconds", f.seconds},
-                     {"budget_needed", f.budget_needed}});
+                     {"budget_needed", f.budget_needed}, {"fingerprint", f.fingerprint}, {"base", f.base}});
   j["failures"] = fails;
   return j.dump(1) + "\n";
 }

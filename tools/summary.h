@@ -17,12 +17,14 @@ namespace pinsim {
 struct SummaryFailure {
   std::string source;     // "seed 17", "preset pins seed 17", "scenario upsert/x.json", "explore depth 2"
   std::string signature;  // what/op/field (known_findings.h)
-  std::string verdict;    // "new", "known", "pre-existing"
+  std::string verdict;    // "new", "known", "pre-existing", "changed"
   std::string known;      // the matching finding file, for "known"
   std::string detail;     // one line
   std::string trace, shrunk;  // where the traces were written ("" if not)
   double seconds = 0;          // gate: when it was found, from the gate's start
   double budget_needed = 0;    // gate: the smallest budget whose split finds it (0: the scenario phase)
+  std::string fingerprint;     // gate: where and how it failed (failure_fingerprint)
+  std::string base;            // gate, "changed": the base's failure on this source ("" when it passed)
 };
 
 struct Summary {
