@@ -73,6 +73,8 @@ mc_feature_if_text(RETAIN_GROUPS MC_MS_TEXT "RetainGroups")
 # snapshot state view without the local-SSD manager).
 mc_feature_if_text(DYN_REPL_ADMISSION MC_MS_TEXT "dynamic_replication_admission_thread_")
 mc_feature_if_text(REPLICA_CLEANUP_WORKER MC_MS_TEXT "replica_cleanup_worker_")
+# A segment's graceful unmount (GRACEFULLY_UNMOUNTING until a timer or an unmount ends it).
+mc_feature_if_text(GRACEFUL_UNMOUNT MC_MS_TEXT "graceful_unmount_scheduler_")
 mc_feature_if_text(LOCAL_SSD_VIEW MC_CODEC_TEXT "LocalSsdManager& local_ssd_manager")
 # The PR 2835 tree (based on main of 2026-07-10) predates more of main: tenant
 # ids are plain strings, there is no snapshot codec, no eviction test hook,

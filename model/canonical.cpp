@@ -103,7 +103,14 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
   objects(objects_);
   put(out, gauge_);
   for (uint64_t u : segment_used_) put(out, static_cast<int64_t>(u));
-  for (bool m : mounted_) put(out, m);
+  // A segment's owner: the setup's client (0, never an actor) apart from the actors.
+  auto segments = [&](const std::vector<MountState>& all) {
+    for (const MountState& m : all) {
+      put(out, m.mounted * 2 + m.leaving);
+      put(out, m.owner == 0 ? -1 : client_rank(m.owner));
+    }
+  };
+  segments(segments_);
   put(out, -2);
   for (const auto& g : groups_needing_refresh_) { put(out, g.first); put(out, g.second); }
   put(out, -3);
@@ -124,7 +131,7 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
       rel(d.release_at);
       put(out, static_cast<int64_t>(d.size * 1000 + d.replicas.size()));
     }
-    for (bool m : s->mounted) put(out, m);
+    segments(s->segments);
     put(out, -5);
   }
 }

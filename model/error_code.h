@@ -22,6 +22,8 @@ enum class ErrorCode : uint8_t {
   TENANT_NOT_REGISTERED,  // multi-tenant mode: a write by a tenant without a quota policy
   TENANT_NOT_EMPTY,       // delete_quota: the tenant still holds a charge or an object
   UNAVAILABLE_IN_CURRENT_MODE,  // set_quota, delete_quota outside multi-tenant mode
+  UNAVAILABLE_IN_CURRENT_STATUS,  // mount: the segment is still leaving (a graceful unmount under way)
+  SEGMENT_NOT_FOUND,              // graceful_unmount: the caller has no such segment mounted
   INTERNAL_ERROR,
   UNSUPPORTED,  // a target that cannot perform the op (never the model)
 };

@@ -10,7 +10,7 @@ std::variant<Model, std::string> Model::create(const Config& config) {
 }
 
 Model::Model(const Config& config)
-    : config_(config), segment_used_(config.segments.size(), 0), mounted_(config.segments.size(), true) {
+    : config_(config), segment_used_(config.segments.size(), 0), segments_(config.segments.size()) {
   hits_.hit(Rule::ConfigC1);
   init_quotas();
 }
@@ -58,6 +58,7 @@ Outcome Model::dispatch(const Op& op, Time now) {
     case OpKind::DeleteQuota: return delete_quota(op);
     case OpKind::Unmount: return unmount(op);
     case OpKind::Mount: return mount(op);
+    case OpKind::GracefulUnmount: return graceful_unmount(op);
   }
   return Outcome::of(ErrorCode::INVALID_PARAMS);  // unknown op value
 }
@@ -173,7 +174,7 @@ std::optional<std::vector<Replica>> Model::plan_placement(const Op& op) const {
         const SegmentConfig& seg = config_.segments[s];
         const uint64_t free = seg.capacity - segment_used_[s];
         const uint64_t score = batch_preference_.empty() ? free : batch_preference_[s];
-        if (seg.kind != kind || !mounted_[s] || free < op.size || (best >= 0 && score <= best_free)) continue;
+        if (seg.kind != kind || !takes_replicas(s) || free < op.size || (best >= 0 && score <= best_free)) continue;
         if (std::any_of(placed.begin(), placed.end(), [&](const Replica& r) { return r.segment == s; }))
           continue;
         best = static_cast<int>(s);

@@ -71,6 +71,18 @@ struct EvictionRun {
   void encode(std::string* out) const;  // appends a canonical encoding
 };
 
+// A segment as the master knows it (segments.cpp): mounted or not; leaving
+// while a graceful unmount is under way (mounted, readable, takes no new
+// replica); and the client that mounted it, the only one that may start its
+// graceful unmount (0: the setup's client, which mounts the config's
+// segments and is never an actor).
+struct MountState {
+  bool mounted = true;
+  bool leaving = false;
+  ClientId owner = 0;
+  bool operator==(const MountState&) const = default;
+};
+
 class Model {
  public:
   // RFC 3028 C1: a config with default TTL > max TTL is refused, as Mooncake's
@@ -140,7 +152,7 @@ class Model {
   const Config& config() const { return config_; }
   int64_t gauge() const { return gauge_; }
   const RuleHits& hits() const { return hits_; }
-  bool mounted(uint32_t segment) const { return segment < mounted_.size() && mounted_[segment]; }
+  bool mounted(uint32_t segment) const { return segment < segments_.size() && segments_[segment].mounted; }
   const ObjectTable& objects() const { return objects_; }
 
  private:
@@ -160,7 +172,7 @@ class Model {
     std::map<ObjectId, Object> objects;
     ReplicaId next_replica_id;
     std::vector<Discarded> discarded;  // serialised with the metadata, as Mooncake does
-    std::vector<bool> mounted;         // the segments mounted then (SegmentSerializer)
+    std::vector<MountState> segments;  // the segments mounted then, leaving or not (SegmentSerializer)
   };
 
   Outcome dispatch(const Op& op, Time now);
@@ -224,10 +236,14 @@ class Model {
   Outcome snapshot();
   Outcome restore(const Op& op, Time now);
   void restore_discarded(const SnapshotImage& image);
-  void restore_segments(const std::vector<bool>& mounted);
+  void restore_segments(const std::vector<MountState>& segments);
+  void restore_leaving();
   // segments.cpp
   Outcome unmount(const Op& op);
   Outcome mount(const Op& op);
+  Outcome graceful_unmount(const Op& op);
+  void unmount_segment(uint32_t segment);
+  bool takes_replicas(uint32_t segment) const { return segments_[segment].mounted && !segments_[segment].leaving; }
   void drop_from_segment(ObjectTable::Entry* it, uint32_t segment);
   // retention.cpp (PR 2835)
   Outcome retain_groups(const Op& op, Time now);
@@ -258,7 +274,7 @@ class Model {
   Config config_;
   ObjectTable objects_;
   std::vector<uint64_t> segment_used_;
-  std::vector<bool> mounted_;  // per segment: mounted (takes replicas) or unmounted (segments.cpp)
+  std::vector<MountState> segments_;  // per segment: mounted, leaving, owner (segments.cpp)
   std::vector<uint64_t> batch_preference_;  // during a batch start: a score per segment (higher first); else empty
   // Multi-tenant mode: the requested quota per tenant with a policy (the
   // config's, changed by set_quota and delete_quota; kept outside snapshots,

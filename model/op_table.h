@@ -43,7 +43,7 @@ enum OpField : uint32_t {
   kFieldSizes = 1u << 11,    // sizes: batch_upsert_start, one per key
   kFieldPattern = 1u << 12,  // keys: the keys remove_by_regex's pattern matches (the target writes the regex)
   kFieldQuota = 1u << 13,    // quota: the requested bytes of set_quota
-  kFieldSegment = 1u << 14,  // segment: the index (into the config's segments) unmount and mount act on
+  kFieldSegment = 1u << 14,  // segment: the index (into the config's segments) unmount, mount, graceful_unmount act on
 };
 
 inline constexpr uint32_t kKeyFields = kFieldTenant | kFieldKey;
@@ -83,6 +83,7 @@ inline constexpr uint32_t kBatchFields = kFieldTenant | kFieldKeys;
   X(SetQuota, "set_quota", Policy, 1, kFieldTenant | kFieldQuota)                                   \
   X(DeleteQuota, "delete_quota", Policy, 1, kFieldTenant)                                          \
   X(Unmount, "unmount", Segment, 0, kFieldSegment)                                                  \
-  X(Mount, "mount", Segment, 0, kFieldSegment)
+  X(Mount, "mount", Segment, 0, kFieldSegment)                                                      \
+  X(GracefulUnmount, "graceful_unmount", Segment, 0, kFieldSegment)
 
 }  // namespace pinsim

@@ -12,34 +12,53 @@
 // eligible and valid PROCESSING replica remains). Placement never picks an
 // unmounted segment, and in multi-tenant mode the effective quotas follow the
 // mounted memory. Both calls are idempotent, as Mooncake's are.
+//
+// `graceful_unmount` (Mooncake's GracefulUnmountSegment) is the owner's
+// unmount with a grace period: the segment stays mounted and readable, takes
+// no new replica, and its capacity still counts for the quotas, until an
+// `unmount` ends it or a restore does (the grace timer is not in a snapshot:
+// a segment leaving when the snapshot was taken leaves at the restore, so the
+// restored master never hands it out again). A client names one of its own
+// mounted segments: any other (another client's, or one already gone) is
+// SEGMENT_NOT_FOUND and changes nothing; a call on its segment already
+// leaving is OK and changes nothing; mounting a leaving segment is
+// UNAVAILABLE_IN_CURRENT_STATUS (docs/interpretations.md, "Segments"). The
+// grace period itself never ends within a run: the harness's clock does not
+// drive Mooncake's timer, so the model has no deadline for it.
 #include "model.h"
 
 namespace pinsim {
 
 // Rules segment.unmount and segment.unmount-keeps.
 Outcome Model::unmount(const Op& op) {
-  if (op.segment >= config_.segments.size() || !mounted_[op.segment]) {
+  if (op.segment >= config_.segments.size() || !segments_[op.segment].mounted) {
     hits_.hit(Rule::SegmentMount);  // no such segment, or already gone: nothing to do
     return op.segment >= config_.segments.size() ? Outcome::of(ErrorCode::INVALID_PARAMS) : Outcome{};
   }
+  unmount_segment(op.segment);
+  return Outcome{};
+}
+
+// The segment goes (an unmount, or a restore ending a graceful unmount).
+void Model::unmount_segment(uint32_t segment) {
   hits_.hit(Rule::SegmentUnmount);
-  mounted_[op.segment] = false;
-  auto on_it = [&](const Replica& r) { return r.segment == op.segment; };
+  segments_[segment].mounted = false;
+  segments_[segment].leaving = false;
+  auto on_it = [&](const Replica& r) { return r.segment == segment; };
   std::vector<ObjectId> on_segment;
   for (const auto& [id, obj] : objects_.unordered())
     if (std::any_of(obj.replicas.begin(), obj.replicas.end(), on_it)) on_segment.push_back(id);
   std::sort(on_segment.begin(), on_segment.end());
-  for (ObjectId id : on_segment) drop_from_segment(find_object(id), op.segment);
+  for (ObjectId id : on_segment) drop_from_segment(find_object(id), segment);
   // Replicas waiting to be released there go with the segment's memory.
   for (Discarded& d : discarded_) {
     auto first = std::stable_partition(d.replicas.begin(), d.replicas.end(),
-                                       [&](const Replica& r) { return r.segment != op.segment; });
+                                       [&](const Replica& r) { return r.segment != segment; });
     for (auto r = first; r != d.replicas.end(); ++r) release_replica(*r, d.size);
     d.replicas.erase(first, d.replicas.end());
   }
   std::erase_if(discarded_, [](const Discarded& d) { return d.replicas.empty(); });
   if (config_.multi_tenant) recompute_quotas();
-  return Outcome{};
 }
 
 // One object that had a replica on `segment`: those replicas go; with none
@@ -65,14 +84,28 @@ void Model::drop_from_segment(ObjectTable::Entry* it, uint32_t segment) {
   }
 }
 
-// Rule segment.mount: the segment takes replicas again, starting empty; an
-// index outside the config is INVALID_PARAMS.
+// Rule segment.mount: the segment takes replicas again, starting empty, and
+// belongs to the client that mounted it; an index outside the config is
+// INVALID_PARAMS; a segment still leaving cannot be mounted again yet.
 Outcome Model::mount(const Op& op) {
   hits_.hit(Rule::SegmentMount);
   if (op.segment >= config_.segments.size()) return Outcome::of(ErrorCode::INVALID_PARAMS);
-  if (mounted_[op.segment]) return Outcome{};
-  mounted_[op.segment] = true;
+  MountState& seg = segments_[op.segment];
+  if (seg.leaving) return Outcome::of(ErrorCode::UNAVAILABLE_IN_CURRENT_STATUS);
+  if (seg.mounted) return Outcome{};
+  seg = MountState{true, false, op.client};
   if (config_.multi_tenant) recompute_quotas();
+  return Outcome{};
+}
+
+// Rule segment.graceful: the owner's segment stops taking replicas and stays
+// readable until an unmount or a restore ends it.
+Outcome Model::graceful_unmount(const Op& op) {
+  if (op.segment >= config_.segments.size()) return Outcome::of(ErrorCode::INVALID_PARAMS);
+  MountState& seg = segments_[op.segment];
+  hits_.hit(Rule::SegmentGraceful);
+  if (!seg.mounted || seg.owner != op.client) return Outcome::of(ErrorCode::SEGMENT_NOT_FOUND);
+  seg.leaving = true;
   return Outcome{};
 }
 

@@ -12,7 +12,7 @@
 namespace pinsim {
 
 Outcome Model::snapshot() {
-  SnapshotImage image{{}, next_replica_id_, discarded_, mounted_};
+  SnapshotImage image{{}, next_replica_id_, discarded_, segments_};
   for (const auto& [id, obj] : objects_) image.objects.emplace_hint(image.objects.end(), id, obj);
   if (!rules_for(config_.profile).snapshot_keeps_soft_pin) {
     for (auto& [id, obj] : image.objects) obj.deadline.reset();  // slots written as false/0
@@ -31,13 +31,23 @@ void Model::restore_discarded(const SnapshotImage& image) {
 }
 
 // Rule segment.restore: the segments mounted when the snapshot was taken
-// (SegmentSerializer) are the ones mounted after the restore; the master is
-// empty here, so a segment coming back holds nothing yet.
-void Model::restore_segments(const std::vector<bool>& mounted) {
-  if (mounted == mounted_) return;
+// (SegmentSerializer) are the ones mounted after the restore, with their
+// owners; the master is empty here, so a segment coming back holds nothing
+// yet. A segment leaving then is ended after the objects are back (rule
+// segment.graceful): restore_leaving.
+void Model::restore_segments(const std::vector<MountState>& segments) {
+  if (segments == segments_) return;
   hits_.hit(Rule::SegmentRestore);
-  mounted_ = mounted;
+  segments_ = segments;
   if (config_.multi_tenant) recompute_quotas();
+}
+
+// Rule segment.graceful at a restore: the grace timers are not in the
+// snapshot, so each segment that was leaving goes now, with the replicas the
+// restore put back on it.
+void Model::restore_leaving() {
+  for (uint32_t s = 0; s < segments_.size(); ++s)
+    if (segments_[s].leaving) unmount_segment(s);
 }
 
 Outcome Model::restore(const Op& op, Time now) {
@@ -56,11 +66,11 @@ Outcome Model::restore(const Op& op, Time now) {
     skip = 1;
   }
   if (snapshots_.size() <= skip) {  // an empty master: the clients mount their segments again
-    restore_segments(std::vector<bool>(config_.segments.size(), true));
+    restore_segments(std::vector<MountState>(config_.segments.size()));
     return Outcome::of(ErrorCode::INTERNAL_ERROR);
   }
   const SnapshotImage& image = *snapshots_[snapshots_.size() - 1 - skip];
-  restore_segments(image.mounted);
+  restore_segments(image.segments);
   next_replica_id_ = image.next_replica_id;
   hits_.hit(rules.snapshot_keeps_soft_pin ? Rule::RestoreRfc : Rule::RestoreMain);
   for (const auto& [id, saved] : image.objects) {
@@ -92,6 +102,7 @@ Outcome Model::restore(const Op& op, Time now) {
     set_deadline(id, stored, deadline);  // step 5: index rebuilt from survivors
   }
   restore_discarded(image);
+  restore_leaving();
   return Outcome{};
 }
 

@@ -79,8 +79,8 @@ void expiry(Choices&, WorkloadConfig& w, Config&) {
   at_least(w, {OpKind::PutStart, OpKind::PutEnd, OpKind::Cleanup, OpKind::Get, OpKind::Exist, OpKind::Advance}, 10);
 }
 
-// Segments leave and come back while objects are pinned, grouped, written
-// and snapshotted: two or three memory segments, so objects keep replicas
+// Segments leave (at once, or gracefully: still readable, taking nothing new)
+// and come back while objects are pinned, grouped, written and snapshotted: two or three memory segments, so objects keep replicas
 // elsewhere as often as they lose their last one.
 void segments(Choices& c, WorkloadConfig& w, Config& m) {
   size_t memory = 0;
@@ -91,6 +91,7 @@ void segments(Choices& c, WorkloadConfig& w, Config& m) {
   at_least(w, {OpKind::PutStart, OpKind::UpsertStart, OpKind::PutEnd, OpKind::UpsertEnd, OpKind::Get}, 10);
   at_least(w, {OpKind::Unmount}, 2);
   at_least(w, {OpKind::Mount}, 4);
+  at_least(w, {OpKind::GracefulUnmount}, 2);
   at_least(w, {OpKind::Snapshot, OpKind::Restore, OpKind::Evict, OpKind::Advance}, 3);
 }
 

@@ -64,6 +64,7 @@ void draw_segment_churn(Choices& side, WorkloadConfig* w) {
   const uint32_t unmount = side.chance(50) ? 0 : 1;
   w->weights[static_cast<int>(OpKind::Unmount)] = unmount;
   w->weights[static_cast<int>(OpKind::Mount)] = unmount * (1 + static_cast<uint32_t>(side.pick(3)));
+  w->weights[static_cast<int>(OpKind::GracefulUnmount)] = unmount;  // no draw of its own: the stream is as it was
 }
 
 Op Workload::start(Choices& c, OpKind kind) const {
@@ -143,7 +144,7 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
   const OpKind k = static_cast<OpKind>(c.pick_weighted(w_.weights));
   switch (k) {
     case OpKind::PutStart: case OpKind::UpsertStart: return start(c, k);
-    case OpKind::Unmount: case OpKind::Mount: return segment_op(c, k);
+    case OpKind::Unmount: case OpKind::Mount: case OpKind::GracefulUnmount: return segment_op(c, k);
     case OpKind::Advance:
       return advance(c, model, now);
     case OpKind::BatchUpsertStart: {
@@ -219,7 +220,7 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
   return op;
 }
 
-// unmount or mount: a segment of the config, now and then one past the end
+// unmount, mount or graceful_unmount: a segment of the config, now and then one past the end
 // (INVALID_PARAMS).
 Op Workload::segment_op(Choices& c, OpKind kind) const {
   Op op;

@@ -64,6 +64,7 @@ Outcome EmbeddedMaster::apply(const Op& op, Time now) {
     // segments.cpp: a client's segment leaving or joining.
     case OpKind::Unmount: return unmount(op);
     case OpKind::Mount: return mount(op);
+    case OpKind::GracefulUnmount: return graceful_unmount(op);
     case OpKind::Advance: return Outcome{};
     case OpKind::Snapshot:
     case OpKind::Restore: break;  // taken above, under the exclusive lock

@@ -102,7 +102,7 @@ class EmbeddedMaster final : public Target {
     std::vector<ObjectRecord> objects;
     ReplicaId next_replica_id;
     std::vector<Discarded> discarded;  // MetadataSerializer writes discarded_replicas_
-    std::vector<bool> mounted;         // SegmentSerializer: the segments mounted then
+    std::vector<SegmentRecord> segments;  // SegmentSerializer: the segments mounted then, leaving or not
   };
   using ShardLock = std::unique_lock<std::shared_mutex>;
   struct AllShards {  // every shard's write lock, in index order
@@ -217,7 +217,9 @@ class EmbeddedMaster final : public Target {
   void prune_expired_retention(Time now);
   // segments.cpp
   Outcome unmount(const Op& op);
+  void unmount_segment(uint32_t segment);  // takes every shard
   Outcome mount(const Op& op);
+  Outcome graceful_unmount(const Op& op);
   void clear_invalid_handles(size_t shard, ObjectId id, uint32_t segment);  // every shard held
   uint64_t memory_capacity() const;
   EmbeddedMaster(const EmbeddedMaster& other);  // clone.cpp

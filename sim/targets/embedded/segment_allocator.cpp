@@ -36,7 +36,8 @@ std::vector<uint32_t> SegmentAllocators::allocate(ReplicaKind kind, uint64_t siz
   auto walk = [&](const std::vector<uint32_t>& order) {
     for (uint32_t segment : order) {
       if (used.size() == count) break;
-      const bool mounted_here = segments_[segment].kind == kind && segments_[segment].mounted;
+      const SegmentRecord& r = segments_[segment].record;
+      const bool mounted_here = segments_[segment].kind == kind && r.mounted && !r.leaving;
       if (!mounted_here || std::find(used.begin(), used.end(), segment) != used.end()) continue;
       if (allocate_single(segment, size)) used.push_back(segment);
     }
@@ -47,45 +48,56 @@ std::vector<uint32_t> SegmentAllocators::allocate(ReplicaKind kind, uint64_t siz
 }
 
 void SegmentAllocators::release(uint32_t segment, uint64_t size) {
-  if (segments_[segment].mounted) segments_[segment].used -= size;
+  if (segments_[segment].record.mounted) segments_[segment].used -= size;
 }
 
 bool SegmentAllocators::unmount(uint32_t segment) {
   Segment& s = segments_[segment];
-  if (!s.mounted) return false;
-  s.mounted = false;
-  s.used = 0;
+  if (!s.record.mounted) return false;
   std::vector<uint32_t>& list = s.kind == ReplicaKind::Memory ? memory_ : nof_;
-  list.erase(std::find(list.begin(), list.end(), segment));
+  if (!s.record.leaving) list.erase(std::find(list.begin(), list.end(), segment));  // a leaving one left already
+  s.record = {false, false, 0};
+  s.used = 0;
   return true;
 }
 
-bool SegmentAllocators::mount(uint32_t segment) {
+bool SegmentAllocators::mount(uint32_t segment, ClientId owner) {
   Segment& s = segments_[segment];
-  if (s.mounted) return false;
-  s.mounted = true;
+  if (s.record.mounted) return false;
+  s.record = {true, false, owner};
   s.used = 0;
   std::vector<uint32_t>& list = s.kind == ReplicaKind::Memory ? memory_ : nof_;
   list.insert(std::lower_bound(list.begin(), list.end(), segment), segment);
   return true;
 }
 
+void SegmentAllocators::start_leaving(uint32_t segment) {
+  Segment& s = segments_[segment];
+  if (!s.record.mounted || s.record.leaving) return;
+  std::vector<uint32_t>& list = s.kind == ReplicaKind::Memory ? memory_ : nof_;
+  list.erase(std::find(list.begin(), list.end(), segment));
+  s.record.leaving = true;
+}
+
 uint64_t SegmentAllocators::memory_capacity() const {
   uint64_t bytes = 0;
-  for (uint32_t s : memory_) bytes += segments_[s].capacity;
+  for (const Segment& s : segments_)
+    if (s.kind == ReplicaKind::Memory && s.record.mounted) bytes += s.capacity;
   return bytes;
 }
 
-void SegmentAllocators::set_mounted(const std::vector<bool>& mounted) {
+void SegmentAllocators::set_records(const std::vector<SegmentRecord>& records) {
   for (uint32_t s = 0; s < segments_.size(); ++s) {
-    if (mounted[s]) mount(s);
-    else unmount(s);
+    unmount(s);
+    if (!records[s].mounted) continue;
+    mount(s, records[s].owner);
+    if (records[s].leaving) start_leaving(s);
   }
 }
 
-std::vector<bool> SegmentAllocators::mounted_segments() const {
-  std::vector<bool> out;
-  for (const Segment& s : segments_) out.push_back(s.mounted);
+std::vector<SegmentRecord> SegmentAllocators::records() const {
+  std::vector<SegmentRecord> out;
+  for (const Segment& s : segments_) out.push_back(s.record);
   return out;
 }
 

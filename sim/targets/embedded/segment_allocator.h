@@ -10,8 +10,19 @@
 
 #include "config.h"
 #include "object.h"
+#include "op.h"
 
 namespace pinsim::embedded {
+
+// A segment as the segment manager records it (and SegmentSerializer
+// writes it): mounted or not, leaving (GRACEFULLY_UNMOUNTING: its allocator
+// has left the manager, its buffers are still valid) and the client that
+// mounted it (0: the setup's client).
+struct SegmentRecord {
+  bool mounted = true;
+  bool leaving = false;
+  ClientId owner = 0;
+};
 
 // ReplicateConfig's preferred_segments and preferred_nof_segments: where a
 // request wants its replicas, in order (segment indices of the config).
@@ -46,15 +57,19 @@ class SegmentAllocators {
   // PrepareUnmountSegment: the segment's allocator leaves its manager and
   // takes its buffers with it; false when it was not mounted.
   bool unmount(uint32_t segment);
-  // MountSegment: a new, empty allocator; false when it was mounted.
-  bool mount(uint32_t segment);
-  bool mounted(uint32_t segment) const { return segments_[segment].mounted; }
-  // GetTenantQuotaAllocatableCapacityBytes: the mounted memory segments' bytes.
+  // MountSegment by `owner`: a new, empty allocator; false when it was mounted.
+  bool mount(uint32_t segment, ClientId owner);
+  // PrepareGracefulUnmountSegment: the allocator leaves its manager (nothing
+  // new is placed there) and the buffers stay valid until the unmount.
+  void start_leaving(uint32_t segment);
+  const SegmentRecord& record(uint32_t segment) const { return segments_[segment].record; }
+  // GetTenantQuotaAllocatableCapacityBytes (GetAllSegments): the mounted
+  // memory segments' bytes, leaving ones included.
   uint64_t memory_capacity() const;
-  // Which segments are mounted (a snapshot's record, put back by restore,
-  // which has emptied every segment first).
-  void set_mounted(const std::vector<bool>& mounted);
-  std::vector<bool> mounted_segments() const;
+  // Every segment's record (a snapshot's, put back by restore, which has
+  // emptied every segment first).
+  void set_records(const std::vector<SegmentRecord>& records);
+  std::vector<SegmentRecord> records() const;
   // A buffer held again by restore; clear() empties every segment.
   void hold(uint32_t segment, uint64_t size);
   void clear();
@@ -67,7 +82,7 @@ class SegmentAllocators {
     ReplicaKind kind;
     uint64_t capacity;
     uint64_t used = 0;
-    bool mounted = true;
+    SegmentRecord record;
   };
   bool allocate_single(uint32_t segment, uint64_t size);  // BufferAllocator::allocate
   const std::vector<uint32_t>& names(ReplicaKind kind) const { return kind == ReplicaKind::Memory ? memory_ : nof_; }

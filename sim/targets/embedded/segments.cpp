@@ -11,6 +11,9 @@
 // quotas are then recomputed. MountSegment adds a new, empty allocator.
 // Both are idempotent. The sweep holds every shard, so an unmount is one
 // step to a concurrent Start (which reserves under its shard lock).
+// GracefulUnmountSegment (rule segment.graceful) takes only the segment's
+// allocator out of its manager: the owner's segment stays mounted and
+// readable, its buffers valid, until an unmount or a restore ends it.
 #include <algorithm>
 
 #include "embedded_master.h"
@@ -19,18 +22,22 @@ namespace pinsim::embedded {
 
 Outcome EmbeddedMaster::unmount(const Op& op) {
   if (op.segment >= config_.segments.size()) return Outcome::of(ErrorCode::INVALID_PARAMS);
+  unmount_segment(op.segment);  // SEGMENT_NOT_FOUND is OK
+  return Outcome{};
+}
+
+void EmbeddedMaster::unmount_segment(uint32_t segment) {
   AllShards all = lock_all_shards();
   {
     std::lock_guard lock(alloc_mutex_);
-    if (!segments_.unmount(op.segment)) return Outcome{};  // SEGMENT_NOT_FOUND is OK
+    if (!segments_.unmount(segment)) return;
     for (Discarded& d : discarded_)  // their buffers' allocator is gone
-      std::erase_if(d.replicas, [&](const Replica& r) { return r.segment == op.segment; });
+      std::erase_if(d.replicas, [&](const Replica& r) { return r.segment == segment; });
     std::erase_if(discarded_, [](const Discarded& d) { return d.replicas.empty(); });
   }
   for (size_t shard = 0; shard < kShardCount; ++shard)
-    for (ObjectId id : ids_in(shard)) clear_invalid_handles(shard, id, op.segment);
+    for (ObjectId id : ids_in(shard)) clear_invalid_handles(shard, id, segment);
   if (config_.multi_tenant) quotas_.SetCapacity(memory_capacity());
-  return Outcome{};
 }
 
 // One object's part of the sweep (CleanupStaleHandles, then EraseMetadata
@@ -58,9 +65,19 @@ Outcome EmbeddedMaster::mount(const Op& op) {
   if (op.segment >= config_.segments.size()) return Outcome::of(ErrorCode::INVALID_PARAMS);
   {
     std::lock_guard lock(alloc_mutex_);
-    if (!segments_.mount(op.segment)) return Outcome{};  // SEGMENT_ALREADY_EXISTS is OK
+    if (segments_.record(op.segment).leaving) return Outcome::of(ErrorCode::UNAVAILABLE_IN_CURRENT_STATUS);
+    if (!segments_.mount(op.segment, op.client)) return Outcome{};  // SEGMENT_ALREADY_EXISTS is OK
   }
   if (config_.multi_tenant) quotas_.SetCapacity(memory_capacity());
+  return Outcome{};
+}
+
+Outcome EmbeddedMaster::graceful_unmount(const Op& op) {
+  if (op.segment >= config_.segments.size()) return Outcome::of(ErrorCode::INVALID_PARAMS);
+  std::lock_guard lock(alloc_mutex_);
+  const SegmentRecord& r = segments_.record(op.segment);
+  if (!r.mounted || r.owner != op.client) return Outcome::of(ErrorCode::SEGMENT_NOT_FOUND);  // not among its segments
+  segments_.start_leaving(op.segment);
   return Outcome{};
 }
 

@@ -8,7 +8,8 @@
 // expired deadlines, keeps the survivors and rebuilds the index from them;
 // the restore then rebuilds the metrics, the soft-pin gauge from the index,
 // and (multi-tenant mode) the tenant charges from the surviving objects.
-// Hard pins are serialised with the metadata.
+// Hard pins are serialised with the metadata. A segment leaving at the
+// snapshot (a graceful unmount) is unmounted once the objects are back.
 #include <algorithm>
 
 #include "embedded_master.h"
@@ -29,7 +30,7 @@ Outcome EmbeddedMaster::snapshot() {  // snapshot_mutex_ held exclusively
     std::lock_guard lock(alloc_mutex_);
     image.next_replica_id = next_replica_id_;
     image.discarded = discarded_;
-    image.mounted = segments_.mounted_segments();
+    image.segments = segments_.records();
   }
   snapshots_.push_back(std::move(image));
   return Outcome{};
@@ -60,7 +61,7 @@ void EmbeddedMaster::decode(const SnapshotImage& image, Time now) {
   const ProfileRules rules = rules_for(config_.profile);
   {
     std::lock_guard lock(alloc_mutex_);
-    segments_.set_mounted(image.mounted);  // SegmentSerializer: the segments mounted then
+    segments_.set_records(image.segments);  // SegmentSerializer: the segments mounted then
     next_replica_id_ = image.next_replica_id;
     discarded_ = image.discarded;  // their memory is held again until released
     for (const Discarded& d : discarded_)
@@ -115,10 +116,16 @@ Outcome EmbeddedMaster::restore(const Op& op, Time now) {  // snapshot_mutex_ he
     out = Outcome{};
     break;
   }
-  if (out.code != ErrorCode::OK) {  // an empty master: the clients mount their segments again
+  std::vector<uint32_t> leaving;
+  {
     std::lock_guard lock(alloc_mutex_);
-    segments_.set_mounted(std::vector<bool>(config_.segments.size(), true));
+    if (out.code != ErrorCode::OK)  // an empty master: the clients mount their segments again
+      segments_.set_records(std::vector<SegmentRecord>(config_.segments.size()));
+    for (uint32_t s = 0; s < config_.segments.size(); ++s)
+      if (segments_.record(s).leaving) leaving.push_back(s);
   }
+  // ApplySnapshotState: a segment that was not ready (leaving) is unmounted.
+  for (uint32_t s : leaving) unmount_segment(s);
   if (config_.multi_tenant) quotas_.SetCapacity(memory_capacity());
   gauge_.rebuild(static_cast<int64_t>(index_.registration_count()));  // metrics rebuilt after restore
   rebuild_quota_usage();

@@ -214,6 +214,17 @@ class MasterServiceSnapshotTestBase {
 #endif
   }
 
+  // The graceful unmounts' timers a run left (their grace is longer than any
+  // run): dropped when the master is kept for the next run, whose segments
+  // have the same ids, so that no timer of one run can unmount another's.
+  static void DropGraceTimers(MasterService& s) {
+#if PINSIM_MC_HAS_GRACEFUL_UNMOUNT
+    s.graceful_unmount_scheduler_.RemoveIf([](const auto&) { return true; });
+#else
+    (void)s;
+#endif
+  }
+
   // What one cycle of the task-cleanup thread does to the object lifecycle,
   // as the tree has it: under the snapshot mutex (shared),
   // CleanupExpiredSoftPins (main, the deadline index) and

@@ -239,6 +239,7 @@ bool keep(const Config& c, std::unique_ptr<mc::MasterService>& service, const st
       std::any_of(kept.begin(), kept.end(), [&](const Kept& k) { return k.key == key; }))
     return false;
   Access::ResetState(*service);
+  Access::DropGraceTimers(*service);
   kept.push_back({key, std::move(service), policy_file});
   return true;
 #else
@@ -488,6 +489,7 @@ class MooncakeTarget final : public Target {
         return Outcome{};
       case OpKind::Unmount:
       case OpKind::Mount:
+      case OpKind::GracefulUnmount:
         return segment_call(op);
       case OpKind::RetainGroups:
         return retain_groups(op);
@@ -535,7 +537,7 @@ class MooncakeTarget final : public Target {
         return PINSIM_MC_HAS_CLEANUP && !PINSIM_MC_HAS_RETAIN_GROUPS;
       case OpKind::RemoveAll: case OpKind::RemoveByRegex: case OpKind::RetainGroups: case OpKind::Evict:
       case OpKind::Snapshot: case OpKind::Restore: case OpKind::SetQuota:
-      case OpKind::DeleteQuota: case OpKind::Unmount: case OpKind::Mount:
+      case OpKind::DeleteQuota: case OpKind::Unmount: case OpKind::Mount: case OpKind::GracefulUnmount:
         return false;
     }
     return false;
@@ -872,6 +874,7 @@ class MooncakeTarget final : public Target {
       case OpKind::Evict:
       case OpKind::Cleanup: case OpKind::Snapshot: case OpKind::Restore: case OpKind::Advance:
       case OpKind::SetQuota: case OpKind::DeleteQuota: case OpKind::Unmount: case OpKind::Mount:
+      case OpKind::GracefulUnmount:
         break;
     }
     return Outcome::of(ErrorCode::UNSUPPORTED);
@@ -909,12 +912,20 @@ class MooncakeTarget final : public Target {
     return seg;
   }
 
-  // unmount and mount: UnmountSegment and MountSegment of the actor's
-  // client, with the segment's own id. An unmount schedules the sweep of
-  // invalid handles on the replica-cleanup worker, which is run here.
+  // unmount, mount and graceful_unmount: UnmountSegment, MountSegment and
+  // GracefulUnmountSegment of the actor's client, with the segment's own id.
+  // An unmount schedules the sweep of invalid handles on the replica-cleanup
+  // worker, which is run here. A graceful unmount's grace (kGraceMs, on
+  // Mooncake's wall clock, which the harness does not drive) outlasts any
+  // run: an unmount or a restore ends it, as in the model.
+  static constexpr uint64_t kGraceMs = 7 * 24 * 3600 * 1000ull;
   Outcome segment_call(const Op& op) {
     const mc::Segment seg = segment(op.segment);
     if (op.kind == OpKind::Mount) return outcome_of(service_->MountSegment(seg, client_uuid(op.client)));
+#if PINSIM_MC_HAS_GRACEFUL_UNMOUNT
+    if (op.kind == OpKind::GracefulUnmount)
+      return outcome_of(service_->GracefulUnmountSegment(seg.id, client_uuid(op.client), kGraceMs));
+#endif
     const Outcome out = outcome_of(service_->UnmountSegment(seg.id, client_uuid(op.client)));
     Access::SweepAfterUnmount(*service_);
     return out;
@@ -989,6 +1000,7 @@ class MooncakeTarget final : public Target {
       std::fprintf(stderr, "mooncake target: ApplySnapshotState failed: %s\n", r.error().message.c_str());
       return fresh();
     }
+    Access::SweepAfterUnmount(*service_);  // a segment not ready at the snapshot was unmounted (worker's sweep)
     rebuild_charges();
     return Outcome{};
   }
@@ -1112,6 +1124,9 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
       return tenant_ok;
     case OpKind::RemoveByRegex:
       return PINSIM_MC_HAS_TENANT_ID_CLASS != 0 && tenant_ok;
+    case OpKind::GracefulUnmount:
+      if (!PINSIM_MC_HAS_GRACEFUL_UNMOUNT) return false;
+      [[fallthrough]];
     case OpKind::Unmount:  // the memory segments this adapter mounts (no NoF segment)
     case OpKind::Mount:
       return op.segment < config.segments.size() && config.segments[op.segment].kind == ReplicaKind::Memory;
