@@ -304,6 +304,23 @@ class MasterServiceSnapshotTestBase {
     const std::lock_guard<std::shared_mutex> snapshot(s.snapshot_mutex_);
   }
 
+  // Bytes held in each mounted memory segment, by id, leaving ones included
+  // (the mounted segment's own allocator; 0 for a segment not mounted).
+  static std::vector<size_t> HeldBytes(const MasterService& cs, const std::vector<UUID>& ids) {
+    auto& s = const_cast<MasterService&>(cs);  // the segment accessor is not const; this only reads
+    std::vector<size_t> out;
+#if PINSIM_MC_HAS_GRACEFUL_UNMOUNT
+    ScopedSegmentAccess access = s.segment_manager_.getSegmentAccess();
+    for (const UUID& id : ids) {
+      const auto allocator = access.GetAllocator(id);
+      out.push_back(allocator ? allocator->size() : 0);
+    }
+#else  // no segment is ever left mounted without its allocator in the manager
+    (void)s, (void)ids;
+#endif
+    return out;
+  }
+
   // Used bytes of each named memory segment (for deterministic placement).
   static std::vector<std::pair<size_t, size_t>> Usage(const MasterService& cs, const std::vector<std::string>& names) {
     auto& s = const_cast<MasterService&>(cs);  // the allocator accessor is not const; this only reads

@@ -677,11 +677,19 @@ class MooncakeTarget final : public Target {
 #endif
     v.cached = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_mem_cache_nums());
     v.allocated = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_allocated_mem_size());
+#if PINSIM_MC_HAS_GRACEFUL_UNMOUNT
+    {  // through each mounted segment's allocator: a leaving one's is out of the manager
+      std::vector<mc::UUID> ids;
+      for (size_t i : memory_segments_) ids.push_back(segment(i).id);
+      for (size_t used : Access::HeldBytes(*service_, ids)) v.memory_used.push_back(used);
+    }
+#else
     {
       std::vector<std::string> names;
       for (size_t i : memory_segments_) names.push_back(segment_name(i));
       for (const auto& [used, capacity] : Access::Usage(*service_, names)) v.memory_used.push_back(used);
     }
+#endif
 #if PINSIM_MC_HAS_MULTI_TENANT
     for (const auto& [name, bytes] : charges_)
       if (auto t = parse_tenant(name)) v.usage.push_back({*t, bytes});
@@ -964,45 +972,55 @@ class MooncakeTarget final : public Target {
   }
 
 #if PINSIM_MC_HAS_SNAPSHOT_CODEC
-  // Candidates newest first; a failing first candidate is decoded and then
-  // dropped (RestoreState resets between candidates). With no usable
-  // candidate the master starts empty and the clients mount their segments
-  // again; the op reports INTERNAL_ERROR, as the model does.
+  // RestoreState's loop: candidates newest first, each decoded and applied
+  // after a reset; one that fails, or throws (RestoreState catches every
+  // exception and calls the candidate unusable), gives way to the next older
+  // one. A failing first candidate (`fail_first_candidate`) is decoded and
+  // dropped. With no usable candidate the master starts empty, the clients
+  // mount their segments again, and the op reports INTERNAL_ERROR, as the
+  // model does.
   Outcome restore(const Op& op, Time now) {
-    Access::ResetState(*service_);
     std::vector<std::shared_ptr<const mc::ha::MasterSnapshotPayloads>> snapshots;
     {
       const std::lock_guard lock(bookkeeping_);
       snapshots = snapshots_;
     }
-    size_t skip = 0;
-    if (op.fail_first_candidate) {
-      skip = 1;
-      if (!snapshots.empty()) {
-        (void)Access::Decode(*service_, *snapshots.back());
-        Access::ResetState(*service_);
-      }
-    }
-    auto fresh = [&]() {
+    for (size_t i = snapshots.size(), tried = 0; i-- > 0; ++tried) {
       Access::ResetState(*service_);
-      std::string error;
-      if (!mount_segments(&error)) std::fprintf(stderr, "mooncake target: %s\n", error.c_str());
+      if (op.fail_first_candidate && tried == 0) {
+        (void)Access::Decode(*service_, *snapshots[i]);
+        continue;
+      }
+      if (!apply_candidate(*snapshots[i], now)) continue;
+      Access::SweepAfterUnmount(*service_);  // a segment not ready at the snapshot was unmounted (worker's sweep)
       rebuild_charges();
-      return Outcome::of(ErrorCode::INTERNAL_ERROR);
-    };
-    if (snapshots.size() <= skip) return fresh();
-    const auto& payloads = *snapshots[snapshots.size() - 1 - skip];
-    if (auto r = Access::Decode(*service_, payloads); !r) {
-      std::fprintf(stderr, "mooncake target: snapshot decode failed: %s\n", r.error().message.c_str());
-      return fresh();
+      return Outcome{};
     }
-    if (auto r = Access::Apply(*service_, to_tp(now)); !r) {
-      std::fprintf(stderr, "mooncake target: ApplySnapshotState failed: %s\n", r.error().message.c_str());
-      return fresh();
-    }
-    Access::SweepAfterUnmount(*service_);  // a segment not ready at the snapshot was unmounted (worker's sweep)
+    Access::ResetState(*service_);
+    std::string error;
+    if (!mount_segments(&error)) std::fprintf(stderr, "mooncake target: %s\n", error.c_str());
     rebuild_charges();
-    return Outcome{};
+    return Outcome::of(ErrorCode::INTERNAL_ERROR);
+  }
+
+  // One candidate's Decode and ApplySnapshotState; false when it is unusable
+  // (reported once per process and reason kind on stderr).
+  bool apply_candidate(const mc::ha::MasterSnapshotPayloads& payloads, Time now) {
+    auto unusable = [](const char* what, const std::string& why) {
+      static std::set<std::string> reported;
+      if (reported.insert(what).second)
+        std::fprintf(stderr, "mooncake target: a snapshot candidate is unusable (%s: %s); further ones not shown\n",
+                     what, why.c_str());
+      return false;
+    };
+    try {
+      if (auto r = Access::Decode(*service_, payloads); !r) return unusable("decode failed", r.error().message);
+      if (auto r = Access::Apply(*service_, to_tp(now)); !r)
+        return unusable("ApplySnapshotState failed", r.error().message);
+    } catch (const std::exception& e) {
+      return unusable("exception", e.what());
+    }
+    return true;
   }
 #endif
 
