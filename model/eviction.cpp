@@ -37,12 +37,19 @@ int64_t ceil_pct(uint64_t base, uint32_t pct) { return static_cast<int64_t>((bas
 
 }  // namespace
 
+// Whether a write began longer ago than the release timeout.
+bool Model::processing_expired(const Object& obj, Time now) const {
+  return saturating_deadline(obj.put_start_time, config_.put_start_release_timeout_ms) < now;
+}
+
 // DiscardExpiredProcessingReplicas: a write older than the release timeout
 // loses its PROCESSING replicas; Pending goes when no viable one remains.
 void Model::discard_expired_processing(Time now) {
+  // Only the due ones are gathered and sorted (most PROCESSING writes are not
+  // due): discarding one object changes no other's processing or put_start_time.
   std::vector<ObjectId> due;  // in key order: the discarded list keeps that order
   for (const auto& [id, obj] : objects_.unordered())
-    if (obj.processing) due.push_back(id);
+    if (obj.processing && processing_expired(obj, now)) due.push_back(id);
   std::sort(due.begin(), due.end());
   for (ObjectId id : due) discard_expired_processing_of(id, now);
 }
@@ -51,8 +58,8 @@ void Model::discard_expired_processing_of(ObjectId id, Time now) {
   auto* it = find_object(id);
   if (!it || !it->second.processing) return;
   Object& obj = it->second;
+  if (!processing_expired(obj, now)) return;
   const Time expiry = saturating_deadline(obj.put_start_time, config_.put_start_release_timeout_ms);
-  if (!(expiry < now)) return;
   auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) {
     return r.status == ReplicaStatus::Complete;
   });
@@ -135,6 +142,9 @@ Outcome Model::evict(const Op& op, Time now) {
   if (run.base == 0) return Outcome{};
   for (const EvictionRun::Candidate& c : run.no_pin) pass1_visit(run, c, now);  // pass1_visit leaves no_pin as it is
   evict_release_step(run, now);
+  // Most passes end here: key order costs a sort of the whole table after any
+  // change, so it is built only when pass 2 has objects to take.
+  if (run.n <= 0) return Outcome{};
   // Pass 2 scans in key order after any objects a runner asked for first
   // (scan_first_in_next_eviction; Mooncake starts at a random shard).
   std::vector<ObjectId> scan = scan_first;

@@ -221,6 +221,7 @@ class Model {
   void pass1_visit(EvictionRun& run, const EvictionRun::Candidate& c, Time now);
   void pass2_visit(EvictionRun& run, ObjectId id, Time now);
   bool normalise_if_expired(ObjectId id, Object& obj, Time now);
+  bool processing_expired(const Object& obj, Time now) const;  // past put_start_release_timeout_ms
   void discard_expired_processing(Time now);
   void discard_expired_processing_of(ObjectId id, Time now);
   uint64_t evict_memory(ObjectTable::Entry* it);

@@ -61,12 +61,14 @@ Row row_of(const std::string& name, const json& j) {
   row.verdict = j.value("verdict", "");
   std::ostringstream c, notes;
   c << "| " << name << " | " << j.value("tree", "") << " | " << (row.verdict == "red" ? "**red**" : row.verdict)
-    << " | " << seeds << " | " << std::round(j.value("seconds", 0.0) * 10) / 10 << " | " << count["new"] + count["changed"]
-    << (new_sigs.empty() ? "" : " (" + plural(new_sigs.size(), "signature") + ")") << " | " << count["known"]
+    << " | " << seeds << " | " << std::round(j.value("seconds", 0.0) * 10) / 10 << " | "
+    << count["new"] + count["changed"] << (new_sigs.empty() ? "" : " (" + plural(new_sigs.size(), "signature") + ")")
+    << " | " << count["known"]
     << (findings.empty() ? "" : " (" + plural(findings.size(), "finding") + ")") << " | " << count["pre-existing"]
     << " | " << fixed.size() << " |\n";
   for (const auto& [key, s] : new_sigs)
-    notes << "- " << name << ": " << key.first << " `" << key.second << "` (" << s.first << ", first " << s.second << ")\n";
+    notes << "- " << name << ": " << key.first << " `" << key.second << "` (" << s.first << ", first " << s.second
+          << ")\n";
   for (const std::string& f : fixed) notes << "- " << name << ": fixed `" << f << "`\n";
   row.cells = c.str(), row.notes = notes.str();
   return row;
