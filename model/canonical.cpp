@@ -103,12 +103,8 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
   objects(objects_);
   put(out, gauge_);
   for (uint64_t u : segment_used_) put(out, static_cast<int64_t>(u));
-  // A segment's owner: the setup's client (0, never an actor) apart from the actors.
-  auto segments = [&](const std::vector<MountState>& all) {
-    for (const MountState& m : all) {
-      put(out, m.mounted * 2 + m.leaving);
-      put(out, m.owner == 0 ? -1 : client_rank(m.owner));
-    }
+  auto segments = [&](const std::vector<MountState>& all) {  // owner 0 (the setup's client) apart from actors
+    for (const MountState& m : all) put(out, m.mounted * 2 + m.leaving), put(out, m.owner ? client_rank(m.owner) : -1);
   };
   segments(segments_);
   put(out, -2);

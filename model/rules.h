@@ -106,7 +106,8 @@ namespace pinsim {
     "a mounted segment starts empty, an unmounted one takes nothing; both calls are idempotent")                     \
   X(SegmentRestore, "segment.restore", "RFC 3028 Snapshot and HA semantics; docs/interpretations.md (Segments)",     \
     "a restore brings back the segments mounted when the snapshot was taken")                                       \
-  X(SegmentGraceful, "segment.graceful", "RFC silent; docs/interpretations.md (Segments); Mooncake main GracefulUnmountSegment", \
+  X(SegmentGraceful, "segment.graceful",                                                                       \
+    "RFC silent; docs/interpretations.md (Segments); Mooncake main GracefulUnmountSegment",                        \
     "the owner's graceful unmount: no new replicas, still readable, ended by an unmount or a restore")
 
 enum class Rule : uint16_t {

@@ -44,7 +44,8 @@ void Model::init_quotas() {
 void Model::recompute_quotas() {
   uint64_t capacity = 0;
   for (size_t s = 0; s < config_.segments.size(); ++s)  // the mounted memory (RecomputeTenantEffectiveQuotas)
-    if (config_.segments[s].kind == ReplicaKind::Memory && segments_[s].mounted) capacity += config_.segments[s].capacity;
+    if (config_.segments[s].kind == ReplicaKind::Memory && segments_[s].mounted)
+      capacity += config_.segments[s].capacity;
   effective_quota_ = effective_quotas(requested_quota_, capacity);
   for (const auto& [t, q] : effective_quota_)
     if (q != requested_quota_.at(t)) hits_.hit(Rule::EffectiveQuota);

@@ -80,8 +80,9 @@ void expiry(Choices&, WorkloadConfig& w, Config&) {
 }
 
 // Segments leave (at once, or gracefully: still readable, taking nothing new)
-// and come back while objects are pinned, grouped, written and snapshotted: two or three memory segments, so objects keep replicas
-// elsewhere as often as they lose their last one.
+// and come back while objects are pinned, grouped, written and snapshotted:
+// two or three memory segments, so objects keep replicas elsewhere as often
+// as they lose their last one.
 void segments(Choices& c, WorkloadConfig& w, Config& m) {
   size_t memory = 0;
   for (const SegmentConfig& s : m.segments) memory += s.kind == ReplicaKind::Memory;
