@@ -71,6 +71,11 @@ View masked(View v, Capabilities caps) {
   return v;
 }
 
+bool same_masked(const View& a, const View& b, Capabilities caps) {
+  if ((caps & kCapAll) == kCapAll) return a == b;  // masked() keeps everything
+  return masked(a, caps) == masked(b, caps);
+}
+
 Difference describe_difference(const View& e, const View& a) {
   if (e.gauge != a.gauge) return {"gauge", "gauge: expected " + std::to_string(e.gauge) + ", got " + std::to_string(a.gauge)};
   if (e.retained_group_count != a.retained_group_count)
@@ -120,7 +125,7 @@ Difference describe_difference(const View& e, const View& a) {
 // model adopts it; otherwise the comparison below reports the difference.
 void Lockstep::follow_eviction_choice(const Op& op, Model before, Outcome* om, View* vm, const View& vt) {
   const Capabilities caps = target_->capabilities();
-  if (masked(*vm, caps) == masked(vt, caps)) return;
+  if (same_masked(*vm, vt, caps)) return;
   std::vector<ObjectId> taken;  // objects that lost memory replicas on the target
   for (const ObjectView& o : model_view_.objects) {
     auto it = std::find_if(vt.objects.begin(), vt.objects.end(), [&](const ObjectView& x) { return x.id == o.id; });
@@ -129,7 +134,7 @@ void Lockstep::follow_eviction_choice(const Op& op, Model before, Outcome* om, V
   before.scan_first_in_next_eviction(std::move(taken));
   const Outcome alt = before.apply(op, now_);
   View alt_view = before.view(now_);
-  if (alt != *om || masked(alt_view, caps) != masked(vt, caps)) return;
+  if (alt != *om || !same_masked(alt_view, vt, caps)) return;
   model_ = std::move(before);
   *om = alt;
   *vm = std::move(alt_view);
@@ -189,10 +194,10 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
   }
   if (checks_.compare_with_model) {
     const Capabilities caps = target_->capabilities();
-    const View mm = masked(vm, caps);
-    const View mt = masked(vt, caps);
     ++comparisons_;
-    if (mm != mt) {
+    if (!same_masked(vm, vt, caps)) {
+      const View mm = masked(vm, caps);
+      const View mt = masked(vt, caps);
       Difference d = describe_difference(mm, mt);
       return Failure{index, "view", d.detail, encode_view(mm).dump(), encode_view(mt).dump(), d.field, false,
                      diff_views(mm, mt), "model", std::string(target_->name())};

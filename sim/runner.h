@@ -85,6 +85,9 @@ class Lockstep {
 
 // Keeps only what `caps` covers, so Views of two targets compare directly.
 View masked(View v, Capabilities caps);
+// masked(a, caps) == masked(b, caps), without a copy when `caps` covers the
+// whole View (the model's and the embedded target's every step).
+bool same_masked(const View& a, const View& b, Capabilities caps);
 // The first difference between two Views: the field's name and one line.
 struct Difference {
   std::string field;
