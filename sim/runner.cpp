@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 #include <algorithm>
+#include <utility>
 #include <variant>
 
 #include "json_codec.h"
@@ -180,7 +181,8 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
     return Failure{index, "outcome", std::string(target_->name()) + " returned a different outcome",
                    encode_outcome(om).dump(), encode_outcome(ot).dump(), std::string(to_string(ot.code)), false,
                    diff_outcomes(om, ot), "model", std::string(target_->name())};
-  View vm = model_.view(now_);
+  model_.view(now_, &model_next_);
+  View& vm = model_next_;
   View vt = target_->view(now_);
   if (before_evict) follow_eviction_choice(op, std::move(*before_evict), &om, &vm, vt);
   if (expect_state) {
@@ -203,7 +205,7 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
                      diff_views(mm, mt), "model", std::string(target_->name())};
     }
   }
-  model_view_ = std::move(vm);
+  std::swap(model_view_, model_next_);  // the old View's buffers serve the next step
   target_view_ = std::move(vt);
   return std::nullopt;
 }

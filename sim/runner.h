@@ -77,6 +77,7 @@ class Lockstep {
   Checks checks_;
   View model_view_;   // the Views after the previous step
   View target_view_;
+  View model_next_;   // the model's View after this step, built in the buffers of the one before last
   Time now_ = 0;
   size_t index_ = 0;
   uint64_t comparisons_ = 0;
