@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 #include <algorithm>
+#include <memory>
 #include <utility>
 #include <variant>
 
@@ -40,7 +41,8 @@ std::optional<Failure> Lockstep::check_properties(const Op& op, const Outcome& o
                                                   const View& after, Capabilities caps, const char* side) {
   const StepContext ctx{config_, op, now_, outcome, before, after};
   for (const StepCheck* p : checks_.properties) {
-    if ((p->needs() & caps) != p->needs()) continue;
+    const Capabilities needs = p->needs();
+    if ((needs & caps) != needs) continue;
     ++comparisons_;
     if (auto why = p->check(ctx))
       return Failure{index_ - 1, "property", std::string(p->id()) + " (" + std::string(p->rule()) + ") on the " + side + ": " + *why,
@@ -166,9 +168,10 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
   now_ = time_after(now_, op);
   // An eviction whose scan order the target leaves open: keep the model as
   // it was, so that it can follow the target's choice below.
-  std::optional<Model> before_evict;
+  // On the heap: an empty std::optional<Model> would zero its storage every step.
+  std::unique_ptr<Model> before_evict;
   if (model_.may_evict(op) && target_->eviction_order_unspecified() && checks_.compare_with_model)
-    before_evict = model_;
+    before_evict = std::make_unique<Model>(model_);
   Outcome om = model_.apply(op, now_);
   const Outcome ot = target_->apply(op, now_);
   if (record) record->steps.push_back({now_, op, om});
