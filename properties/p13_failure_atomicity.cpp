@@ -46,14 +46,31 @@ struct CommittedObject {
   bool operator==(const CommittedObject&) const = default;
 };
 
+// An object's committed part, or nullopt when it holds none (a write in flight).
+std::optional<CommittedObject> committed_part(const ObjectView& o, Time now) {
+  const std::optional<Time> live = o.deadline && *o.deadline > now ? o.deadline : std::nullopt;
+  if (complete(o) == 0 && !live && o.lease == 0) return std::nullopt;
+  return CommittedObject{o.id, o.complete_memory, o.complete_nof, live, o.lease, o.group};
+}
+
 std::vector<CommittedObject> committed(const View& v, Time now) {
   std::vector<CommittedObject> out;
-  for (const ObjectView& o : v.objects) {
-    const std::optional<Time> live = o.deadline && *o.deadline > now ? o.deadline : std::nullopt;
-    if (complete(o) == 0 && !live && o.lease == 0) continue;
-    out.push_back({o.id, o.complete_memory, o.complete_nof, live, o.lease, o.group});
-  }
+  for (const ObjectView& o : v.objects)
+    if (auto c = committed_part(o, now)) out.push_back(*c);
   return out;
+}
+
+// committed(before, now) == committed(after, now), without building either:
+// the check runs on every failed op, and nearly always finds no change.
+bool same_committed(const View& before, const View& after, Time now) {
+  auto b = before.objects.begin(), a = after.objects.begin();
+  for (;;) {
+    std::optional<CommittedObject> x, y;
+    while (b != before.objects.end() && !(x = committed_part(*b++, now))) {}
+    while (a != after.objects.end() && !(y = committed_part(*a++, now))) {}
+    if (x != y) return false;
+    if (!x) return true;  // both sequences ended together
+  }
 }
 
 std::string describe(const std::optional<CommittedObject>& o) {
@@ -64,6 +81,7 @@ std::string describe(const std::optional<CommittedObject>& o) {
 
 // The first object whose committed part changed, as one line.
 std::optional<std::string> object_change(const View& before, const View& after, Time now) {
+  if (same_committed(before, after, now)) return std::nullopt;
   const auto b = committed(before, now);
   const auto a = committed(after, now);
   if (a == b) return std::nullopt;
@@ -94,10 +112,23 @@ int64_t lazily_dropped(const View& before, const View& after, Time now) {
 
 namespace {
 
+// Whether exception 4 adjusts anything: an object that could be evicted and
+// lost all its COMPLETE memory replicas, or a charge of zero to drop.
+bool quota_adjusts(const StepContext& s) {
+  for (const ObjectView& o : s.before.objects) {
+    if (!quota_evictable(s.config, s.op, o, s.now)) continue;
+    const ObjectView* a = find_object(s.after, o.id);
+    if (!a || a->complete_memory == 0) return true;
+  }
+  return std::any_of(s.before.usage.begin(), s.before.usage.end(), [](const UsageView& u) { return u.bytes == 0; });
+}
+
 // Exception 4: `before` as if the quota eviction the refused write made had
 // run first. Only objects that could be evicted, and that lost all their
-// COMPLETE memory replicas, are adjusted.
-View quota_evicted(const StepContext& s) {
+// COMPLETE memory replicas, are adjusted. nullopt when nothing is (`before`
+// as it is: the common case, which needs no copy).
+std::optional<View> quota_evicted(const StepContext& s) {
+  if (!quota_adjusts(s)) return std::nullopt;
   View v = s.before;
   const TenantId tenant = s.op.object.tenant;
   const Time now = s.now;
@@ -132,14 +163,15 @@ std::optional<std::string> FailureAtomic::check(const StepContext& s) const {
       std::all_of(s.outcome.results.begin(), s.outcome.results.end(), [](const KeyResult& r) { return r.code != ErrorCode::OK; });
   if ((s.outcome.code == ErrorCode::OK && !batch_failed) || s.op.kind == OpKind::Restore) return std::nullopt;
   const ErrorCode code = batch_failed ? s.outcome.results.front().code : s.outcome.code;
-  const std::string what = std::string(to_string(s.op.kind)) + " failed with " + std::string(to_string(code));
-  const View before = quota_evicted(s);
-  if (auto change = object_change(before, s.after, s.now)) return what + " but changed committed state: " + *change;
+  auto what = [&] { return std::string(to_string(s.op.kind)) + " failed with " + std::string(to_string(code)); };
+  const std::optional<View> adjusted = quota_evicted(s);
+  const View& before = adjusted ? *adjusted : s.before;
+  if (auto change = object_change(before, s.after, s.now)) return what() + " but changed committed state: " + *change;
   const int64_t want_gauge = before.gauge - lazily_dropped(s.before, s.after, s.now);
   if (s.after.gauge != want_gauge)
-    return what + " but moved the gauge from " + std::to_string(s.before.gauge) + " to " + std::to_string(s.after.gauge);
-  if (s.after.retention != before.retention) return what + " but changed the live retention entries";
-  if (s.after.usage != before.usage) return what + " but changed a tenant's charged bytes";
+    return what() + " but moved the gauge from " + std::to_string(s.before.gauge) + " to " + std::to_string(s.after.gauge);
+  if (s.after.retention != before.retention) return what() + " but changed the live retention entries";
+  if (s.after.usage != before.usage) return what() + " but changed a tenant's charged bytes";
   return std::nullopt;
 }
 

@@ -50,6 +50,7 @@ RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory fact
   Lockstep lockstep(config, *target, checks);
   Workload generator(workload, config);
   const crash_report::Scope crash_scope(result.trace.description, &result.trace);
+  result.trace.steps.reserve(std::min<uint64_t>(options.steps, 4096));  // no regrowth in a usual run
   for (uint64_t i = 0; i < options.steps && !result.failure; ++i) {
     Op op = generator.next(choices, lockstep.model(), lockstep.now());
     for (int tries = 0; tries < 64 && !target->supports(op); ++tries)

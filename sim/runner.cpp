@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 #include <algorithm>
+#include <memory>
+#include <utility>
 #include <variant>
 
 #include "json_codec.h"
@@ -39,7 +41,8 @@ std::optional<Failure> Lockstep::check_properties(const Op& op, const Outcome& o
                                                   const View& after, Capabilities caps, const char* side) {
   const StepContext ctx{config_, op, now_, outcome, before, after};
   for (const StepCheck* p : checks_.properties) {
-    if ((p->needs() & caps) != p->needs()) continue;
+    const Capabilities needs = p->needs();
+    if ((needs & caps) != needs) continue;
     ++comparisons_;
     if (auto why = p->check(ctx))
       return Failure{index_ - 1, "property", std::string(p->id()) + " (" + std::string(p->rule()) + ") on the " + side + ": " + *why,
@@ -69,6 +72,11 @@ View masked(View v, Capabilities caps) {
   if (!(caps & kCapSegments)) v.memory_used.clear(), v.allocated = 0;
   if (!(caps & kCapCached)) v.cached = 0;
   return v;
+}
+
+bool same_masked(const View& a, const View& b, Capabilities caps) {
+  if ((caps & kCapAll) == kCapAll) return a == b;  // masked() keeps everything
+  return masked(a, caps) == masked(b, caps);
 }
 
 Difference describe_difference(const View& e, const View& a) {
@@ -120,7 +128,7 @@ Difference describe_difference(const View& e, const View& a) {
 // model adopts it; otherwise the comparison below reports the difference.
 void Lockstep::follow_eviction_choice(const Op& op, Model before, Outcome* om, View* vm, const View& vt) {
   const Capabilities caps = target_->capabilities();
-  if (masked(*vm, caps) == masked(vt, caps)) return;
+  if (same_masked(*vm, vt, caps)) return;
   std::vector<ObjectId> taken;  // objects that lost memory replicas on the target
   for (const ObjectView& o : model_view_.objects) {
     auto it = std::find_if(vt.objects.begin(), vt.objects.end(), [&](const ObjectView& x) { return x.id == o.id; });
@@ -129,7 +137,7 @@ void Lockstep::follow_eviction_choice(const Op& op, Model before, Outcome* om, V
   before.scan_first_in_next_eviction(std::move(taken));
   const Outcome alt = before.apply(op, now_);
   View alt_view = before.view(now_);
-  if (alt != *om || masked(alt_view, caps) != masked(vt, caps)) return;
+  if (alt != *om || !same_masked(alt_view, vt, caps)) return;
   model_ = std::move(before);
   *om = alt;
   *vm = std::move(alt_view);
@@ -160,9 +168,10 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
   now_ = time_after(now_, op);
   // An eviction whose scan order the target leaves open: keep the model as
   // it was, so that it can follow the target's choice below.
-  std::optional<Model> before_evict;
+  // On the heap: an empty std::optional<Model> would zero its storage every step.
+  std::unique_ptr<Model> before_evict;
   if (model_.may_evict(op) && target_->eviction_order_unspecified() && checks_.compare_with_model)
-    before_evict = model_;
+    before_evict = std::make_unique<Model>(model_);
   Outcome om = model_.apply(op, now_);
   const Outcome ot = target_->apply(op, now_);
   if (record) record->steps.push_back({now_, op, om});
@@ -175,7 +184,8 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
     return Failure{index, "outcome", std::string(target_->name()) + " returned a different outcome",
                    encode_outcome(om).dump(), encode_outcome(ot).dump(), std::string(to_string(ot.code)), false,
                    diff_outcomes(om, ot), "model", std::string(target_->name())};
-  View vm = model_.view(now_);
+  model_.view(now_, &model_next_);
+  View& vm = model_next_;
   View vt = target_->view(now_);
   if (before_evict) follow_eviction_choice(op, std::move(*before_evict), &om, &vm, vt);
   if (expect_state) {
@@ -189,16 +199,16 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
   }
   if (checks_.compare_with_model) {
     const Capabilities caps = target_->capabilities();
-    const View mm = masked(vm, caps);
-    const View mt = masked(vt, caps);
     ++comparisons_;
-    if (mm != mt) {
+    if (!same_masked(vm, vt, caps)) {
+      const View mm = masked(vm, caps);
+      const View mt = masked(vt, caps);
       Difference d = describe_difference(mm, mt);
       return Failure{index, "view", d.detail, encode_view(mm).dump(), encode_view(mt).dump(), d.field, false,
                      diff_views(mm, mt), "model", std::string(target_->name())};
     }
   }
-  model_view_ = std::move(vm);
+  std::swap(model_view_, model_next_);  // the old View's buffers serve the next step
   target_view_ = std::move(vt);
   return std::nullopt;
 }

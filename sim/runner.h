@@ -77,6 +77,7 @@ class Lockstep {
   Checks checks_;
   View model_view_;   // the Views after the previous step
   View target_view_;
+  View model_next_;   // the model's View after this step, built in the buffers of the one before last
   Time now_ = 0;
   size_t index_ = 0;
   uint64_t comparisons_ = 0;
@@ -85,6 +86,9 @@ class Lockstep {
 
 // Keeps only what `caps` covers, so Views of two targets compare directly.
 View masked(View v, Capabilities caps);
+// masked(a, caps) == masked(b, caps), without a copy when `caps` covers the
+// whole View (the model's and the embedded target's every step).
+bool same_masked(const View& a, const View& b, Capabilities caps);
 // The first difference between two Views: the field's name and one line.
 struct Difference {
   std::string field;

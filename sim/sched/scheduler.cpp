@@ -7,12 +7,9 @@ namespace pinsim::sched {
 
 namespace {
 
-thread_local Scheduler* t_scheduler = nullptr;  // set on an actor's thread
 thread_local int t_actor = -1;
 
 }  // namespace
-
-Scheduler* Scheduler::controlling() { return t_scheduler; }
 
 void yield_point() {
   if (Scheduler* s = Scheduler::controlling()) s->yield();
@@ -46,12 +43,12 @@ RunResult Scheduler::run() {
 }
 
 void Scheduler::actor_main(int self) {
-  t_scheduler = this;
+  t_controlling_ = this;
   t_actor = self;
   wait_turn(self);
   bodies_[self]();
   state_[self] = State::Done;
-  t_scheduler = nullptr;
+  t_controlling_ = nullptr;
   hand_over(self);
 }
 

@@ -66,8 +66,9 @@ class Scheduler {
   RunResult run();
 
   // The scheduler running the calling thread as an actor, or nullptr (any
-  // other thread uses the real primitives).
-  static Scheduler* controlling();
+  // other thread uses the real primitives). Inline: the interposer asks on
+  // every lock and unlock of every thread, the lockstep runner's included.
+  static Scheduler* controlling() { return t_controlling_; }
 
   // Synchronisation points, called on an actor's thread.
   void yield();
@@ -94,6 +95,7 @@ class Scheduler {
   void pass_to(int next);
   void actor_main(int self);
 
+  static inline constinit thread_local Scheduler* t_controlling_ = nullptr;  // set on an actor's thread
   std::unique_ptr<Policy> owned_;
   Policy& policy_;
   std::vector<std::function<void()>> bodies_;
