@@ -251,8 +251,12 @@ void Model::view(Time now, View* out) const {
   v.quotas.clear();
   for (const auto& [t, q] : effective_quota_) v.quotas.push_back({t, q});
   v.memory_used.clear();
-  for (size_t s = 0; s < config_.segments.size(); ++s)
-    if (config_.segments[s].kind == ReplicaKind::Memory) v.memory_used.push_back(segment_used_[s]);
+  v.mounted.clear();
+  for (size_t s = 0; s < config_.segments.size(); ++s) {
+    if (config_.segments[s].kind != ReplicaKind::Memory) continue;
+    v.memory_used.push_back(segment_used_[s]);
+    v.mounted.push_back(!segments_[s].mounted ? kUnmounted : segments_[s].leaving ? kLeaving : kMounted);
+  }
   v.cached = cached_objects(v.objects);
   v.allocated = allocated_memory(v.memory_used);
 }

@@ -59,6 +59,9 @@ struct View {
   // Bytes allocated in each memory segment, in config order, replicas held
   // after a discard included: placement's input, invisible in the objects.
   std::vector<uint64_t> memory_used;
+  // Each memory segment's state, in config order (kMounted...): unmounted,
+  // mounted, or leaving (a graceful unmount under way). Compared with kCapSegments.
+  std::vector<uint8_t> mounted;
   // Objects with at least one completed memory replica: the gauge Mooncake
   // exports as its current cached objects in memory.
   uint64_t cached = 0;
@@ -92,6 +95,8 @@ enum Capability : uint32_t {
 using Capabilities = uint32_t;
 
 // The allocated-memory metric the segments' bytes imply.
+enum : uint8_t { kUnmounted = 0, kMounted = 1, kLeaving = 2 };  // View::mounted
+
 inline uint64_t allocated_memory(const std::vector<uint64_t>& memory_used) {
   uint64_t n = 0;
   for (const uint64_t used : memory_used) n += used;

@@ -43,7 +43,10 @@ json view_tree(const View& v) {
   json segments = json::object();
   for (size_t i = 0; i < j["memory_used"].size(); ++i)
     segments["segment " + std::to_string(i)] = {{"bytes allocated", j["memory_used"][i]}};
+  for (size_t i = 0; i < j["mounted"].size(); ++i)
+    segments["segment " + std::to_string(i)]["mounted"] = j["mounted"][i];
   j["memory_used"] = segments;
+  j.erase("mounted");
   return j;
 }
 

@@ -363,6 +363,9 @@ json encode_view(const View& v) {
   for (const UsageView& q : v.quotas) quotas.push_back({{"tenant", q.tenant}, {"bytes", q.bytes}});
   j["quotas"] = quotas;
   j["memory_used"] = v.memory_used;
+  json mounted = json::array();
+  for (uint8_t m : v.mounted) mounted.push_back(m == kUnmounted ? "no" : m == kLeaving ? "leaving" : "yes");
+  j["mounted"] = mounted;
   j["cached"] = v.cached;
   j["allocated"] = v.allocated;
   return j;

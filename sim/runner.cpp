@@ -69,7 +69,7 @@ View masked(View v, Capabilities caps) {
     v.usage.clear();
     v.quotas.clear();
   }
-  if (!(caps & kCapSegments)) v.memory_used.clear(), v.allocated = 0;
+  if (!(caps & kCapSegments)) v.memory_used.clear(), v.mounted.clear(), v.allocated = 0;
   if (!(caps & kCapCached)) v.cached = 0;
   return v;
 }
@@ -108,6 +108,12 @@ Difference describe_difference(const View& e, const View& a) {
     return {"usage", "tenant usage differs: " + usage_text(e.usage) + " expected, got " + usage_text(a.usage)};
   if (e.quotas != a.quotas)
     return {"quotas", "effective quotas differ: " + usage_text(e.quotas) + " expected, got " + usage_text(a.quotas)};
+  static constexpr const char* kStates[] = {"unmounted", "mounted", "leaving"};
+  auto state = [](uint8_t m) { return std::string(m <= kLeaving ? kStates[m] : "?"); };
+  for (size_t s = 0; s < std::min(e.mounted.size(), a.mounted.size()); ++s)
+    if (e.mounted[s] != a.mounted[s])
+      return {"mounted", "memory segment " + std::to_string(s) + ": expected " + state(e.mounted[s]) + ", got " +
+                             state(a.mounted[s])};
   for (size_t s = 0; s < std::min(e.memory_used.size(), a.memory_used.size()); ++s)
     if (e.memory_used[s] != a.memory_used[s])
       return {"segments", "memory segment " + std::to_string(s) + ": expected " + std::to_string(e.memory_used[s]) +

@@ -136,6 +136,7 @@ View EmbeddedMaster::view(Time now) const {
   v.quotas = quotas_.ListQuotas();
   std::lock_guard lock(alloc_mutex_);
   v.memory_used = segments_.memory_used();
+  v.mounted = segments_.mount_states();
   v.cached = cached_objects(v.objects);
   v.allocated = allocated_memory(v.memory_used);
   return v;

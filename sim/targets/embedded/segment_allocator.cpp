@@ -1,6 +1,8 @@
 // Segments, their allocators and the preferred-segment walk (segment_allocator.h).
 #include "segment_allocator.h"
 
+#include "view.h"
+
 #include <algorithm>
 
 namespace pinsim::embedded {
@@ -105,6 +107,14 @@ void SegmentAllocators::hold(uint32_t segment, uint64_t size) { segments_[segmen
 
 void SegmentAllocators::clear() {
   for (Segment& s : segments_) s.used = 0;
+}
+
+std::vector<uint8_t> SegmentAllocators::mount_states() const {
+  std::vector<uint8_t> out;
+  for (const Segment& s : segments_)
+    if (s.kind == ReplicaKind::Memory)
+      out.push_back(!s.record.mounted ? kUnmounted : s.record.leaving ? kLeaving : kMounted);
+  return out;
 }
 
 std::vector<uint64_t> SegmentAllocators::memory_used() const {

@@ -76,6 +76,8 @@ class SegmentAllocators {
   // Bytes allocated in each memory segment, in config order, 0 for an
   // unmounted one (View::memory_used).
   std::vector<uint64_t> memory_used() const;
+  // Each memory segment's state, in config order (View::mounted).
+  std::vector<uint8_t> mount_states() const;
 
  private:
   struct Segment {

@@ -8,6 +8,7 @@
 // link Mooncake's own test objects beside it (two definitions of one class).
 // The PINSIM_MC_HAS_* definitions come from cmake/MooncakeTree.cmake.
 #pragma once
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <optional>
@@ -21,6 +22,7 @@
 #endif
 #include "master_metric_manager.h"
 #include "master_service.h"
+#include "view.h"
 #include "virtual_clock.h"
 
 namespace mooncake::test {
@@ -320,6 +322,25 @@ class MasterServiceSnapshotTestBase {
 #endif
     return out;
   }
+
+#if PINSIM_MC_HAS_GRACEFUL_UNMOUNT
+  // Each segment's state by id (View::mounted): mounted (any status), and of
+  // those the ones not OK (GetUnreadySegments: leaving).
+  static std::vector<uint8_t> MountStates(const MasterService& cs, const std::vector<UUID>& ids) {
+    auto& s = const_cast<MasterService&>(cs);  // the segment accessor is not const; this only reads
+    ScopedSegmentAccess access = s.segment_manager_.getSegmentAccess();
+    std::vector<std::pair<Segment, UUID>> all, unready;
+    access.GetAllSegments(all);
+    access.GetUnreadySegments(unready);
+    auto holds = [](const std::vector<std::pair<Segment, UUID>>& list, const UUID& id) {
+      return std::any_of(list.begin(), list.end(), [&](const auto& p) { return p.first.id == id; });
+    };
+    std::vector<uint8_t> out;
+    for (const UUID& id : ids)
+      out.push_back(!holds(all, id) ? pinsim::kUnmounted : holds(unready, id) ? pinsim::kLeaving : pinsim::kMounted);
+    return out;
+  }
+#endif
 
   // Used bytes of each named memory segment (for deterministic placement).
   static std::vector<std::pair<size_t, size_t>> Usage(const MasterService& cs, const std::vector<std::string>& names) {

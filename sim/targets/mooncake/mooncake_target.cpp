@@ -682,12 +682,16 @@ class MooncakeTarget final : public Target {
       std::vector<mc::UUID> ids;
       for (size_t i : memory_segments_) ids.push_back(segment(i).id);
       for (size_t used : Access::HeldBytes(*service_, ids)) v.memory_used.push_back(used);
+      v.mounted = Access::MountStates(*service_, ids);
     }
 #else
     {
       std::vector<std::string> names;
       for (size_t i : memory_segments_) names.push_back(segment_name(i));
-      for (const auto& [used, capacity] : Access::Usage(*service_, names)) v.memory_used.push_back(used);
+      for (const auto& [used, capacity] : Access::Usage(*service_, names)) {
+        v.memory_used.push_back(used);
+        v.mounted.push_back(capacity > 0 ? kMounted : kUnmounted);  // no segment leaves gracefully here
+      }
     }
 #endif
 #if PINSIM_MC_HAS_MULTI_TENANT
