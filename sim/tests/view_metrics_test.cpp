@@ -1,7 +1,9 @@
 // The metrics the View holds besides the objects are compared like any other
 // field: a target whose allocated-memory metric disagrees with the bytes its
 // segments hold fails at that step, named by the field; a target that does
-// not show the segments (no kCapSegments) is not compared on it.
+// not show the segments (no kCapSegments) is not compared on it. The same for
+// each segment's state: a target that shows a leaving segment as mounted
+// fails at the graceful unmount.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -55,6 +57,44 @@ TEST(ViewMetrics, AllocatedMemoryMetricIsCompared) {
 }
 
 TEST(ViewMetrics, NotComparedWithoutTheSegments) { EXPECT_FALSE(put_on(kCapAll & ~kCapSegments)); }
+
+// The model as a target that never shows a segment leaving.
+class NoLeavingTarget final : public Target {
+ public:
+  explicit NoLeavingTarget(std::unique_ptr<Target> inner) : inner_(std::move(inner)) {}
+  std::string_view name() const override { return "no-leaving"; }
+  Capabilities capabilities() const override { return kCapAll; }
+  Outcome apply(const Op& op, Time now) override { return inner_->apply(op, now); }
+  View view(Time now) const override {
+    View v = inner_->view(now);
+    for (uint8_t& m : v.mounted)
+      if (m == kLeaving) m = kMounted;
+    return v;
+  }
+
+ private:
+  std::unique_ptr<Target> inner_;
+};
+
+TEST(ViewMetrics, SegmentStateIsCompared) {
+  Config config;
+  config.segments = {{ReplicaKind::Memory, 1024}, {ReplicaKind::Memory, 1024}};
+  std::string error;
+  NoLeavingTarget target(make_model_target(config, {}, &error));
+  Lockstep lockstep(config, target);
+  std::optional<Failure> failure;
+  for (OpKind kind : {OpKind::Unmount, OpKind::Mount, OpKind::GracefulUnmount}) {
+    Op op{.kind = kind};
+    op.client = 1;
+    op.segment = 0;
+    ASSERT_FALSE(failure) << failure->detail;
+    failure = lockstep.step(op, std::nullopt, nullptr);
+  }
+  ASSERT_TRUE(failure);
+  EXPECT_EQ(failure->step, 2u);
+  EXPECT_EQ(failure->field, "mounted");
+  EXPECT_EQ(failure->detail, "memory segment 0: expected leaving, got mounted");
+}
 
 }  // namespace
 }  // namespace pinsim
