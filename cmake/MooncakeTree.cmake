@@ -207,7 +207,7 @@ endif()
 # What the tree lacks, as feature=words pairs for the configure line.
 set(_unsupported "")
 foreach(pair RETAIN_GROUPS=retain_groups NOF=nof CLEANUP=cleanup "SNAPSHOT_CODEC=snapshot restore" GAUGE=gauge
-             "MULTI_TENANT=multi-tenant tenant_quota" HARD_PIN=hard_pin)
+             "MULTI_TENANT=multi-tenant tenant_quota" HARD_PIN=hard_pin GRACEFUL_UNMOUNT=graceful_unmount)
   string(REPLACE "=" ";" pair "${pair}")
   list(GET pair 0 feature)
   list(GET pair 1 words)
