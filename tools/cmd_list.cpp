@@ -22,7 +22,7 @@ static_assert(std::size(kOpClassNames) == static_cast<size_t>(OpClass::Clock) + 
 
 void list_ops() {
   for (const OpInfo& op : kOpTable)
-    std::printf("%-14s %-9s weight %2u\n", std::string(op.name).c_str(), kOpClassNames[static_cast<int>(op.cls)], op.weight);
+    std::printf("%-18s %-9s weight %2u\n", std::string(op.name).c_str(), kOpClassNames[static_cast<int>(op.cls)], op.weight);
 }
 
 void list_faults() {
