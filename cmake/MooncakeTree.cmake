@@ -74,16 +74,18 @@ mc_feature_if_text(RETAIN_GROUPS MC_MS_TEXT "RetainGroups")
 mc_feature_if_text(DYN_REPL_ADMISSION MC_MS_TEXT "dynamic_replication_admission_thread_")
 mc_feature_if_text(REPLICA_CLEANUP_WORKER MC_MS_TEXT "replica_cleanup_worker_")
 # A segment's graceful unmount (GRACEFULLY_UNMOUNTING until a timer or an unmount ends it),
-# with the segment manager's accessor for a mounted segment's allocator, through
-# which the View reads the bytes a leaving segment still holds (the PR 2835
-# tree has the first and not the second: graceful_unmount is unsupported there).
+# with the segment manager's accessors for a mounted segment's allocator and
+# status, through which the View reads the bytes a leaving segment still holds
+# and its state (the PR 2835 tree has the first and not the accessors:
+# graceful_unmount is unsupported there).
 set(MC_SEGMENT_TEXT "")
 if(EXISTS "${MC_INC}/segment.h")
   file(READ "${MC_INC}/segment.h" MC_SEGMENT_TEXT)
 endif()
 mc_feature_if_text(GRACEFUL_UNMOUNT MC_MS_TEXT "graceful_unmount_scheduler_")
 string(FIND "${MC_SEGMENT_TEXT}" "GetAllocator(" _get_allocator)
-if(_get_allocator EQUAL -1)
+string(FIND "${MC_SEGMENT_TEXT}" "GetSegmentStatusById(" _get_status)
+if(_get_allocator EQUAL -1 OR _get_status EQUAL -1)
   mc_feature(GRACEFUL_UNMOUNT 0)
 endif()
 mc_feature_if_text(LOCAL_SSD_VIEW MC_CODEC_TEXT "LocalSsdManager& local_ssd_manager")

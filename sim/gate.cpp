@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "digest.h"
@@ -44,7 +45,10 @@ constexpr double kCampaignShare = 0.9;
 class Gate {
  public:
   Gate(TargetFactory factory, const TargetOptions& target_options, const Checks& checks, const GateOptions& o)
-      : factory_(factory), target_options_(target_options), checks_(checks), o_(o) {}
+      : factory_(factory), target_options_(target_options), checks_(checks), o_(o) {
+    if (o_.base)  // the first failure of each source (a source fails once per run)
+      for (const BaseFailure& b : o_.base->failing) base_by_source_.emplace(b.source, &b);
+  }
 
   GateResult run() {
     result_.variant = variant();
@@ -70,10 +74,8 @@ class Gate {
   bool stopped() const { return o_.stop_on_new && result_.red(); }
 
   const BaseFailure* base_failure(const std::string& source) const {
-    if (!o_.base) return nullptr;
-    for (const BaseFailure& b : o_.base->failing)
-      if (b.source == source) return &b;
-    return nullptr;
+    const auto it = base_by_source_.find(source);
+    return it == base_by_source_.end() ? nullptr : it->second;
   }
 
   // Sorts a failure. Without a base: known or new. With one, the base's
@@ -194,6 +196,7 @@ class Gate {
   const Checks& checks_;
   const GateOptions& o_;
   GateResult result_;
+  std::map<std::string, const BaseFailure*> base_by_source_;
 };
 
 }  // namespace

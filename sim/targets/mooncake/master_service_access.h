@@ -8,7 +8,6 @@
 // link Mooncake's own test objects beside it (two definitions of one class).
 // The PINSIM_MC_HAS_* definitions come from cmake/MooncakeTree.cmake.
 #pragma once
-#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <optional>
@@ -306,38 +305,29 @@ class MasterServiceSnapshotTestBase {
     const std::lock_guard<std::shared_mutex> snapshot(s.snapshot_mutex_);
   }
 
-  // Bytes held in each mounted memory segment, by id, leaving ones included
-  // (the mounted segment's own allocator; 0 for a segment not mounted).
-  static std::vector<size_t> HeldBytes(const MasterService& cs, const std::vector<UUID>& ids) {
-    auto& s = const_cast<MasterService&>(cs);  // the segment accessor is not const; this only reads
-    std::vector<size_t> out;
 #if PINSIM_MC_HAS_GRACEFUL_UNMOUNT
+  // Each segment by id, under one hold of the segment lock: the bytes its own
+  // allocator holds (a leaving segment's is out of the manager, still valid)
+  // and its state for View::mounted (not mounted; mounted and OK; mounted in
+  // another status: leaving).
+  struct SegmentState {
+    size_t held;
+    uint8_t mounted;
+  };
+  static std::vector<SegmentState> SegmentStates(const MasterService& cs, const std::vector<UUID>& ids) {
+    auto& s = const_cast<MasterService&>(cs);  // the segment accessor is not const; this only reads
     ScopedSegmentAccess access = s.segment_manager_.getSegmentAccess();
+    std::vector<SegmentState> out;
     for (const UUID& id : ids) {
+      SegmentStatus status = SegmentStatus::UNDEFINED;
+      if (access.GetSegmentStatusById(id, status) != ErrorCode::OK) {
+        out.push_back({0, pinsim::kUnmounted});
+        continue;
+      }
       const auto allocator = access.GetAllocator(id);
-      out.push_back(allocator ? allocator->size() : 0);
+      out.push_back({allocator ? allocator->size() : 0,
+                     status == SegmentStatus::OK ? pinsim::kMounted : pinsim::kLeaving});
     }
-#else  // no segment is ever left mounted without its allocator in the manager
-    (void)s, (void)ids;
-#endif
-    return out;
-  }
-
-#if PINSIM_MC_HAS_GRACEFUL_UNMOUNT
-  // Each segment's state by id (View::mounted): mounted (any status), and of
-  // those the ones not OK (GetUnreadySegments: leaving).
-  static std::vector<uint8_t> MountStates(const MasterService& cs, const std::vector<UUID>& ids) {
-    auto& s = const_cast<MasterService&>(cs);  // the segment accessor is not const; this only reads
-    ScopedSegmentAccess access = s.segment_manager_.getSegmentAccess();
-    std::vector<std::pair<Segment, UUID>> all, unready;
-    access.GetAllSegments(all);
-    access.GetUnreadySegments(unready);
-    auto holds = [](const std::vector<std::pair<Segment, UUID>>& list, const UUID& id) {
-      return std::any_of(list.begin(), list.end(), [&](const auto& p) { return p.first.id == id; });
-    };
-    std::vector<uint8_t> out;
-    for (const UUID& id : ids)
-      out.push_back(!holds(all, id) ? pinsim::kUnmounted : holds(unready, id) ? pinsim::kLeaving : pinsim::kMounted);
     return out;
   }
 #endif

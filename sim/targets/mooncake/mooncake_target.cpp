@@ -681,8 +681,10 @@ class MooncakeTarget final : public Target {
     {  // through each mounted segment's allocator: a leaving one's is out of the manager
       std::vector<mc::UUID> ids;
       for (size_t i : memory_segments_) ids.push_back(segment(i).id);
-      for (size_t used : Access::HeldBytes(*service_, ids)) v.memory_used.push_back(used);
-      v.mounted = Access::MountStates(*service_, ids);
+      for (const auto& [held, mounted] : Access::SegmentStates(*service_, ids)) {
+        v.memory_used.push_back(held);
+        v.mounted.push_back(mounted);
+      }
     }
 #else
     {
@@ -982,23 +984,31 @@ class MooncakeTarget final : public Target {
   // one. A failing first candidate (`fail_first_candidate`) is decoded and
   // dropped. With no usable candidate the master starts empty, the clients
   // mount their segments again, and the op reports INTERNAL_ERROR, as the
-  // model does.
+  // model does. RestoreState returns nothing, so the outcome is the harness's
+  // reading: the model restores the newest candidate the op did not fail on
+  // purpose, and a master that could not (it fell back to an older one, or
+  // started empty) answers INTERNAL_ERROR at this step, whatever state it
+  // restored.
   Outcome restore(const Op& op, Time now) {
     std::vector<std::shared_ptr<const mc::ha::MasterSnapshotPayloads>> snapshots;
     {
       const std::lock_guard lock(bookkeeping_);
       snapshots = snapshots_;
     }
+    bool fell_back = false;
     for (size_t i = snapshots.size(), tried = 0; i-- > 0; ++tried) {
       Access::ResetState(*service_);
       if (op.fail_first_candidate && tried == 0) {
         (void)Access::Decode(*service_, *snapshots[i]);
         continue;
       }
-      if (!apply_candidate(*snapshots[i], now)) continue;
+      if (!apply_candidate(*snapshots[i], now)) {
+        fell_back = true;
+        continue;
+      }
       Access::SweepAfterUnmount(*service_);  // a segment not ready at the snapshot was unmounted (worker's sweep)
       rebuild_charges();
-      return Outcome{};
+      return fell_back ? Outcome::of(ErrorCode::INTERNAL_ERROR) : Outcome{};
     }
     Access::ResetState(*service_);
     std::string error;
