@@ -48,6 +48,15 @@ void quotas(Choices& c, WorkloadConfig& w, Config& m) {
     for (SegmentConfig& s : m.segments)
       if (s.kind == ReplicaKind::Memory) s.capacity = 64, ++memory;
     for (; memory < 2 || (memory < 3 && c.chance(50)); ++memory) m.segments.push_back({ReplicaKind::Memory, 64});
+  } else if (c.chance(50)) {
+    // Roomy segments, where no size fragments them: 1-byte objects too, and
+    // segments that leave (graceful unmount), so a write within quota finds
+    // no segment and the smallest charge, 1 byte, is refunded. Not on 64-byte
+    // segments, where odd sizes meet the real allocator's holes, which the
+    // model does not place by (docs/interpretations.md, "Allocation").
+    w.sizes = {1, 32, 64};
+    at_least(w, {OpKind::Mount}, 3);
+    at_least(w, {OpKind::Unmount, OpKind::GracefulUnmount}, 2);
   }
   if (c.chance(50)) w.groups = std::max<uint32_t>(w.groups, 2);  // quota eviction of whole groups
   at_least(w, {OpKind::SetQuota, OpKind::DeleteQuota, OpKind::Snapshot, OpKind::Restore}, 2);  // policies change
