@@ -100,6 +100,8 @@ mc_feature_if_text(GAUGE MC_METRIC_TEXT "get_soft_pin_key_count")
 # The batch lifecycle calls (BatchExistKey ... BatchRemove); BatchUpsertStart
 # is the newest of them.
 mc_feature_if_text(BATCH_UPSERT MC_MS_TEXT "BatchUpsertStart")
+# An End's object checksum (ObjectMeta), returned by GetReplicaList.
+mc_feature_if_text(OBJECT_CHECKSUM MC_MS_TEXT "object_checksum")
 # Multi-tenant mode with tenant quotas (policies from a file connector) and
 # the hard pin's accessor.
 mc_feature_if_text(MULTI_TENANT MC_MS_TEXT "RebuildTenantQuotaUsageFromMetadata")
@@ -209,7 +211,8 @@ endif()
 # What the tree lacks, as feature=words pairs for the configure line.
 set(_unsupported "")
 foreach(pair RETAIN_GROUPS=retain_groups NOF=nof CLEANUP=cleanup "SNAPSHOT_CODEC=snapshot restore" GAUGE=gauge
-             "MULTI_TENANT=multi-tenant tenant_quota" HARD_PIN=hard_pin GRACEFUL_UNMOUNT=graceful_unmount)
+             "MULTI_TENANT=multi-tenant tenant_quota" HARD_PIN=hard_pin GRACEFUL_UNMOUNT=graceful_unmount
+             OBJECT_CHECKSUM=checksum)
   string(REPLACE "=" ";" pair "${pair}")
   list(GET pair 0 feature)
   list(GET pair 1 words)

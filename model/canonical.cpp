@@ -98,6 +98,7 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
       put(out, static_cast<int64_t>(o.replaced_charge));
       put(out, o.reserved ? static_cast<int64_t>(*o.reserved) : -1);
       put(out, o.processing);
+      put(out, o.checksum ? static_cast<int64_t>(*o.checksum) : -1);
     }
   };
   objects(objects_);

@@ -53,6 +53,7 @@ struct Object {
   std::optional<uint64_t> reserved;  // a new write's reservation, until settle
   uint64_t replaced_charge = 0;      // a size-changing Upsert's old charge, until settle
   bool processing = false;  // in Mooncake's processing_keys
+  std::optional<uint64_t> checksum;  // declared by the last End of a write (rule read.checksum)
 
   bool any_complete() const {
     return std::any_of(replicas.begin(), replicas.end(), [](const Replica& r) {

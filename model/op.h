@@ -126,6 +126,7 @@ struct Op {
   uint64_t quota_bytes = 0;           // set_quota: the requested quota
   std::vector<KeyId> keys;            // batch ops, in call order (duplicates allowed); remove_by_regex: matched keys
   std::vector<uint64_t> sizes;        // batch_upsert_start: one per key (a mismatch is INVALID_PARAMS)
+  std::optional<uint64_t> checksum;   // put_end, upsert_end: the object checksum the End declares (ObjectMeta)
   bool operator==(const Op&) const = default;
   // Every field, for digests. A new field must be added here too: the size
   // check below fails to compile until someone looks.
@@ -133,10 +134,10 @@ struct Op {
     return std::tie(kind, client, object.tenant, object.key, size, memory_replicas, nof_replicas, soft_pin.action,
                     soft_pin.ttl_ms, group, hard_pin, group_shape, selector, force, groups, ttl_ms, evict_target_pct,
                     evict_lowerbound_pct,
-                    fail_first_candidate, advance_ms, quota_bytes, segment, keys, sizes);
+                    fail_first_candidate, advance_ms, quota_bytes, segment, keys, sizes, checksum);
   }
 };
-static_assert(sizeof(Op) == 176, "Op changed: update Op::fields() and the op table's field sets");
+static_assert(sizeof(Op) == 192, "Op changed: update Op::fields() and the op table's field sets");
 
 // Element i of a batch op (i < keys.size()): the single-key op on keys[i],
 // with the batch's client, tenant, write config, selector and force, and

@@ -44,6 +44,7 @@ enum OpField : uint32_t {
   kFieldPattern = 1u << 12,  // keys: the keys remove_by_regex's pattern matches (the target writes the regex)
   kFieldQuota = 1u << 13,    // quota: the requested bytes of set_quota
   kFieldSegment = 1u << 14,  // segment: the index (into the config's segments) unmount, mount, graceful_unmount act on
+  kFieldChecksum = 1u << 15,  // checksum: the object checksum a single-key End declares (optional)
 };
 
 inline constexpr uint32_t kKeyFields = kFieldTenant | kFieldKey;
@@ -56,10 +57,10 @@ inline constexpr uint32_t kBatchFields = kFieldTenant | kFieldKeys;
 // that does not draw it draws every other op exactly as before it existed.
 #define PINSIM_OPS(X)                                                                               \
   X(PutStart, "put_start", Start, 12, kKeyFields | kFieldWrite)                                     \
-  X(PutEnd, "put_end", End, 12, kKeyFields | kFieldSelector)                                        \
+  X(PutEnd, "put_end", End, 12, kKeyFields | kFieldSelector | kFieldChecksum)                                  \
   X(PutRevoke, "put_revoke", Revoke, 3, kKeyFields | kFieldSelector)                                \
   X(UpsertStart, "upsert_start", Start, 10, kKeyFields | kFieldWrite)                               \
-  X(UpsertEnd, "upsert_end", End, 6, kKeyFields | kFieldSelector)                                   \
+  X(UpsertEnd, "upsert_end", End, 6, kKeyFields | kFieldSelector | kFieldChecksum)                             \
   X(UpsertRevoke, "upsert_revoke", Revoke, 2, kKeyFields | kFieldSelector)                          \
   X(Get, "get", Read, 10, kKeyFields)                                                               \
   X(Exist, "exist", Read, 6, kKeyFields)                                                            \

@@ -18,6 +18,7 @@ struct KeyResult {
   ErrorCode code = ErrorCode::OK;
   std::optional<bool> exists;        // batch_exist
   std::optional<uint32_t> replicas;  // batch_get: readable replica count
+  std::optional<uint64_t> checksum;  // batch_get: as get
   bool operator==(const KeyResult&) const = default;
 };
 
@@ -25,12 +26,13 @@ struct Outcome {
   ErrorCode code = ErrorCode::OK;
   std::optional<bool> exists;           // exist
   std::optional<uint32_t> replicas;     // get: readable replica count
+  std::optional<uint64_t> checksum;     // get: the checksum the last End declared (none if it declared none)
   std::optional<uint64_t> removed;      // remove_all: objects removed
   std::vector<RetainResult> retained;   // retain_groups, one per element
   std::vector<KeyResult> results;       // batch ops, one per key in order
   bool operator==(const Outcome&) const = default;
   static Outcome of(ErrorCode c) { Outcome o; o.code = c; return o; }
-  KeyResult as_key_result() const { return {code, exists, replicas}; }
+  KeyResult as_key_result() const { return {code, exists, replicas, checksum}; }
 };
 
 }  // namespace pinsim

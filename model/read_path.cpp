@@ -45,6 +45,7 @@ Outcome Model::get(const Op& op, Time now) {
   grant_read_lease(op.object, obj, now);
   Outcome out;
   out.replicas = readable;
+  out.checksum = obj.checksum;  // rule read.checksum
   return out;
 }
 

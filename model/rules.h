@@ -108,7 +108,9 @@ namespace pinsim {
     "a restore brings back the segments mounted when the snapshot was taken")                                       \
   X(SegmentGraceful, "segment.graceful",                                                                       \
     "RFC silent; docs/interpretations.md (Segments); Mooncake main GracefulUnmountSegment",                        \
-    "the owner's graceful unmount: no new replicas, still readable, ended by an unmount or a restore")
+    "the owner's graceful unmount: no new replicas, still readable, ended by an unmount or a restore")            \
+  X(ReadChecksum, "read.checksum", "RFC silent; docs/interpretations.md (Checksums); Mooncake main PutEnd",         \
+    "a get returns the checksum the last End of a write declared, or none; a retried End changes nothing")
 
 enum class Rule : uint16_t {
 #define PINSIM_RULE_ENUM(id, name, source, summary) id,

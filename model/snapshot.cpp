@@ -84,6 +84,7 @@ Outcome Model::restore(const Op& op, Time now) {
     obj.put_start_time = saved.put_start_time;
     obj.group = saved.group;
     obj.hard_pinned = saved.hard_pinned;  // snapshots keep the hard pin
+    obj.checksum = saved.checksum;        // and the checksum (rule read.checksum)
     // RFC restore step 1: an expired soft deadline is normalised to Disabled.
     if (obj.deadline && *obj.deadline <= now) obj.deadline.reset();
     // Steps 2-4: a non-COMPLETE object is dropped; an expired lease drops the

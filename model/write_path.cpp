@@ -281,6 +281,9 @@ Outcome Model::end(const Op& op, Time now) {
   }
   obj.lease = std::max(obj.lease, now);  // GrantReadLease(0)
   if (obj.all_complete()) obj.processing = false;
+  // The End declares the value's checksum, or that it has none (rule read.checksum).
+  if (obj.checksum || op.checksum) hits_.hit(Rule::ReadChecksum);
+  obj.checksum = op.checksum;
   settle_charge(obj);
   return Outcome{};
 }

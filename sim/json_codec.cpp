@@ -102,6 +102,7 @@ json encode_op(const Op& op) {
     if (op.group_shape != GroupShape::ByGroup) j["group_ids"] = std::string(to_string(op.group_shape));
   }
   if (has_field(k, kFieldSelector)) j["replicas"] = std::string(to_string(op.selector));
+  if (has_field(k, kFieldChecksum) && op.checksum) j["checksum"] = *op.checksum;
   if (has_field(k, kFieldForce)) j["force"] = op.force;
   if (has_field(k, kFieldGroups)) {
     j["groups"] = op.groups;
@@ -176,6 +177,7 @@ static Op decode_op_fields(Fields& f) {
   if (has_field(k, kFieldSelector))
     op.selector = f.has("replicas") ? enum_field<ReplicaSelector>(f, "replicas", parse_replica_selector, "replica selector")
                                     : ReplicaSelector::All;
+  if (has_field(k, kFieldChecksum) && f.has("checksum")) op.checksum = f.u64("checksum");
   if (has_field(k, kFieldForce)) op.force = f.boolean_or("force", false);
   if (has_field(k, kFieldGroups)) {
     const json& g = f.raw("groups");
@@ -210,6 +212,7 @@ json encode_outcome(const Outcome& o) {
   j["code"] = std::string(to_string(o.code));
   if (o.exists) j["exists"] = *o.exists;
   if (o.replicas) j["replicas"] = *o.replicas;
+  if (o.checksum) j["checksum"] = *o.checksum;
   if (o.removed) j["removed"] = *o.removed;
   if (!o.retained.empty()) {
     json r = json::array();
@@ -223,6 +226,7 @@ json encode_outcome(const Outcome& o) {
       e["code"] = std::string(to_string(x.code));
       if (x.exists) e["exists"] = *x.exists;
       if (x.replicas) e["replicas"] = *x.replicas;
+      if (x.checksum) e["checksum"] = *x.checksum;
       r.push_back(e);
     }
     j["results"] = r;
@@ -236,6 +240,7 @@ Outcome decode_outcome(const json& j, const std::string& path) {
   o.code = enum_field<ErrorCode>(f, "code", parse_error_code, "error code");
   if (f.has("exists")) o.exists = f.boolean_or("exists", false);
   if (f.has("replicas")) o.replicas = f.u32_or("replicas", 0);
+  if (f.has("checksum")) o.checksum = f.u64("checksum");
   if (f.has("removed")) o.removed = f.u64("removed");
   if (f.has("retained")) {
     const json& r = f.raw("retained");
@@ -259,6 +264,7 @@ Outcome decode_outcome(const json& j, const std::string& path) {
       x.code = enum_field<ErrorCode>(e, "code", parse_error_code, "error code");
       if (e.has("exists")) x.exists = e.boolean_or("exists", false);
       if (e.has("replicas")) x.replicas = e.u32_or("replicas", 0);
+      if (e.has("checksum")) x.checksum = e.u64("checksum");
       e.finish();
       o.results.push_back(x);
     }

@@ -171,13 +171,9 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
   op.client = 1 + static_cast<ClientId>(c.pick(w_.actors));
   op.object = {static_cast<TenantId>(c.pick(w_.tenants)), static_cast<KeyId>(c.pick(w_.keys))};
   switch (k) {
-    case OpKind::PutEnd: case OpKind::UpsertEnd: case OpKind::PutRevoke: case OpKind::UpsertRevoke: {
-      // Mostly the key's current writer, sometimes another actor (ILLEGAL_CLIENT).
-      const auto* it = model.objects().find(op.object);
-      if (it && c.chance(85)) op.client = it->second.client;
-      op.selector = static_cast<ReplicaSelector>(c.chance(60) ? 0 : 1 + c.pick(2));
+    case OpKind::PutEnd: case OpKind::UpsertEnd: case OpKind::PutRevoke: case OpKind::UpsertRevoke:
+      end_or_revoke(c, model, now, &op);
       break;
-    }
     case OpKind::Remove: case OpKind::RemoveAll: op.force = c.chance(30); break;
     case OpKind::RemoveByRegex:  // the keys its pattern matches: a subset of the universe
       op.object.key = 0;
@@ -218,6 +214,22 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
     default: break;
   }
   return op;
+}
+
+// A single-key End or Revoke: mostly by the key's current writer, sometimes
+// another actor (ILLEGAL_CLIENT). An End declares the value's checksum (one
+// of a few) or none, derived rather than drawn, from the time, the key, the
+// writer and the object's first replica: it takes no choice, so every other
+// draw of a seed is what it was before Ends had checksums.
+void Workload::end_or_revoke(Choices& c, const Model& model, Time now, Op* op) const {
+  const auto* it = model.objects().find(op->object);
+  if (it && c.chance(85)) op->client = it->second.client;
+  op->selector = static_cast<ReplicaSelector>(c.chance(60) ? 0 : 1 + c.pick(2));
+  if (!has_field(op->kind, kFieldChecksum) || w_.checksums == 0) return;
+  const uint64_t replica = it && !it->second.replicas.empty() ? it->second.replicas.front().id : 0;
+  Prng derived(static_cast<uint64_t>(now) * 0x9E3779B97F4A7C15ull ^ uint64_t{op->object.tenant} << 56 ^
+               uint64_t{op->object.key} << 40 ^ uint64_t{op->client} << 24 ^ replica);
+  if (const uint64_t checksum = derived.below(w_.checksums + 1)) op->checksum = checksum;
 }
 
 // unmount, mount or graceful_unmount: a segment of the config, now and then one past the end

@@ -41,6 +41,7 @@ struct WorkloadConfig {
   uint32_t invalid_retain_pct = 5;   // group 0 or a TTL out of range in RetainGroups
   uint32_t aim_pct = 40;             // advances aimed at an upcoming deadline or lease end
   uint32_t hard_pin_pct = 8;         // writes asking for a hard pin
+  uint32_t checksums = 3;            // an End declares one of 1..checksums as its checksum, or none
   uint32_t group_shape_pct = 6;      // writes sending group_ids in another shape (explicit, empty, two ids)
   std::vector<uint64_t> advance_steps{1, 10, 250, 1'000, 5'000, 30'000, 600'001};
   std::vector<uint32_t> evict_target_pcts{5, 25, 50, 100};
@@ -83,6 +84,7 @@ class Workload {
   Op advance(Choices& c, const Model& model, Time now) const;
   std::vector<KeyId> batch_keys(Choices& c) const;
   Op segment_op(Choices& c, OpKind kind) const;
+  void end_or_revoke(Choices& c, const Model& model, Time now, Op* op) const;
   // The upcoming deadlines and lease ends advances aim at.
   static std::vector<Time> aim_marks(const Model& model, Time now);
   WorkloadConfig w_;

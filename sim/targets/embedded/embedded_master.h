@@ -97,6 +97,7 @@ class EmbeddedMaster final : public Target {
     Time put_start_time;
     GroupId group;
     bool hard_pinned;
+    std::optional<uint64_t> checksum;
   };
   struct SnapshotImage {
     std::vector<ObjectRecord> objects;

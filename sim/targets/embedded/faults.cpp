@@ -7,7 +7,7 @@ namespace pinsim::embedded {
 
 namespace {
 
-constexpr std::array<FaultInfo, 20> kFaults{{
+constexpr std::array<FaultInfo, 21> kFaults{{
     {"F1", "reads renew the soft pin (the pre-#2909 behaviour)", &Faults::f1_reads_renew_soft_pin},
     {"F2", "cleanup clears a pin without the deadline-equality check (stale index entry)",
      &Faults::f2_cleanup_skips_deadline_check},
@@ -36,6 +36,8 @@ constexpr std::array<FaultInfo, 20> kFaults{{
      &Faults::f19_index_held_over_shard_locks, FaultLane::Interleaving},
     {"F20", "cleanup writes the gauge back from a value it read before taking any lock (a lost update)",
      &Faults::f20_gauge_updated_outside_lock, FaultLane::Interleaving},
+    {"F21", "an End that declares no checksum keeps the value's old one (the assignment made conditional)",
+     &Faults::f21_end_without_checksum_keeps_old},
 }};
 
 }  // namespace

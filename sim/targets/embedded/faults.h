@@ -30,6 +30,7 @@ struct Faults {
   bool f18_cleanup_checks_outside_lock = false;   // F18 (shows only in an interleaving)
   bool f19_index_held_over_shard_locks = false;   // F19 (a lock-order cycle)
   bool f20_gauge_updated_outside_lock = false;    // F20 (shows only in an interleaving)
+  bool f21_end_without_checksum_keeps_old = false;  // F21
 };
 
 // Where a fault can show: in a sequential run (every campaign and `pinsim

@@ -30,6 +30,7 @@ ObjectMetadata::~ObjectMetadata() {
 ObjectMetadata::ObjectMetadata(const ObjectMetadata& o, SoftPinGauge& gauge)
     : client(o.client), size(o.size), replicas(o.replicas), pending(o.pending), lease(o.lease),
       put_start_time(o.put_start_time), group(o.group), hard_pinned(o.hard_pinned), processing(o.processing),
+      checksum(o.checksum),
       quota(o.quota), gauge_(gauge), soft_pin_timeout_(o.soft_pin_timeout_), last_committed_(o.last_committed_),
       f3_shadow_(o.f3_shadow_), committed_ttl_ms_(o.committed_ttl_ms_) {}
 

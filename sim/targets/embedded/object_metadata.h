@@ -70,6 +70,7 @@ class ObjectMetadata {
   GroupId group = 0;
   bool hard_pinned = false;  // with_hard_pin: set at creation only, never evicted
   bool processing = false;   // in processing_keys
+  std::optional<uint64_t> checksum;  // object_checksum: set by every End of a write
   TenantQuotaLedger quota;   // multi-tenant mode: this object's charge
 
   // VisitReplicas(fn_is_completed, fn).

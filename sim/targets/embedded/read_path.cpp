@@ -43,6 +43,7 @@ Outcome EmbeddedMaster::get(const Op& op, Time now) {
   grant_read_lease(op.object, shard, *md, now);
   Outcome out;
   out.replicas = readable;
+  out.checksum = md->checksum;
   return out;
 }
 

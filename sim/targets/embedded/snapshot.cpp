@@ -23,7 +23,7 @@ Outcome EmbeddedMaster::snapshot() {  // snapshot_mutex_ held exclusively
     for (const auto& [id, md] : s.objects) {
       image.objects.push_back({id, md->client, md->size, md->replicas,
                                keeps_pin ? md->committed_deadline() : std::nullopt,  // else false/0 slots
-                               md->lease, md->put_start_time, md->group, md->hard_pinned});
+                               md->lease, md->put_start_time, md->group, md->hard_pinned, md->checksum});
     }
   }
   {
@@ -88,6 +88,7 @@ void EmbeddedMaster::decode(const SnapshotImage& image, Time now) {
     md->put_start_time = rec.put_start_time;
     md->group = rec.group;
     md->hard_pinned = rec.hard_pinned;
+    md->checksum = rec.checksum;
     {
       std::lock_guard lock(alloc_mutex_);
       for (const Replica& r : rec.replicas) segments_.hold(r.segment, rec.size);

@@ -209,6 +209,7 @@ Outcome EmbeddedMaster::end(const Op& op, Time now) {
   }
   md->lease = std::max(md->lease, now);  // GrantReadLease(0)
   if (md->all_complete()) md->processing = false;
+  if (op.checksum || !faults_.f21_end_without_checksum_keeps_old) md->checksum = op.checksum;  // F21
   settle_primary_write(id, *md);  // SettlePrimaryWriteQuotaIfReady
   return Outcome{};
 }

@@ -428,6 +428,32 @@ class MooncakeTarget final : public Target {
   }
 #endif
 
+  // PutEnd / UpsertEnd, with the object checksum the End declares (ObjectMeta)
+  // on a tree that has one.
+  template <typename Tenant>
+  Outcome end(const Op& op, const std::string& key, const Tenant& tenant) {
+#if PINSIM_MC_HAS_OBJECT_CHECKSUM
+    const mc::ObjectMeta meta{key, op.checksum};
+#else
+    const std::string& meta = key;
+#endif
+    if (op.kind == OpKind::PutEnd)
+      return outcome_of(service_->PutEnd(client_uuid(op.client), meta, tenant, replica_type(op.selector)));
+    return outcome_of(service_->UpsertEnd(client_uuid(op.client), meta, tenant, replica_type(op.selector)));
+  }
+
+  template <typename Tenant>
+  Outcome get(const std::string& key, const Tenant& tenant) {
+    auto r = service_->GetReplicaList(key, tenant);
+    if (!r) return Outcome::of(map_error(r.error()));
+    Outcome out;
+    out.replicas = static_cast<uint32_t>(r->replicas.size());
+#if PINSIM_MC_HAS_OBJECT_CHECKSUM
+    out.checksum = r->object_checksum;
+#endif
+    return out;
+  }
+
   template <typename Tenant>
   Outcome perform(const Op& op, Time now, const Tenant& tenant) {
     const std::string key = key_name(op.object.key);
@@ -437,20 +463,14 @@ class MooncakeTarget final : public Target {
       case OpKind::UpsertStart:
         return outcome_of(service_->UpsertStart(client_uuid(op.client), key, tenant, op.size, replicate_config(op)));
       case OpKind::PutEnd:
-        return outcome_of(service_->PutEnd(client_uuid(op.client), key, tenant, replica_type(op.selector)));
       case OpKind::UpsertEnd:
-        return outcome_of(service_->UpsertEnd(client_uuid(op.client), key, tenant, replica_type(op.selector)));
+        return end(op, key, tenant);
       case OpKind::PutRevoke:
         return outcome_of(service_->PutRevoke(client_uuid(op.client), key, tenant, replica_type(op.selector)));
       case OpKind::UpsertRevoke:
         return outcome_of(service_->UpsertRevoke(client_uuid(op.client), key, tenant, replica_type(op.selector)));
-      case OpKind::Get: {
-        auto r = service_->GetReplicaList(key, tenant);
-        if (!r) return Outcome::of(map_error(r.error()));
-        Outcome out;
-        out.replicas = static_cast<uint32_t>(r->replicas.size());
-        return out;
-      }
+      case OpKind::Get:
+        return get(key, tenant);
       case OpKind::Exist: {
         auto r = service_->ExistKey(key, tenant);
         if (!r) return Outcome::of(map_error(r.error()));
@@ -863,6 +883,9 @@ class MooncakeTarget final : public Target {
         for (const auto& r : service_->BatchGetReplicaList(keys, tenant)) {
           KeyResult x = outcome_of(r).as_key_result();
           if (r) x.replicas = static_cast<uint32_t>(r->replicas.size());
+#if PINSIM_MC_HAS_OBJECT_CHECKSUM
+          if (r) x.checksum = r->object_checksum;
+#endif
           out.results.push_back(x);
         }
         return out;
@@ -1115,6 +1138,9 @@ std::string_view mooncake_target_description() {
 #if !PINSIM_MC_HAS_GAUGE
          ", the soft-pin gauge (no such metric)"
 #endif
+#if !PINSIM_MC_HAS_OBJECT_CHECKSUM
+         ", object checksums (no ObjectMeta)"
+#endif
       ;
 }
 
@@ -1143,6 +1169,8 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
       return pin_ok && tenant_ok;
     case OpKind::PutEnd:
     case OpKind::UpsertEnd:
+      if (op.checksum && !PINSIM_MC_HAS_OBJECT_CHECKSUM) return false;  // no object checksum in this tree
+      [[fallthrough]];
     case OpKind::PutRevoke:
     case OpKind::UpsertRevoke:
       // A NoF selector is fine: no object here has a NoF replica (no NoF
