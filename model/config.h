@@ -38,6 +38,10 @@ struct Config {
   // charged for size x memory replicas (docs/interpretations.md).
   bool multi_tenant = false;
   std::map<TenantId, uint64_t> tenant_quota_bytes;
+  // Mooncake's disk replicas (a storage backend, root_fs_dir set): every
+  // write gets one more replica, a file, PROCESSING until an End names it
+  // (rules disk.replica, disk.survives; docs/interpretations.md "Disk replicas").
+  bool disk_replica = false;
   // PR 2835 group retention.
   uint64_t max_retained_groups = 65'536;
   uint64_t max_group_retention_ttl_ms = 24ull * 3600 * 1000;

@@ -108,7 +108,11 @@ void Model::set_deadline(ObjectId id, Object& obj, std::optional<Time> d) {
 }
 
 void Model::release_replica(const Replica& r, uint64_t size) {
-  segment_used_[r.segment] -= size;
+  if (r.segment != kNoSegment) segment_used_[r.segment] -= size;
+}
+
+void Model::hold_replica(const Replica& r, uint64_t size) {
+  if (r.segment != kNoSegment) segment_used_[r.segment] += size;
 }
 
 void Model::free_replicas(ObjectId, Object& obj, std::vector<Replica>::iterator from) {
@@ -194,6 +198,9 @@ std::optional<std::vector<Replica>> Model::plan_placement(const Op& op) const {
                   : flexible_dual      ? !placed.empty()
                                        : placed.size() == op.memory_replicas + op.nof_replicas;
   if (!ok) return std::nullopt;
+  // Disk mode: the storage backend's file, after the segments' replicas
+  // (AllocateAndInsertMetadata), PROCESSING until an End names it.
+  if (config_.disk_replica) placed.push_back({0, ReplicaKind::Disk, ReplicaStatus::Processing, kNoSegment});
   return placed;
 }
 
@@ -206,7 +213,8 @@ ObjectView view_of(ObjectId id, const Object& o) {
   for (const Replica& r : o.replicas) {
     if (r.status == ReplicaStatus::Processing) ++v.processing;
     else if (r.kind == ReplicaKind::Memory) ++v.complete_memory;
-    else ++v.complete_nof;
+    else if (r.kind == ReplicaKind::Nof) ++v.complete_nof;
+    else ++v.complete_disk;
   }
   v.deadline = o.deadline;
   if (o.pending) {

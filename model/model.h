@@ -257,6 +257,7 @@ class Model {
   void erase_object(ObjectTable::Entry* it);
   std::optional<std::vector<Replica>> plan_placement(const Op& op) const;
   void release_replica(const Replica& r, uint64_t size);
+  void hold_replica(const Replica& r, uint64_t size);  // a disk replica holds no segment memory
   // Frees replicas [from, end) of `obj` at once (revoke, eviction).
   void free_replicas(ObjectId id, Object& obj, std::vector<Replica>::iterator from);
   // Moves replicas [from, end) of `obj` out of the object into the discarded

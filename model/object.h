@@ -17,11 +17,14 @@ using ReplicaId = uint64_t;
 
 enum class ReplicaStatus : uint8_t { Processing, Complete };
 
+// The segment of a disk replica: a file of the storage backend, in no segment.
+inline constexpr uint32_t kNoSegment = UINT32_MAX;
+
 struct Replica {
   ReplicaId id = 0;
   ReplicaKind kind = ReplicaKind::Memory;
   ReplicaStatus status = ReplicaStatus::Processing;
-  uint32_t segment = 0;  // index into Config::segments
+  uint32_t segment = 0;  // index into Config::segments; kNoSegment for a disk replica
 };
 
 // RFC 3028 "Object state model": Pending(action, ttl, eligible_replica_ids).
@@ -55,6 +58,9 @@ struct Object {
   bool processing = false;  // in Mooncake's processing_keys
   std::optional<uint64_t> checksum;  // declared by the last End of a write (rule read.checksum)
 
+  bool has_disk() const {
+    return std::any_of(replicas.begin(), replicas.end(), [](const Replica& r) { return r.kind == ReplicaKind::Disk; });
+  }
   bool any_complete() const {
     return std::any_of(replicas.begin(), replicas.end(), [](const Replica& r) {
       return r.status == ReplicaStatus::Complete;
@@ -83,10 +89,14 @@ struct Object {
   }
 };
 
+// Which replicas an End or a Revoke acts on. `all` is the synchronous
+// replicas of the write (memory and NoF), not a disk replica, which the
+// storage backend acknowledges on its own (rule disk.replica).
 inline bool selected(ReplicaSelector s, ReplicaKind k) {
-  return s == ReplicaSelector::All ||
+  return (s == ReplicaSelector::All && k != ReplicaKind::Disk) ||
          (s == ReplicaSelector::Memory && k == ReplicaKind::Memory) ||
-         (s == ReplicaSelector::Nof && k == ReplicaKind::Nof);
+         (s == ReplicaSelector::Nof && k == ReplicaKind::Nof) ||
+         (s == ReplicaSelector::Disk && k == ReplicaKind::Disk);
 }
 
 }  // namespace pinsim

@@ -48,9 +48,9 @@ struct SoftPinRequest {
 enum class GroupShape : uint8_t { ByGroup, Explicit, EmptyList, TwoIds };
 
 // Replica kinds: memory plus NoF SSD, enough for partial End/Revoke (B4).
-enum class ReplicaKind : uint8_t { Memory, Nof };
+enum class ReplicaKind : uint8_t { Memory, Nof, Disk };  // Disk: the storage backend's file (disk mode)
 // Mooncake's ReplicaType selector on End/Revoke.
-enum class ReplicaSelector : uint8_t { All, Memory, Nof };
+enum class ReplicaSelector : uint8_t { All, Memory, Nof, Disk };  // All: the synchronous kinds, not Disk
 
 // The ops, in op_table.h order.
 enum class OpKind : uint8_t {

@@ -110,7 +110,11 @@ namespace pinsim {
     "RFC silent; docs/interpretations.md (Segments); Mooncake main GracefulUnmountSegment",                        \
     "the owner's graceful unmount: no new replicas, still readable, ended by an unmount or a restore")            \
   X(ReadChecksum, "read.checksum", "RFC silent; docs/interpretations.md (Checksums); Mooncake main PutEnd",         \
-    "a get returns the checksum the last End of a write declared, or none; a retried End changes nothing")
+    "a get returns the checksum the last End of a write declared, or none; a retried End changes nothing")        \
+  X(DiskReplica, "disk.replica", "RFC silent; docs/interpretations.md (Disk replicas); Mooncake main PutStart",       \
+    "disk mode: a write gets a disk replica, PROCESSING until an End names disk; `all` names the others only")      \
+  X(DiskSurvives, "disk.survives", "RFC silent; docs/interpretations.md (Disk replicas); Mooncake main BatchEvict",  \
+    "eviction and unmount take memory only: an object with a disk replica stays, readable from disk once COMPLETE")
 
 enum class Rule : uint16_t {
 #define PINSIM_RULE_ENUM(id, name, source, summary) id,

@@ -27,7 +27,7 @@ Outcome Model::snapshot() {
 void Model::restore_discarded(const SnapshotImage& image) {
   discarded_ = image.discarded;
   for (const Discarded& d : discarded_)
-    for (const Replica& r : d.replicas) segment_used_[r.segment] += d.size;
+    for (const Replica& r : d.replicas) hold_replica(r, d.size);
 }
 
 // Rule segment.restore: the segments mounted when the snapshot was taken
@@ -92,7 +92,7 @@ Outcome Model::restore(const Op& op, Time now) {
     const bool lease_live = now < obj.lease;
     const bool pinned = rules.pinned_object_survives_expired_lease && obj.deadline.has_value();
     if (!obj.all_complete() || obj.replicas.empty() || !(lease_live || pinned)) continue;
-    for (const Replica& r : obj.replicas) segment_used_[r.segment] += obj.size;
+    for (const Replica& r : obj.replicas) hold_replica(r, obj.size);
     if (obj.group != 0) {  // RebuildGroupRoutingIndex: every restored group is dirty
       group_members_[{id.tenant, obj.group}].insert(id.key);
       groups_needing_refresh_.insert({id.tenant, obj.group});

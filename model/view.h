@@ -25,6 +25,7 @@ struct ObjectView {
   uint64_t size = 0;
   uint32_t complete_memory = 0;
   uint32_t complete_nof = 0;
+  uint32_t complete_disk = 0;
   uint32_t processing = 0;
   std::optional<Time> deadline;  // committed soft pin as stored (may be stale)
   std::optional<PendingView> pending;

@@ -38,8 +38,8 @@ constexpr std::array<std::string_view, kOpKindCount> kOpNames = [] {
 }();
 
 constexpr std::array<std::string_view, 3> kActionNames{"preserve", "enable", "disable"};
-constexpr std::array<std::string_view, 3> kSelectorNames{"all", "memory", "nof"};
-constexpr std::array<std::string_view, 2> kKindNames{"memory", "nof"};
+constexpr std::array<std::string_view, 4> kSelectorNames{"all", "memory", "nof", "disk"};
+constexpr std::array<std::string_view, 3> kKindNames{"memory", "nof", "disk"};
 constexpr std::array<std::string_view, 4> kGroupShapeNames{"by_group", "explicit", "empty_list", "two_ids"};
 
 }  // namespace

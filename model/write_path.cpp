@@ -67,7 +67,8 @@ void Model::create_object(const Op& op, GroupId group, const Resolved& req, std:
   const ObjectId id = op.object;
   for (Replica& r : placed) {
     r.id = next_replica_id_++;
-    segment_used_[r.segment] += op.size;
+    hold_replica(r, op.size);
+    if (r.kind == ReplicaKind::Disk) hits_.hit(Rule::DiskReplica);
   }
   Object obj;
   obj.client = op.client;
@@ -281,9 +282,13 @@ Outcome Model::end(const Op& op, Time now) {
   }
   obj.lease = std::max(obj.lease, now);  // GrantReadLease(0)
   if (obj.all_complete()) obj.processing = false;
-  // The End declares the value's checksum, or that it has none (rule read.checksum).
-  if (obj.checksum || op.checksum) hits_.hit(Rule::ReadChecksum);
-  obj.checksum = op.checksum;
+  // The End declares the value's checksum, or that it has none; a disk End
+  // acknowledges the value already written, so it leaves the checksum there
+  // unless it declares one (rule read.checksum).
+  if (op.checksum || op.selector != ReplicaSelector::Disk) {
+    if (obj.checksum || op.checksum) hits_.hit(Rule::ReadChecksum);
+    obj.checksum = op.checksum;
+  }
   settle_charge(obj);
   return Outcome{};
 }

@@ -39,7 +39,7 @@ namespace {
 
 struct CommittedObject {
   ObjectId id;
-  uint32_t complete_memory, complete_nof;
+  uint32_t complete_memory, complete_nof, complete_disk;
   std::optional<Time> live_deadline;
   Time lease;
   GroupId group;
@@ -50,7 +50,7 @@ struct CommittedObject {
 std::optional<CommittedObject> committed_part(const ObjectView& o, Time now) {
   const std::optional<Time> live = o.deadline && *o.deadline > now ? o.deadline : std::nullopt;
   if (complete(o) == 0 && !live && o.lease == 0) return std::nullopt;
-  return CommittedObject{o.id, o.complete_memory, o.complete_nof, live, o.lease, o.group};
+  return CommittedObject{o.id, o.complete_memory, o.complete_nof, o.complete_disk, live, o.lease, o.group};
 }
 
 std::vector<CommittedObject> committed(const View& v, Time now) {
@@ -75,7 +75,7 @@ bool same_committed(const View& before, const View& after, Time now) {
 
 std::string describe(const std::optional<CommittedObject>& o) {
   if (!o) return "absent";
-  return "complete " + std::to_string(o->complete_memory + o->complete_nof) + ", deadline " +
+  return "complete " + std::to_string(o->complete_memory + o->complete_nof + o->complete_disk) + ", deadline " +
          show(o->live_deadline) + ", lease " + std::to_string(o->lease) + ", group " + std::to_string(o->group);
 }
 
@@ -142,7 +142,7 @@ std::optional<View> quota_evicted(const StepContext& s) {
     for (UsageView& u : v.usage)
       if (u.tenant == tenant) u.bytes -= o.size * o.complete_memory;
     o.complete_memory = 0;
-    if (o.complete_nof + o.processing > 0) {
+    if (o.complete_nof + o.complete_disk + o.processing > 0) {  // it stays on its other replicas
       kept.push_back(o);
     } else if (o.deadline && *o.deadline > now) {
       --v.gauge;  // erased with a live deadline (an expired one is counted as lazily dropped)

@@ -14,6 +14,7 @@ void draw_seed(RandomChoices& choices, const SeedOptions& options, WorkloadConfi
     RandomChoices copy = choices;  // a side stream: the seed's own stream does not move
     RandomChoices side(copy.pick(UINT64_MAX) ^ 0x7365676d656e7473ull);
     draw_segment_churn(side, workload);
+    if (side.chance(15)) config->disk_replica = true;  // disk mode (rules disk.*), from the side stream too
   }
   if (options.preset) options.preset->shape(choices, *workload, *config);
   if (options.profile) config->profile = *options.profile;

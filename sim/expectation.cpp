@@ -57,6 +57,7 @@ void match_object(Matcher& m, const ObjectExpectation& e, const View& view) {
   m.field("pending", kCapPending, e.pending, pending, who, action_or_none);
   m.field("complete_memory", kCapObjects, e.complete_memory, o->complete_memory, who, as_number);
   m.field("complete_nof", kCapObjects, e.complete_nof, o->complete_nof, who, as_number);
+  m.field("complete_disk", kCapObjects, e.complete_disk, o->complete_disk, who, as_number);
   m.field("processing", kCapObjects, e.processing, o->processing, who, as_number);
   m.field("group", kCapObjects, e.group, o->group, who, as_number);
   m.field("hard_pinned", kCapObjects, e.hard_pinned, o->hard_pinned, who, as_number);

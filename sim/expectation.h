@@ -21,7 +21,7 @@ struct ObjectExpectation {
   std::optional<std::optional<Time>> deadline;  // inner nullopt: no stored deadline
   std::optional<Time> lease;
   std::optional<std::optional<SoftPinAction>> pending;  // inner nullopt: no Pending
-  std::optional<uint32_t> complete_memory, complete_nof, processing;
+  std::optional<uint32_t> complete_memory, complete_nof, complete_disk, processing;
   std::optional<GroupId> group;
   std::optional<bool> hard_pinned;
   bool operator==(const ObjectExpectation&) const = default;

@@ -290,6 +290,7 @@ json encode_config(const Config& c) {
   json quotas = json::object();
   for (const auto& [t, q] : c.tenant_quota_bytes) quotas[std::to_string(t)] = q;
   j["tenant_quota_bytes"] = quotas;
+  if (c.disk_replica) j["disk_replica"] = true;  // written only when on: older traces stay as they were
   j["max_retained_groups"] = c.max_retained_groups;
   j["max_group_retention_ttl_ms"] = c.max_group_retention_ttl_ms;
   return j;
@@ -319,6 +320,7 @@ Config decode_config(const json& j, const std::string& path) {
     }
   }
   c.multi_tenant = f.boolean_or("multi_tenant", c.multi_tenant);
+  c.disk_replica = f.boolean_or("disk_replica", c.disk_replica);
   if (f.has("tenant_quota_bytes")) {
     const json& q = f.raw("tenant_quota_bytes");
     if (!q.is_object()) Fields::fail(f.at("tenant_quota_bytes"), "expected an object of tenant -> bytes");
@@ -346,6 +348,7 @@ json encode_view(const View& v) {
            {"complete_memory", o.complete_memory}, {"complete_nof", o.complete_nof},
            {"processing", o.processing}, {"group", o.group}, {"lease", o.lease}};
     x["deadline"] = o.deadline ? json(*o.deadline) : json(nullptr);
+    if (o.complete_disk) x["complete_disk"] = o.complete_disk;
     if (o.hard_pinned) x["hard_pinned"] = true;
     if (o.pending)
       x["pending"] = {{"action", std::string(to_string(o.pending->action))},
@@ -409,6 +412,7 @@ ObjectExpectation decode_object_expectation(const json& j, const std::string& pa
   }
   if (f.has("complete_memory")) e.complete_memory = f.u32_or("complete_memory", 0);
   if (f.has("complete_nof")) e.complete_nof = f.u32_or("complete_nof", 0);
+  if (f.has("complete_disk")) e.complete_disk = f.u32_or("complete_disk", 0);
   if (f.has("processing")) e.processing = f.u32_or("processing", 0);
   if (f.has("group")) e.group = f.u32_or("group", 0);
   if (f.has("hard_pinned")) e.hard_pinned = f.boolean_or("hard_pinned", false);
@@ -475,6 +479,7 @@ json encode_state_expectation(const StateExpectation& e) {
       if (o.pending) x["pending"] = *o.pending ? json(std::string(to_string(**o.pending))) : json(nullptr);
       if (o.complete_memory) x["complete_memory"] = *o.complete_memory;
       if (o.complete_nof) x["complete_nof"] = *o.complete_nof;
+      if (o.complete_disk) x["complete_disk"] = *o.complete_disk;
       if (o.processing) x["processing"] = *o.processing;
       if (o.group) x["group"] = *o.group;
       if (o.hard_pinned) x["hard_pinned"] = *o.hard_pinned;

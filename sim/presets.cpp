@@ -105,6 +105,23 @@ void segments(Choices& c, WorkloadConfig& w, Config& m) {
   at_least(w, {OpKind::Snapshot, OpKind::Restore, OpKind::Evict, OpKind::Advance}, 3);
 }
 
+// Disk mode (a storage backend): every write also gets a disk replica that
+// only an End naming disk completes. Memory is evicted, segments leave and
+// snapshots are taken while disk Ends are still to come, so objects live on
+// their disk replica alone; half the seeds in multi-tenant mode, where such
+// an object is charged nothing but is still its tenant's.
+void disk(Choices& c, WorkloadConfig& w, Config& m) {
+  m.disk_replica = true;
+  if (c.chance(50)) {
+    w.tenants = std::max<uint32_t>(w.tenants, 2);
+    draw_tenants(c, w.tenants, &m);
+    at_least(w, {OpKind::SetQuota, OpKind::DeleteQuota}, 3);
+  }
+  at_least(w, {OpKind::PutStart, OpKind::PutEnd, OpKind::UpsertStart, OpKind::UpsertEnd, OpKind::Get}, 10);
+  at_least(w, {OpKind::Evict, OpKind::Advance, OpKind::PutRevoke, OpKind::UpsertRevoke, OpKind::Remove}, 6);
+  at_least(w, {OpKind::Snapshot, OpKind::Restore, OpKind::Unmount, OpKind::Mount}, 2);
+}
+
 constexpr Preset kPresets[] = {
     {"swarm", "the plain swarm draw", &swarm},
     {"groups", "groups with reads, leases, removal and grouped eviction", &groups},
@@ -116,6 +133,7 @@ constexpr Preset kPresets[] = {
     {"retention", "group retention at a small admission cap", &retention},
     {"expiry", "short pins, aimed advances and cleanup", &expiry},
     {"segments", "memory segments unmounted and mounted again under pinned, grouped and in-flight writes", &segments},
+    {"disk", "disk mode: every write also gets a disk replica; memory evicted and segments lost under it", &disk},
 };
 
 }  // namespace

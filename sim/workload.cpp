@@ -207,13 +207,18 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
       const auto* it = op.keys.empty() ? nullptr : model.objects().find({op.object.tenant, op.keys[0]});
       if (it && c.chance(85)) op.client = it->second.client;
       if (k == OpKind::BatchPutEnd || k == OpKind::BatchPutRevoke)
-        op.selector = static_cast<ReplicaSelector>(c.chance(60) ? 0 : 1 + c.pick(2));
+        op.selector = selector(c);
       if (k == OpKind::BatchRemove) op.force = c.chance(30);
       break;
     }
     default: break;
   }
   return op;
+}
+
+// Mostly all, else memory or NoF, or in disk mode the disk replica too.
+ReplicaSelector Workload::selector(Choices& c) const {
+  return static_cast<ReplicaSelector>(c.chance(60) ? 0 : 1 + c.pick(master_.disk_replica ? 3 : 2));
 }
 
 // A single-key End or Revoke: mostly by the key's current writer, sometimes
@@ -224,7 +229,7 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
 void Workload::end_or_revoke(Choices& c, const Model& model, Time now, Op* op) const {
   const auto* it = model.objects().find(op->object);
   if (it && c.chance(85)) op->client = it->second.client;
-  op->selector = static_cast<ReplicaSelector>(c.chance(60) ? 0 : 1 + c.pick(2));
+  op->selector = selector(c);
   if (!has_field(op->kind, kFieldChecksum) || w_.checksums == 0) return;
   const uint64_t replica = it && !it->second.replicas.empty() ? it->second.replicas.front().id : 0;
   Prng derived(static_cast<uint64_t>(now) * 0x9E3779B97F4A7C15ull ^ uint64_t{op->object.tenant} << 56 ^

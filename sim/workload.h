@@ -85,6 +85,7 @@ class Workload {
   std::vector<KeyId> batch_keys(Choices& c) const;
   Op segment_op(Choices& c, OpKind kind) const;
   void end_or_revoke(Choices& c, const Model& model, Time now, Op* op) const;
+  ReplicaSelector selector(Choices& c) const;
   // The upcoming deadlines and lease ends advances aim at.
   static std::vector<Time> aim_marks(const Model& model, Time now);
   WorkloadConfig w_;

@@ -40,8 +40,9 @@ void object_lane(std::ostringstream& svg, const ShowInput& in, ObjectId id, int 
     const int x = kLeft + static_cast<int>(i) * kStepW;
     const bool active = o->deadline && *o->deadline > s.t;
     const char* pin = active ? "#2e7d32" : o->deadline ? "#9e9e9e" : "#e0e0e0";
+    const uint32_t complete = o->complete_memory + o->complete_nof + o->complete_disk;
     const std::string what = "step " + std::to_string(i) + " t=" + std::to_string(s.t) + ": " +
-                             std::to_string(o->complete_memory + o->complete_nof) + " COMPLETE, " +
+                             std::to_string(complete) + " COMPLETE, " +
                              std::to_string(o->processing) + " PROCESSING, deadline " +
                              (o->deadline ? std::to_string(*o->deadline) + (active ? " (Active)" : " (expired)") : "none") +
                              ", lease " + std::to_string(o->lease) + ", group " + std::to_string(o->group) +
@@ -50,7 +51,7 @@ void object_lane(std::ostringstream& svg, const ShowInput& in, ObjectId id, int 
     if (o->pending) rect(svg, x + 1, y + 13, kStepW - 2, 6, "#f9a825", what);         // Pending
     if (o->lease > s.t) rect(svg, x + 1, y + 20, kStepW - 2, 4, "#1565c0", what);     // live lease
     svg << "<text x=\"" << x + 3 << "\" y=\"" << y + 10 << "\" font-size=\"9\" fill=\"white\">"
-        << o->complete_memory + o->complete_nof << (o->processing ? "+" + std::to_string(o->processing) + "p" : "")
+        << complete << (o->processing ? "+" + std::to_string(o->processing) + "p" : "")
         << "</text>";
   }
   svg << "</g>";

@@ -112,7 +112,8 @@ View EmbeddedMaster::view(Time now) const {
       for (const Replica& r : md->replicas) {
         if (r.status == ReplicaStatus::Processing) ++o.processing;
         else if (r.kind == ReplicaKind::Memory) ++o.complete_memory;
-        else ++o.complete_nof;
+        else if (r.kind == ReplicaKind::Nof) ++o.complete_nof;
+        else ++o.complete_disk;
       }
       o.deadline = md->committed_deadline();
       if (md->pending) o.pending = PendingView{md->pending->action, md->pending->ttl_ms, md->viable_pending_replicas()};
@@ -307,6 +308,10 @@ bool EmbeddedMaster::allocate_locked(const Op& op, const PreferredSegments& pref
   out->clear();
   for (uint32_t s : memory) out->push_back({next_replica_id_++, ReplicaKind::Memory, ReplicaStatus::Processing, s});
   for (uint32_t s : nof) out->push_back({next_replica_id_++, ReplicaKind::Nof, ReplicaStatus::Processing, s});
+  // Disk mode (root_fs_dir): the file's replica, in no segment, PROCESSING
+  // until the client's storage backend reports it written.
+  if (config_.disk_replica)
+    out->push_back({next_replica_id_++, ReplicaKind::Disk, ReplicaStatus::Processing, kNoSegment});
   return true;
 }
 

@@ -50,6 +50,7 @@ std::vector<uint32_t> SegmentAllocators::allocate(ReplicaKind kind, uint64_t siz
 }
 
 void SegmentAllocators::release(uint32_t segment, uint64_t size) {
+  if (segment == kNoSegment) return;  // a disk replica: a file, in no segment
   if (segments_[segment].record.mounted) segments_[segment].used -= size;
 }
 
@@ -103,7 +104,9 @@ std::vector<SegmentRecord> SegmentAllocators::records() const {
   return out;
 }
 
-void SegmentAllocators::hold(uint32_t segment, uint64_t size) { segments_[segment].used += size; }
+void SegmentAllocators::hold(uint32_t segment, uint64_t size) {
+  if (segment != kNoSegment) segments_[segment].used += size;
+}
 
 void SegmentAllocators::clear() {
   for (Segment& s : segments_) s.used = 0;

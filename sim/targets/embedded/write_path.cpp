@@ -209,7 +209,9 @@ Outcome EmbeddedMaster::end(const Op& op, Time now) {
   }
   md->lease = std::max(md->lease, now);  // GrantReadLease(0)
   if (md->all_complete()) md->processing = false;
-  if (op.checksum || !faults_.f21_end_without_checksum_keeps_old) md->checksum = op.checksum;  // F21
+  // PutEnd's checksum condition: every End but a disk one without a checksum sets it (F21: only one with).
+  if (op.checksum || (op.selector != ReplicaSelector::Disk && !faults_.f21_end_without_checksum_keeps_old))
+    md->checksum = op.checksum;
   settle_primary_write(id, *md);  // SettlePrimaryWriteQuotaIfReady
   return Outcome{};
 }

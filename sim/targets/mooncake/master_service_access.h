@@ -72,6 +72,7 @@ class MasterServiceSnapshotTestBase {
   struct Replica {
     bool memory;
     bool nof;
+    bool disk;  // a DISK replica (disk mode's file)
     ReplicaStatus status;
     ReplicaID id;
     bool invalid;  // a memory replica on an unmounted segment (has_invalid_mem_handle)
@@ -118,7 +119,8 @@ class MasterServiceSnapshotTestBase {
 #endif
           for (const auto& r : md.GetAllReplicas())
             o.replicas.push_back(
-                {r.is_memory_replica(), r.is_nof_replica(), r.status(), r.id(), r.has_invalid_mem_handle()});
+                {r.is_memory_replica(), r.is_nof_replica(), r.is_disk_replica(), r.status(), r.id(),
+                 r.has_invalid_mem_handle()});
           {
             SpinLocker locker(&md.lock);
             o.deadline = md.soft_pin_timeout;

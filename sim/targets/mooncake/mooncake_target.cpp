@@ -113,6 +113,10 @@ mc::MasterServiceConfig service_config(const Config& c, const std::string& polic
   m.allow_evict_soft_pinned_objects = c.allow_evict_soft_pinned_objects;
   m.put_start_discard_timeout_sec = c.put_start_discard_timeout_ms / 1000;
   m.put_start_release_timeout_sec = c.put_start_release_timeout_ms / 1000;
+  // Disk mode: a storage backend's root. MasterService only names files
+  // under it (ResolvePathFromKey); the clients write them, so nothing is
+  // created or read there.
+  if (c.disk_replica) m.root_fs_dir = "/pinsim-disk-replicas";
 #if PINSIM_MC_HAS_RETAIN_GROUPS
   m.max_retained_groups = c.max_retained_groups;
   m.max_group_retention_ttl_ms = c.max_group_retention_ttl_ms;
@@ -281,7 +285,10 @@ std::optional<ObjectView> object_view(const Access::Object& o) {
   for (const auto& r : o.replicas) {
     if (r.invalid) continue;
     if (r.status == mc::ReplicaStatus::PROCESSING) ++ov.processing;
-    else if (r.status == mc::ReplicaStatus::COMPLETE) (r.memory ? ov.complete_memory : ov.complete_nof) += 1;
+    else if (r.status != mc::ReplicaStatus::COMPLETE) continue;
+    else if (r.memory) ++ov.complete_memory;
+    else if (r.disk) ++ov.complete_disk;
+    else ++ov.complete_nof;
   }
   if (o.deadline) ov.deadline = from_tp(*o.deadline);
   if (o.has_pending) {
@@ -771,6 +778,7 @@ class MooncakeTarget final : public Target {
       case ReplicaSelector::All: return mc::ReplicaType::ALL;
       case ReplicaSelector::Memory: return mc::ReplicaType::MEMORY;
       case ReplicaSelector::Nof: return mc::ReplicaType::NOF_SSD;
+      case ReplicaSelector::Disk: return mc::ReplicaType::DISK;
     }
     return mc::ReplicaType::ALL;
   }
