@@ -70,6 +70,10 @@ struct View {
   // master counts them (Mooncake's allocated memory size), which must be the
   // sum of memory_used. Compared with kCapSegments.
   uint64_t allocated = 0;
+  // Disk replicas whose file another live object's disk replica names too:
+  // two objects, one file. Always 0 for a correct master (docs/interpretations.md,
+  // "Disk replicas"); compared with kCapObjects.
+  uint64_t shared_disk_files = 0;
   bool operator==(const View&) const = default;
 };
 

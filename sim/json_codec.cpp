@@ -342,6 +342,7 @@ Config decode_config(const json& j, const std::string& path) {
 
 json encode_view(const View& v) {
   json j;
+  if (v.shared_disk_files) j["shared_disk_files"] = v.shared_disk_files;
   json objs = json::array();
   for (const ObjectView& o : v.objects) {
     json x{{"tenant", o.id.tenant}, {"key", o.id.key}, {"size", o.size},

@@ -59,6 +59,7 @@ View masked(View v, Capabilities caps) {
     if (!(caps & kCapPending)) o.pending.reset();
     if (!(caps & kCapLease)) o.lease = 0;
   }
+  if (!(caps & kCapObjects)) v.shared_disk_files = 0;
   if (!(caps & kCapGauge)) v.gauge = 0;
   if (!(caps & kCapRetention)) {
     v.retention.clear();
@@ -103,6 +104,9 @@ Difference describe_difference(const View& e, const View& a) {
                                  (y.hard_pinned ? "set" : "unset")};
     if (x != y) return {"replicas", who + "replicas, size or group differ"};
   }
+  if (e.shared_disk_files != a.shared_disk_files)
+    return {"disk_files", "disk replicas naming a file another object's also names: expected " +
+                              std::to_string(e.shared_disk_files) + ", got " + std::to_string(a.shared_disk_files)};
   // Charges and allocations last: a missing or extra object is the cause, not its bytes.
   if (e.usage != a.usage)
     return {"usage", "tenant usage differs: " + usage_text(e.usage) + " expected, got " + usage_text(a.usage)};

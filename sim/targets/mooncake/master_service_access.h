@@ -90,6 +90,7 @@ class MasterServiceSnapshotTestBase {
     std::vector<ReplicaID> eligible;
     Clock::time_point lease;
     std::string group;
+    std::vector<std::string> disk_files;  // the file each DISK replica names (disk mode)
   };
 
   static constexpr size_t kShards = MasterService::kNumShards;
@@ -117,6 +118,8 @@ class MasterServiceSnapshotTestBase {
 #else
           o.hard_pinned = false;
 #endif
+          for (const auto& r : md.GetAllReplicas())
+            if (r.is_disk_replica()) o.disk_files.push_back(r.get_descriptor().get_disk_descriptor().file_path);
           for (const auto& r : md.GetAllReplicas())
             o.replicas.push_back(
                 {r.is_memory_replica(), r.is_nof_replica(), r.is_disk_replica(), r.status(), r.id(),

@@ -615,18 +615,35 @@ class MooncakeTarget final : public Target {
       if (std::any_of(objects.begin(), objects.end(), held)) dirty_.insert(shard);
   }
 
-  std::vector<ObjectView> read_shard(size_t i) const {
+  // Shard `i`'s objects, and the files its disk replicas name into `files`.
+  std::vector<ObjectView> read_shard(size_t i, std::vector<std::string>* files) const {
     std::vector<ObjectView> out;
-    for (const Access::Object& o : Access::Objects(*service_, i))
+    for (const Access::Object& o : Access::Objects(*service_, i)) {
       if (auto ov = object_view(o)) out.push_back(*ov);
+      files->insert(files->end(), o.disk_files.begin(), o.disk_files.end());
+    }
     return out;
   }
 
-  std::map<size_t, std::vector<ObjectView>> read_all() const {
+  std::map<size_t, std::vector<ObjectView>> read_all(std::map<size_t, std::vector<std::string>>* files) const {
     std::map<size_t, std::vector<ObjectView>> all;
-    for (size_t i = 0; i < Access::kShards; ++i)
-      if (auto objects = read_shard(i); !objects.empty()) all[i] = std::move(objects);
+    files->clear();
+    for (size_t i = 0; i < Access::kShards; ++i) {
+      std::vector<std::string> named;
+      if (auto objects = read_shard(i, &named); !objects.empty()) all[i] = std::move(objects);
+      if (!named.empty()) (*files)[i] = std::move(named);
+    }
     return all;
+  }
+
+  // Disk replicas whose file another disk replica names too.
+  uint64_t shared_disk_files() const {
+    std::map<std::string, uint64_t> named;
+    for (const auto& [shard, files] : shard_disk_files_)
+      for (const std::string& f : files) ++named[f];
+    uint64_t shared = 0;
+    for (const auto& [file, n] : named) shared += n > 1 ? n : 0;
+    return shared;
   }
 
   void refresh() const {
@@ -636,13 +653,18 @@ class MooncakeTarget final : public Target {
     }();
     const bool full = all_dirty_ || ++views_since_full_ >= kFullViewEvery;
     if (full) {
-      shard_objects_ = read_all();
+      shard_objects_ = read_all(&shard_disk_files_);
       views_since_full_ = 0;
     } else {
-      for (size_t i : dirty_)
-        if (auto objects = read_shard(i); !objects.empty()) shard_objects_[i] = std::move(objects);
+      for (size_t i : dirty_) {
+        std::vector<std::string> files;
+        if (auto objects = read_shard(i, &files); !objects.empty()) shard_objects_[i] = std::move(objects);
         else shard_objects_.erase(i);
-      if (check && shard_objects_ != read_all())
+        if (!files.empty()) shard_disk_files_[i] = std::move(files);
+        else shard_disk_files_.erase(i);
+      }
+      std::map<size_t, std::vector<std::string>> files;
+      if (check && (shard_objects_ != read_all(&files) || files != shard_disk_files_))
         throw std::logic_error("mooncake target: the View read from the touched shards differs from a full read");
     }
     refresh_charges(check);
@@ -704,6 +726,7 @@ class MooncakeTarget final : public Target {
 #endif
     v.cached = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_mem_cache_nums());
     v.allocated = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_allocated_mem_size());
+    if (config_.disk_replica) v.shared_disk_files = shared_disk_files();
 #if PINSIM_MC_HAS_GRACEFUL_UNMOUNT
     {  // through each mounted segment's allocator: a leaving one's is out of the manager
       std::vector<mc::UUID> ids;
@@ -1092,6 +1115,7 @@ class MooncakeTarget final : public Target {
   std::string policy_file_;  // multi-tenant mode's quota policies
   // The View's objects, by shard, and the shards to read again (see touch).
   mutable std::map<size_t, std::vector<ObjectView>> shard_objects_;
+  mutable std::map<size_t, std::vector<std::string>> shard_disk_files_;  // by shard, as last read
   mutable std::set<size_t> dirty_;
   mutable std::set<TenantId> dirty_tenants_;
   mutable std::map<std::string, uint64_t> charges_;  // tenant name -> charged bytes, when not 0
