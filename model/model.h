@@ -71,6 +71,19 @@ struct EvictionRun {
   void encode(std::string* out) const;  // appends a canonical encoding
 };
 
+// One single Put/UpsertStart as Mooncake takes it in multi-tenant mode,
+// between its critical sections: an attempt, and after an attempt refused for
+// quota an eviction of the tenant's own objects for the deficit, three
+// attempts in all (Model::start_attempt, Model::start_quota_evict). The
+// placement preference is the request's, fixed by the first attempt.
+struct StartRun {
+  std::vector<uint64_t> preference;
+  int attempts = 0;
+  uint64_t deficit = 0;  // of the last attempt, refused for quota
+  bool ended = false;    // an attempt gave the call's outcome; the steps left change nothing
+  void encode(std::string* out) const;  // appends a canonical encoding
+};
+
 // A segment as the master knows it (segments.cpp): mounted or not; leaving
 // while a graceful unmount is under way (mounted, readable, takes no new
 // replica); and the client that mounted it, the only one that may start its
@@ -123,6 +136,15 @@ class Model {
   void evict_pass1_step(EvictionRun& run, ObjectId id, Time now);
   void evict_release_step(EvictionRun& run, Time now);
   void evict_pass2_step(EvictionRun& run, ObjectId id, Time now);
+
+  // A single start in multi-tenant mode as Mooncake's Put/UpsertStart takes
+  // it, for explaining a history in which its quota evictions land between
+  // other calls (sim/sched): an attempt (nothing changes when it is refused),
+  // then, refused for quota, the eviction of its deficit, and so on; the
+  // attempt that ends the run gives the call's outcome. A step of an ended
+  // run changes nothing. with_quota_retries runs the steps back to back.
+  Outcome start_attempt(const Op& op, StartRun& run, Time now);
+  void start_quota_evict(const Op& op, StartRun& run, Time now);
 
   View view(Time now) const;
   void view(Time now, View* out) const;  // reuses out's buffers (the explorer's per-transition View)
@@ -179,8 +201,8 @@ class Model {
   void init_quotas();
   void recompute_quotas();
   // write_path.cpp
-  Outcome put_start(const Op& op, Time now) { return with_quota_retries(op, now, &Model::put_start_once); }
-  Outcome upsert_start(const Op& op, Time now) { return with_quota_retries(op, now, &Model::upsert_start_once); }
+  Outcome put_start(const Op& op, Time now) { return with_quota_retries(op, now); }
+  Outcome upsert_start(const Op& op, Time now) { return with_quota_retries(op, now); }
   Outcome put_start_once(const Op& op, Time now);
   Outcome upsert_start_once(const Op& op, Time now);
   Outcome end(const Op& op, Time now);
@@ -205,7 +227,7 @@ class Model {
   Outcome batch(const Op& op, Time now);  // model.cpp
   void grant_read_lease(ObjectId id, Object& obj, Time now);
   // tenant_quota.cpp: multi-tenant mode (rules tenant.*)
-  Outcome with_quota_retries(const Op& op, Time now, Outcome (Model::*attempt)(const Op&, Time));
+  Outcome with_quota_retries(const Op& op, Time now);
   std::optional<ErrorCode> check_registered(TenantId tenant);
   std::optional<ErrorCode> charge_admits(TenantId tenant, uint64_t need, uint64_t released);
   uint64_t tenant_charge(TenantId tenant) const;

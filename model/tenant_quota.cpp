@@ -154,31 +154,55 @@ uint64_t Model::evict_for_quota(TenantId tenant, uint64_t target, bool allow_sof
 // the tenant's own objects (pass 1 without active soft pins, pass 2 with
 // them when allowed) until the deficit is freed, and tries again; three
 // attempts in all. Evictions stay when the last attempt is refused too
-// (eviction may take those objects at any time).
-Outcome Model::with_quota_retries(const Op& op, Time now, Outcome (Model::*attempt)(const Op&, Time)) {
-  constexpr int kAttempts = 3;
-  // The placement preference (most free space first) is the request's, as a
-  // client's ReplicateConfig is: fixed when the request begins, kept by its
-  // retries (and by a batch's elements, which set it already). Only quota
-  // eviction can free space between attempts, so only multi-tenant mode needs it.
-  const bool own_preference = config_.multi_tenant && batch_preference_.empty();
-  if (own_preference) batch_preference_ = preference_order(config_.segments, segment_used_);
+// (eviction may take those objects at any time). Each attempt and each
+// eviction is a critical section of its own in Mooncake (start_attempt).
+Outcome Model::with_quota_retries(const Op& op, Time now) {
+  StartRun run;
   Outcome out;
-  for (int i = 0; i < kAttempts; ++i) {
-    out = (this->*attempt)(op, now);
-    if (out.code != ErrorCode::TENANT_QUOTA_EXCEEDED) break;
-    if (i + 1 == kAttempts) {
-      hits_.hit(Rule::Quota);
-      break;
-    }
-    hits_.hit(Rule::QuotaEviction);
-    const uint64_t target = quota_deficit_;
-    const uint64_t freed = evict_for_quota(op.object.tenant, target, false, now);
-    if (freed < target && config_.allow_evict_soft_pinned_objects)
-      evict_for_quota(op.object.tenant, target - freed, true, now);
+  while (!run.ended) {
+    out = start_attempt(op, run, now);
+    start_quota_evict(op, run, now);
   }
-  if (own_preference) batch_preference_.clear();
   return out;
+}
+
+// One attempt. The placement preference (most free space first) is the
+// request's, as a client's ReplicateConfig is: fixed when the request begins
+// (by the first attempt, unless a runner or a batch set it), kept by its
+// retries (and by a batch's elements, which set it already). Only quota
+// eviction can free space between attempts, so only multi-tenant mode needs it.
+Outcome Model::start_attempt(const Op& op, StartRun& run, Time now) {
+  constexpr int kAttempts = 3;
+  if (run.ended) return Outcome{};
+  const bool own_preference = config_.multi_tenant && batch_preference_.empty();
+  if (own_preference && run.preference.empty()) run.preference = preference_order(config_.segments, segment_used_);
+  if (own_preference) batch_preference_ = run.preference;
+  const Outcome out = op.kind == OpKind::PutStart ? put_start_once(op, now) : upsert_start_once(op, now);
+  if (own_preference) batch_preference_.clear();
+  ++run.attempts;
+  run.ended = out.code != ErrorCode::TENANT_QUOTA_EXCEEDED || run.attempts == kAttempts;
+  if (run.ended && out.code == ErrorCode::TENANT_QUOTA_EXCEEDED) hits_.hit(Rule::Quota);
+  if (!run.ended) run.deficit = quota_deficit_;
+  return out;
+}
+
+// EvictTenantMemoryForQuota after a refused attempt: pass 1 spares active
+// soft pins, pass 2 (when allowed and pass 1 fell short) takes them too.
+void Model::start_quota_evict(const Op& op, StartRun& run, Time now) {
+  if (run.ended) return;
+  hits_.hit(Rule::QuotaEviction);
+  const uint64_t freed = evict_for_quota(op.object.tenant, run.deficit, false, now);
+  if (freed < run.deficit && config_.allow_evict_soft_pinned_objects)
+    evict_for_quota(op.object.tenant, run.deficit - freed, true, now);
+}
+
+void StartRun::encode(std::string* out) const {
+  const uint64_t n = preference.size();
+  out->append(reinterpret_cast<const char*>(&n), sizeof n);
+  for (uint64_t score : preference) out->append(reinterpret_cast<const char*>(&score), sizeof score);
+  out->append(reinterpret_cast<const char*>(&attempts), sizeof attempts);
+  out->append(reinterpret_cast<const char*>(&deficit), sizeof deficit);
+  out->push_back(ended ? '1' : '0');
 }
 
 }  // namespace pinsim

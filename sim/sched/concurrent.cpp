@@ -86,12 +86,22 @@ bool overlaps_another(const History& h, size_t i) {
   return false;
 }
 
-// The steps to linearize: one per call, or BatchEvict's steps for an
-// eviction taken in steps (concurrent.h).
+bool is_attempt(EvictStage s) {
+  return s == EvictStage::Attempt1 || s == EvictStage::Attempt2 || s == EvictStage::Attempt3;
+}
+
+// The steps to linearize: one per call, BatchEvict's steps for an eviction
+// taken in steps, or a start's attempts and quota evictions (concurrent.h).
 std::vector<Linearized> steps_of(const Model& start, const History& h, Time now, Capabilities caps) {
   std::vector<Linearized> steps;
   std::vector<ObjectId> objects;
   for (size_t i = 0; i < h.calls.size(); ++i) {
+    if (start.config().multi_tenant && single_start(h.calls[i].op) && overlaps_another(h, i)) {
+      for (EvictStage stage : {EvictStage::Attempt1, EvictStage::QuotaEvict1, EvictStage::Attempt2,
+                               EvictStage::QuotaEvict2, EvictStage::Attempt3})
+        steps.push_back({i, {}, stage, {}});
+      continue;
+    }
     if (!(caps & kCapEvictionInSteps) || h.calls[i].op.kind != OpKind::Evict || !overlaps_another(h, i)) {
       steps.push_back({i, {}, EvictStage::Whole, {}});
       continue;
@@ -111,7 +121,7 @@ std::vector<Linearized> steps_of(const Model& start, const History& h, Time now,
 
 struct State {
   Model model;
-  Evictions evictions;
+  Runs runs;
 };
 
 struct Search {
@@ -148,7 +158,12 @@ struct Search {
   bool explains(const State& st, size_t left) {
     if (left == 0) return ends_in_target_view(st.model);
     st.model.canonical_state(now, &buffer, Model::IdRanks::PerObject, Model::Actors::Kept);
-    for (const auto& [call, run] : st.evictions) {
+    for (const auto& [call, run] : st.runs.evictions) {
+      buffer.append(reinterpret_cast<const char*>(&call), sizeof call);
+      run.encode(&buffer);
+    }
+    buffer.push_back('|');
+    for (const auto& [call, run] : st.runs.starts) {
       buffer.append(reinterpret_cast<const char*>(&call), sizeof call);
       run.encode(&buffer);
     }
@@ -157,8 +172,9 @@ struct Search {
     for (size_t s = 0; s < steps.size(); ++s) {
       if (done[s] || !minimal(s)) continue;
       Linearized step = steps[s];
-      const size_t alternatives =
-          step.stage == EvictStage::Whole && single_start(h.calls[step.call].op) ? preferences.size() : 0;
+      const bool whole_start = step.stage == EvictStage::Whole && single_start(h.calls[step.call].op);
+      const bool begins_start = whole_start || step.stage == EvictStage::Attempt1;
+      const size_t alternatives = begins_start ? preferences.size() : 0;
       for (size_t p = 0; p <= alternatives; ++p) {  // p == 0: the model's own preference
         step.preference = p == 0 ? std::vector<uint64_t>{} : preferences[p - 1];
         if (explains_with(st, left, s, step)) return true;
@@ -179,13 +195,20 @@ struct Search {
 
   bool explains_with(const State& st, size_t left, size_t s, Linearized step) {
     State next = st;
-    const Outcome out = apply_step(next.model, next.evictions, h, step, now);
-    const bool answers = step.stage == EvictStage::Whole || step.stage == EvictStage::Begin;
+    const Outcome out = apply_step(next.model, next.runs, h, step, now);
+    const bool ends_start = is_attempt(step.stage) && next.runs.starts[step.call].ended;
+    const bool answers = step.stage == EvictStage::Whole || step.stage == EvictStage::Begin || ends_start;
     if (answers && step.call != free_call && !(out == h.calls[step.call].outcome)) return false;
+    std::vector<size_t> skipped;  // the steps an ended start leaves, which change nothing
+    for (size_t j = s + 1; ends_start && j < steps.size() && steps[j].call == step.call; ++j) {
+      done[j] = true;
+      skipped.push_back(j);
+    }
     done[s] = true;
     order.push_back(std::move(step));
-    const bool found = explains(next, left - 1);
+    const bool found = explains(next, left - 1 - skipped.size());
     done[s] = false;
+    for (size_t j : skipped) done[j] = false;
     if (!found) order.pop_back();
     return found;
   }
@@ -193,8 +216,9 @@ struct Search {
 
 }  // namespace
 
-Outcome apply_step(Model& m, Evictions& evictions, const History& history, const Linearized& step, Time now) {
+Outcome apply_step(Model& m, Runs& runs, const History& history, const Linearized& step, Time now) {
   const Op& op = history.calls[step.call].op;
+  std::map<size_t, EvictionRun>& evictions = runs.evictions;
   switch (step.stage) {
     case EvictStage::Whole:
       if (!step.preference.empty()) m.prefer_in_next_start(step.preference);
@@ -204,6 +228,13 @@ Outcome apply_step(Model& m, Evictions& evictions, const History& history, const
     case EvictStage::Pass1: m.evict_pass1_step(evictions[step.call], step.object, now); break;
     case EvictStage::Release: m.evict_release_step(evictions[step.call], now); break;
     case EvictStage::Pass2: m.evict_pass2_step(evictions[step.call], step.object, now); break;
+    case EvictStage::Attempt1:
+      if (!step.preference.empty()) runs.starts[step.call].preference = step.preference;
+      [[fallthrough]];
+    case EvictStage::Attempt2:
+    case EvictStage::Attempt3: return m.start_attempt(op, runs.starts[step.call], now);
+    case EvictStage::QuotaEvict1:
+    case EvictStage::QuotaEvict2: m.start_quota_evict(op, runs.starts[step.call], now); break;
   }
   return Outcome{};
 }

@@ -54,7 +54,18 @@ History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scrip
 // objects may go in any order (Mooncake's shard order, from a random start
 // in pass 2, is not followed), which accepts at least every order Mooncake
 // can take.
-enum class EvictStage : uint8_t { Whole, Begin, Census, Pass1, Release, Pass2 };
+//
+// A single start in multi-tenant mode that overlaps another call is
+// linearized as Mooncake's Put/UpsertStart takes it, each step anywhere
+// inside the call and in this order: Attempt1, QuotaEvict1, Attempt2,
+// QuotaEvict2, Attempt3 (Model::start_attempt, Model::start_quota_evict).
+// An attempt refused for quota changes nothing, and the quota eviction after
+// it runs under its own locks, so other calls may land between them; the
+// attempt that ends the run gives the call's outcome, and the steps left
+// after it are taken as done.
+enum class EvictStage : uint8_t {
+  Whole, Begin, Census, Pass1, Release, Pass2, Attempt1, QuotaEvict1, Attempt2, QuotaEvict2, Attempt3
+};
 struct Linearized {
   size_t call = 0;
   std::vector<uint64_t> preference;
@@ -62,13 +73,17 @@ struct Linearized {
   ObjectId object{};  // Census, Pass1, Pass2
 };
 
-// The evictions in progress along a linearization, by call.
-using Evictions = std::map<size_t, EvictionRun>;
+// The evictions and starts in progress along a linearization, by call.
+struct Runs {
+  std::map<size_t, EvictionRun> evictions;
+  std::map<size_t, StartRun> starts;
+};
 
-// Applies one step of a linearization to `m` (`evictions` carries the
-// evictions taken in steps from one step to the next). The outcome of a
-// Whole or Begin step is the call's; other steps answer OK.
-Outcome apply_step(Model& m, Evictions& evictions, const History& history, const Linearized& step, Time now);
+// Applies one step of a linearization to `m` (`runs` carries the evictions
+// and starts taken in steps from one step to the next). The outcome of a
+// Whole or Begin step, and of the attempt that ends a start, is the call's;
+// other steps answer OK.
+Outcome apply_step(Model& m, Runs& runs, const History& history, const Linearized& step, Time now);
 
 // An order of history.calls that explains the history from `start` (as
 // check_linearizable says), or nullopt when none does. A start may place by

@@ -143,16 +143,16 @@ class Lane {
     view_only.final_placement.reset();
     if (const auto order = linearize(model(), view_only, t, caps); order && h.final_placement) {
       Model m = model();
-      Evictions evictions;
-      for (const Linearized& step : *order) apply_step(m, evictions, h, step, t);
+      Runs runs;
+      for (const Linearized& step : *order) apply_step(m, runs, h, step, t);
       const Placement mp = m.placement();
       const Difference d = describe_placement_difference(mp, *h.final_placement);
       return Failure{index, "linearizability", round + "no order of the calls places the replicas as the target did: " +
                      d.detail, encode_placement(mp), encode_placement(*h.final_placement), d.field};
     }
     Model m = model();
-    Evictions evictions;
-    for (const Linearized& step : *outcomes_only) apply_step(m, evictions, h, step, t);
+    Runs runs;
+    for (const Linearized& step : *outcomes_only) apply_step(m, runs, h, step, t);
     const View mv = masked(m.view(t), caps), tv = masked(h.final_view, caps);
     const Difference d = describe_difference(mv, tv);
     return Failure{index, "linearizability", round + "no order of the calls ends in the target's View: " + d.detail,
@@ -164,11 +164,11 @@ class Lane {
   std::optional<Failure> along(const History& h, const Model& start, const std::vector<Linearized>& order, Time t,
                                size_t index, Capabilities caps) {
     Model m = start;
-    Evictions evictions;
+    Runs runs;
     View before = m.view(t);
     for (size_t k = 0; k < order.size(); ++k) {
       const Call& c = h.calls[order[k].call];
-      apply_step(m, evictions, h, order[k], t);
+      apply_step(m, runs, h, order[k], t);
       View after = m.view(t);
       if (auto f = properties(c, before, after, t, index, kCapAll, "model")) return f;
       if (k + 1 == order.size())  // the target's side, on what both show (placement left out)

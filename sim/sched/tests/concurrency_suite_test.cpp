@@ -102,13 +102,14 @@ TEST(ConcurrencyLane, TheCorrectMasterPassesAFixedSeedRange) {
 // trace's description says why): a start placing by an older picture of free
 // space, two orders ending in one View with different placements, and (the
 // orders-one-view traces) more such orders than the 32 model states the lane
-// carried before it compared the target's placement.
+// carried before it compared the target's placement, and a start whose quota
+// evictions landed between other calls (quota-retry-steps-537).
 class LaneFalseAlarm : public testing::TestWithParam<const char*> {};
 
 INSTANTIATE_TEST_SUITE_P(Lane, LaneFalseAlarm,
                          testing::Values("stale-preference", "same-view-other-placement",
                                          "orders-one-view-release-191", "orders-one-view-upsert-298",
-                                         "orders-one-view-revoke-755"),
+                                         "orders-one-view-revoke-755", "quota-retry-steps-537"),
                          [](const testing::TestParamInfo<const char*>& i) {
                            std::string name = i.param;
                            std::erase(name, '-');
