@@ -143,7 +143,10 @@ class Model {
   // then, refused for quota, the eviction of its deficit, and so on; the
   // attempt that ends the run gives the call's outcome. A step of an ended
   // run changes nothing. with_quota_retries runs the steps back to back.
-  Outcome start_attempt(const Op& op, StartRun& run, Time now);
+  // A `preference` given replaces the run's from this attempt on (an
+  // explanation's choice, sim/sched); a refusal for quota does not depend on
+  // it, since the quota is checked before placement.
+  Outcome start_attempt(const Op& op, StartRun& run, Time now, const std::vector<uint64_t>& preference = {});
   void start_quota_evict(const Op& op, StartRun& run, Time now);
 
   View view(Time now) const;

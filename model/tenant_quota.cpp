@@ -171,10 +171,11 @@ Outcome Model::with_quota_retries(const Op& op, Time now) {
 // (by the first attempt, unless a runner or a batch set it), kept by its
 // retries (and by a batch's elements, which set it already). Only quota
 // eviction can free space between attempts, so only multi-tenant mode needs it.
-Outcome Model::start_attempt(const Op& op, StartRun& run, Time now) {
+Outcome Model::start_attempt(const Op& op, StartRun& run, Time now, const std::vector<uint64_t>& preference) {
   constexpr int kAttempts = 3;
   if (run.ended) return Outcome{};
   const bool own_preference = config_.multi_tenant && batch_preference_.empty();
+  if (own_preference && !preference.empty()) run.preference = preference;
   if (own_preference && run.preference.empty()) run.preference = preference_order(config_.segments, segment_used_);
   if (own_preference) batch_preference_ = run.preference;
   const Outcome out = op.kind == OpKind::PutStart ? put_start_once(op, now) : upsert_start_once(op, now);

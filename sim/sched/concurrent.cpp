@@ -173,11 +173,15 @@ struct Search {
       if (done[s] || !minimal(s)) continue;
       Linearized step = steps[s];
       const bool whole_start = step.stage == EvictStage::Whole && single_start(h.calls[step.call].op);
-      const bool begins_start = whole_start || step.stage == EvictStage::Attempt1;
-      const size_t alternatives = begins_start ? preferences.size() : 0;
+      const size_t alternatives = whole_start || is_attempt(step.stage) ? preferences.size() : 0;
       for (size_t p = 0; p <= alternatives; ++p) {  // p == 0: the model's own preference
         step.preference = p == 0 ? std::vector<uint64_t>{} : preferences[p - 1];
-        if (explains_with(st, left, s, step)) return true;
+        bool ended = true;
+        if (explains_with(st, left, s, step, &ended)) return true;
+        // An attempt refused for quota is refused whatever the preference
+        // (the quota is checked before placement) and places nothing: the
+        // preference is chosen by the attempt that ends the run.
+        if (!ended) break;
       }
     }
     return false;
@@ -193,10 +197,11 @@ struct Search {
     return found.size() >= limit;
   }
 
-  bool explains_with(const State& st, size_t left, size_t s, Linearized step) {
+  bool explains_with(const State& st, size_t left, size_t s, Linearized step, bool* ended) {
     State next = st;
     const Outcome out = apply_step(next.model, next.runs, h, step, now);
     const bool ends_start = is_attempt(step.stage) && next.runs.starts[step.call].ended;
+    if (is_attempt(step.stage)) *ended = ends_start;
     const bool answers = step.stage == EvictStage::Whole || step.stage == EvictStage::Begin || ends_start;
     if (answers && step.call != free_call && !(out == h.calls[step.call].outcome)) return false;
     std::vector<size_t> skipped;  // the steps an ended start leaves, which change nothing
@@ -229,10 +234,8 @@ Outcome apply_step(Model& m, Runs& runs, const History& history, const Linearize
     case EvictStage::Release: m.evict_release_step(evictions[step.call], now); break;
     case EvictStage::Pass2: m.evict_pass2_step(evictions[step.call], step.object, now); break;
     case EvictStage::Attempt1:
-      if (!step.preference.empty()) runs.starts[step.call].preference = step.preference;
-      [[fallthrough]];
     case EvictStage::Attempt2:
-    case EvictStage::Attempt3: return m.start_attempt(op, runs.starts[step.call], now);
+    case EvictStage::Attempt3: return m.start_attempt(op, runs.starts[step.call], now, step.preference);
     case EvictStage::QuotaEvict1:
     case EvictStage::QuotaEvict2: m.start_quota_evict(op, runs.starts[step.call], now); break;
   }

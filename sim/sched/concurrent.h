@@ -62,7 +62,10 @@ History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scrip
 // An attempt refused for quota changes nothing, and the quota eviction after
 // it runs under its own locks, so other calls may land between them; the
 // attempt that ends the run gives the call's outcome, and the steps left
-// after it are taken as done.
+// after it are taken as done. The search chooses the start's preference at
+// the attempt that ends the run: a refusal for quota does not depend on it
+// (the quota is checked before placement), and the model's own is the one
+// its first attempt took.
 enum class EvictStage : uint8_t {
   Whole, Begin, Census, Pass1, Release, Pass2, Attempt1, QuotaEvict1, Attempt2, QuotaEvict2, Attempt3
 };
