@@ -3,7 +3,8 @@
 // (a seed failing with the fault that passes without it) and shrunk to a
 // minimal schedule that replays as written, from its text, and passes on the
 // correct master; the correct master passes a fixed range of seeds and the
-// shrunk traces of the lane's former false alarms (tests/lane_traces).
+// shrunk traces of the lane's former false alarms and of the embedded
+// master's own races, fixed (tests/lane_traces).
 //   F18  cleanup reads the stored deadline before it takes the shard lock
 //   F19  cleanup holds the index mutex while it takes shard locks (lock order)
 //   F20  cleanup writes the gauge back from a value read outside any lock
@@ -122,6 +123,26 @@ TEST_P(LaneFalseAlarm, TheCorrectMasterPassesTheShrunkTrace) {
   ASSERT_TRUE(r.error.empty()) << r.error;
   EXPECT_FALSE(r.failure) << r.failure->detail;
   EXPECT_EQ(r.rounds, trace.concurrent->rounds.size());  // every round ran and was checked
+}
+
+// Races of the embedded master itself that the lane found, fixed, shrunk:
+// a replacing start erased the key's group route and set it again while a
+// concurrent End looked the route up (route-race-77, EmbeddedMaster::reroute).
+class LaneRegression : public testing::TestWithParam<const char*> {};
+
+INSTANTIATE_TEST_SUITE_P(Lane, LaneRegression, testing::Values("route-race-77"),
+                         [](const testing::TestParamInfo<const char*>& i) {
+                           std::string name = i.param;
+                           std::erase(name, '-');
+                           return name;
+                         });
+
+TEST_P(LaneRegression, TheFixedMasterPassesTheShrunkTrace) {
+  const Trace trace = load_trace(std::string(PINSIM_LANE_TRACES) + "/" + GetParam() + ".json");
+  const pinsim::RunResult r = replay_concurrent(trace, &make_embedded_target, {}, kChecks);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_FALSE(r.failure) << r.failure->detail;
+  EXPECT_EQ(r.rounds, trace.concurrent->rounds.size());
 }
 
 TEST(ConcurrencyLane, SameSeedSameTraceScheduleIncluded) {

@@ -184,13 +184,21 @@ void EmbeddedMaster::erase_route(ObjectId id) {
   routes_.erase(id);
 }
 
+bool EmbeddedMaster::reroute(ObjectId id, GroupId old_group, GroupId group) {
+  if (old_group == 0) return false;  // no route to lose: a lookup finds the old home, held, and retries
+  if (group != 0) set_route(id, group);
+  else erase_route(id);
+  return true;
+}
+
 size_t EmbeddedMaster::lock_home_shard(ObjectId id, ShardLock* lock) {
   for (;;) {
     const GroupId group = route_of(id);
     const size_t s = home_shard(id, group);
     ShardLock l(shards_[s].mutex);
     // A route is set before the insert and erased after the erase, both under
-    // the home shard's lock, so an unchanged route means `s` is the home.
+    // the home shard's lock (a replacement sets the new one before the erase,
+    // holding both homes: reroute), so an unchanged route means `s` is the home.
     if (route_of(id) == group) {
       *lock = std::move(l);
       return s;
@@ -248,7 +256,7 @@ void EmbeddedMaster::apply_evaluation(ObjectId id, size_t shard, const SoftPinEv
 
 // EraseMetadata: the registration goes by key, the destructor owns the -1,
 // the ledger gives back the whole charge (ReleaseAll).
-void EmbeddedMaster::erase_object(size_t shard, ObjectId id) {
+void EmbeddedMaster::erase_object(size_t shard, ObjectId id, bool keep_route) {
   Shard& s = shards_[shard];
   auto it = s.objects.find(id);
   ObjectMetadata& md = *it->second;
@@ -271,7 +279,7 @@ void EmbeddedMaster::erase_object(size_t shard, ObjectId id) {
     }
   }
   s.objects.erase(it);
-  if (group != 0) erase_route(id);  // after the erase: see lock_home_shard
+  if (group != 0 && !keep_route) erase_route(id);  // after the erase: see lock_home_shard
 }
 
 // The preferred segments a request's ReplicateConfig carries, taken when

@@ -114,6 +114,10 @@ class EmbeddedMaster final : public Target {
   GroupId route_of(ObjectId id) const;
   void set_route(ObjectId id, GroupId group);
   void erase_route(ObjectId id);
+  // A replacing Start's route, set before it erases an old object that had
+  // one and kept through the insert, with both homes held: a lookup never
+  // sees the key lose its route in between. Returns erase_object's keep_route.
+  bool reroute(ObjectId id, GroupId old_group, GroupId group);
   // Write-locks the shard that holds `id` (its home for its current route),
   // retrying if the object moves meanwhile; returns the shard index.
   size_t lock_home_shard(ObjectId id, ShardLock* lock);
@@ -128,7 +132,7 @@ class EmbeddedMaster final : public Target {
 
   // Shared state changes.
   void apply_evaluation(ObjectId id, size_t shard, const SoftPinEvaluation& eval);
-  void erase_object(size_t shard, ObjectId id);  // EraseMetadata
+  void erase_object(size_t shard, ObjectId id, bool keep_route = false);  // EraseMetadata
   // Quota and placement for a new object, reserved before the old one goes;
   // `released` is the charge the replaced object gives back. A quota
   // refusal sets the request's deficit.

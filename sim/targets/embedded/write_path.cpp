@@ -74,10 +74,12 @@ Outcome EmbeddedMaster::put_start_once(const Op& op, Time now, StartRequest* req
   if (md) {  // only stale PROCESSING replicas: erase and recreate, carrying nothing
     discard_replicas(*md, md->replicas.begin(),
                      saturating_deadline(md->put_start_time, config_.put_start_release_timeout_ms));
-    erase_object(shard, id);
+    erase_object(shard, id, reroute(id, md->group, op.group));  // a concurrent End finds the home
   }
-  if (ErrorCode err = reserve_late(op, md != nullptr, &replicas, request); err != ErrorCode::OK)
+  if (ErrorCode err = reserve_late(op, md != nullptr, &replicas, request); err != ErrorCode::OK) {
+    if (md) erase_route(id);  // the key is gone
     return Outcome::of(err);
+  }
   shard = home_shard(id, op.group);  // held since the lookup, as the old one still is
   Inherited from;  // PutStart: everything from the request
   from.group = op.group;
@@ -158,9 +160,10 @@ Outcome EmbeddedMaster::upsert_start_once(const Op& op, Time now, StartRequest* 
     // an unexpired deadline (constructor +1).
     from = inherit_replaced(op, *md, replace_a, now);
     discard_replicas(*md, md->replicas.begin(), saturating_deadline(now, config_.put_start_release_timeout_ms));
-    erase_object(shard, id);
+    erase_object(shard, id, reroute(id, md->group, from.group));  // a concurrent End finds the home
   }
   if (ErrorCode err = reserve_late(op, md != nullptr, &replicas, request); err != ErrorCode::OK) {
+    if (md) erase_route(id);  // the key is gone
     release_all_quota(id, from.quota);  // the replaced charge goes with the failed write
     return Outcome::of(err);
   }
