@@ -2,6 +2,7 @@
 #include "concurrent.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <atomic>
 #include <set>
@@ -86,20 +87,48 @@ bool overlaps_another(const History& h, size_t i) {
   return false;
 }
 
+// Whether a start of `tenant` may be refused for quota in some order of the
+// round's calls: the tenant has a policy and its charge at the start of the
+// round, plus every start of the round for it, exceeds its effective quota,
+// or a call of the round may change quotas (policies, mounts, a restore).
+// Charges grow only by starts; the other calls keep or lower them. A start
+// that is never refused is its one attempt, so it is taken whole.
+bool quota_may_refuse(const View& v, const History& h, TenantId tenant) {
+  const auto quota =
+      std::find_if(v.quotas.begin(), v.quotas.end(), [&](const UsageView& q) { return q.tenant == tenant; });
+  if (quota == v.quotas.end()) return false;  // no policy: never refused for quota
+  unsigned __int128 bound = 0;
+  for (const UsageView& u : v.usage) bound += u.tenant == tenant ? u.bytes : 0;
+  for (const Call& c : h.calls) {
+    const OpClass cls = op_info(c.op.kind).cls;
+    if (cls == OpClass::Policy || cls == OpClass::Segment || c.op.kind == OpKind::Restore) return true;
+    if (!is_start(c.op.kind) || c.op.object.tenant != tenant) continue;
+    if (c.op.keys.empty()) bound += static_cast<unsigned __int128>(c.op.size) * c.op.memory_replicas;
+    for (size_t k = 0; k < c.op.keys.size(); ++k)
+      bound += static_cast<unsigned __int128>(k < c.op.sizes.size() ? c.op.sizes[k] : c.op.size) *
+               c.op.memory_replicas;
+  }
+  return bound > quota->bytes;
+}
+
 bool is_attempt(EvictStage s) {
   return s == EvictStage::Attempt1 || s == EvictStage::Attempt2 || s == EvictStage::Attempt3;
 }
 
 // The steps to linearize: one per call, BatchEvict's steps for an eviction
 // taken in steps, or a start's attempts and quota evictions (concurrent.h).
-std::vector<Linearized> steps_of(const Model& start, const History& h, Time now, Capabilities caps) {
+std::vector<Linearized> steps_of(const Model& start, const History& h, Time now, Capabilities caps,
+                                 bool split_starts, bool* split) {
   std::vector<Linearized> steps;
   std::vector<ObjectId> objects;
+  std::optional<View> v;
   for (size_t i = 0; i < h.calls.size(); ++i) {
-    if (start.config().multi_tenant && single_start(h.calls[i].op) && overlaps_another(h, i)) {
+    if (split_starts && start.config().multi_tenant && single_start(h.calls[i].op) && overlaps_another(h, i) &&
+        quota_may_refuse(v ? *v : v.emplace(start.view(now)), h, h.calls[i].op.object.tenant)) {
       for (EvictStage stage : {EvictStage::Attempt1, EvictStage::QuotaEvict1, EvictStage::Attempt2,
                                EvictStage::QuotaEvict2, EvictStage::Attempt3})
         steps.push_back({i, {}, stage, {}});
+      *split = true;
       continue;
     }
     if (!(caps & kCapEvictionInSteps) || h.calls[i].op.kind != OpKind::Evict || !overlaps_another(h, i)) {
@@ -141,18 +170,38 @@ struct Search {
   bool outcomes_only = false;  // any end state will do (explain_outcomes)
   size_t free_call = SIZE_MAX;  // a call whose outcome is not checked (explain_outcomes)
 
+  // What is left at a search state, for minimal: the earliest stage left per
+  // call, and the two calls left that returned first.
+  struct Left {
+    std::vector<int> first_stage;  // per call; INT_MAX: nothing left
+    size_t first = SIZE_MAX, second = SIZE_MAX;
+  };
+
+  Left left_at() const {
+    Left l;
+    l.first_stage.assign(h.calls.size(), INT_MAX);
+    for (size_t j = 0; j < steps.size(); ++j)
+      if (!done[j]) l.first_stage[steps[j].call] = std::min(l.first_stage[steps[j].call], int(steps[j].stage));
+    for (size_t c = 0; c < h.calls.size(); ++c) {
+      if (l.first_stage[c] == INT_MAX) continue;
+      if (l.first == SIZE_MAX || h.calls[c].returned < h.calls[l.first].returned) {
+        l.second = l.first;
+        l.first = c;
+      } else if (l.second == SIZE_MAX || h.calls[c].returned < h.calls[l.second].returned) {
+        l.second = c;
+      }
+    }
+    return l;
+  }
+
   // Whether step s may come next: no step of another call left undone
   // returned before its call was invoked, and no earlier stage of its own
   // call is left undone.
-  bool minimal(size_t s) const {
+  bool minimal(size_t s, const Left& l) const {
     const Linearized& x = steps[s];
-    for (size_t j = 0; j < steps.size(); ++j) {
-      if (done[j] || j == s) continue;
-      if (steps[j].call == x.call ? steps[j].stage < x.stage
-                                  : h.calls[steps[j].call].returned < h.calls[x.call].invoked)
-        return false;
-    }
-    return true;
+    if (int(x.stage) != l.first_stage[x.call]) return false;
+    const size_t other = l.first == x.call ? l.second : l.first;
+    return other == SIZE_MAX || !(h.calls[other].returned < h.calls[x.call].invoked);
   }
 
   bool explains(const State& st, size_t left) {
@@ -169,8 +218,9 @@ struct Search {
     }
     for (const bool b : done) buffer.push_back(b ? '1' : '0');
     if (!seen.insert(digest_of(buffer)).second) return false;
+    const Left l = left_at();
     for (size_t s = 0; s < steps.size(); ++s) {
-      if (done[s] || !minimal(s)) continue;
+      if (done[s] || !minimal(s, l)) continue;
       Linearized step = steps[s];
       const bool whole_start = step.stage == EvictStage::Whole && single_start(h.calls[step.call].op);
       const size_t alternatives = whole_start || is_attempt(step.stage) ? preferences.size() : 0;
@@ -242,25 +292,39 @@ Outcome apply_step(Model& m, Runs& runs, const History& history, const Linearize
   return Outcome{};
 }
 
+// The search runs first with every start taken whole, and only when that
+// explains nothing with the starts that may be refused for quota split into
+// their attempts and evictions (steps_of): whole starts are one order of the
+// split steps, so the history is accepted exactly when the split search
+// accepts it, and rounds that need no split keep the smaller search.
 std::vector<Explanation> explanations(const Model& start, const History& history, Time now, Capabilities caps,
                                       size_t limit) {
-  std::vector<Linearized> steps = steps_of(start, history, now, caps);
-  const size_t n = steps.size();
-  Search s{history, now, caps, masked(history.final_view, caps), preference_candidates(start.config().segments),
-           std::move(steps), std::vector<bool>(n, false), {}, {}, std::max<size_t>(limit, 1), {}, {}, {}};
-  s.explains(State{start, {}}, n);
-  return std::move(s.found);
+  for (bool split_starts : {false, true}) {
+    bool split = false;
+    std::vector<Linearized> steps = steps_of(start, history, now, caps, split_starts, &split);
+    if (split_starts && !split) break;  // the same search again
+    const size_t n = steps.size();
+    Search s{history, now, caps, masked(history.final_view, caps), preference_candidates(start.config().segments),
+             std::move(steps), std::vector<bool>(n, false), {}, {}, std::max<size_t>(limit, 1), {}, {}, {}};
+    s.explains(State{start, {}}, n);
+    if (!s.found.empty()) return std::move(s.found);
+  }
+  return {};
 }
 
 std::optional<Explanation> explain_outcomes(const Model& start, const History& history, Time now, Capabilities caps,
                                             size_t free_call) {
-  std::vector<Linearized> steps = steps_of(start, history, now, caps);
-  const size_t n = steps.size();
-  Search s{history, now, caps, {}, preference_candidates(start.config().segments), std::move(steps),
-           std::vector<bool>(n, false), {}, {}, 1, {}, {}, {}, true, free_call};
-  s.explains(State{start, {}}, n);
-  if (s.found.empty()) return std::nullopt;
-  return std::move(s.found.front());
+  for (bool split_starts : {false, true}) {  // as explanations
+    bool split = false;
+    std::vector<Linearized> steps = steps_of(start, history, now, caps, split_starts, &split);
+    if (split_starts && !split) break;
+    const size_t n = steps.size();
+    Search s{history, now, caps, {}, preference_candidates(start.config().segments), std::move(steps),
+             std::vector<bool>(n, false), {}, {}, 1, {}, {}, {}, true, free_call};
+    s.explains(State{start, {}}, n);
+    if (!s.found.empty()) return std::move(s.found.front());
+  }
+  return std::nullopt;
 }
 
 std::optional<std::vector<Linearized>> linearize(const Model& start, const History& history, Time now,

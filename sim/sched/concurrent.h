@@ -55,8 +55,10 @@ History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scrip
 // in pass 2, is not followed), which accepts at least every order Mooncake
 // can take.
 //
-// A single start in multi-tenant mode that overlaps another call is
-// linearized as Mooncake's Put/UpsertStart takes it, each step anywhere
+// When no order of whole calls explains a round, a single start in
+// multi-tenant mode that overlaps another call and may be refused for quota
+// in some order (its tenant's charge plus the round's starts exceed its
+// quota, or the round changes quotas) is linearized as Mooncake's Put/UpsertStart takes it, each step anywhere
 // inside the call and in this order: Attempt1, QuotaEvict1, Attempt2,
 // QuotaEvict2, Attempt3 (Model::start_attempt, Model::start_quota_evict).
 // An attempt refused for quota changes nothing, and the quota eviction after
