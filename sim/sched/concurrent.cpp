@@ -297,34 +297,49 @@ Outcome apply_step(Model& m, Runs& runs, const History& history, const Linearize
 // their attempts and evictions (steps_of): whole starts are one order of the
 // split steps, so the history is accepted exactly when the split search
 // accepts it, and rounds that need no split keep the smaller search.
-std::vector<Explanation> explanations(const Model& start, const History& history, Time now, Capabilities caps,
-                                      size_t limit) {
+namespace {
+
+// Runs `search` on the steps with every start whole, then, when it found
+// nothing and some start may be split, on the split steps.
+template <typename SearchSteps>
+void whole_then_split(const Model& start, const History& history, Time now, Capabilities caps,
+                      SearchSteps search) {
   for (bool split_starts : {false, true}) {
     bool split = false;
     std::vector<Linearized> steps = steps_of(start, history, now, caps, split_starts, &split);
-    if (split_starts && !split) break;  // the same search again
+    if (split_starts && !split) return;  // the same search again
+    if (search(std::move(steps))) return;
+  }
+}
+
+}  // namespace
+
+std::vector<Explanation> explanations(const Model& start, const History& history, Time now, Capabilities caps,
+                                      size_t limit) {
+  std::vector<Explanation> found;
+  whole_then_split(start, history, now, caps, [&](std::vector<Linearized> steps) {
     const size_t n = steps.size();
     Search s{history, now, caps, masked(history.final_view, caps), preference_candidates(start.config().segments),
              std::move(steps), std::vector<bool>(n, false), {}, {}, std::max<size_t>(limit, 1), {}, {}, {}};
     s.explains(State{start, {}}, n);
-    if (!s.found.empty()) return std::move(s.found);
-  }
-  return {};
+    found = std::move(s.found);
+    return !found.empty();
+  });
+  return found;
 }
 
 std::optional<Explanation> explain_outcomes(const Model& start, const History& history, Time now, Capabilities caps,
                                             size_t free_call) {
-  for (bool split_starts : {false, true}) {  // as explanations
-    bool split = false;
-    std::vector<Linearized> steps = steps_of(start, history, now, caps, split_starts, &split);
-    if (split_starts && !split) break;
+  std::optional<Explanation> found;
+  whole_then_split(start, history, now, caps, [&](std::vector<Linearized> steps) {  // as explanations
     const size_t n = steps.size();
     Search s{history, now, caps, {}, preference_candidates(start.config().segments), std::move(steps),
              std::vector<bool>(n, false), {}, {}, 1, {}, {}, {}, true, free_call};
     s.explains(State{start, {}}, n);
-    if (!s.found.empty()) return std::move(s.found.front());
-  }
-  return std::nullopt;
+    if (!s.found.empty()) found = std::move(s.found.front());
+    return found.has_value();
+  });
+  return found;
 }
 
 std::optional<std::vector<Linearized>> linearize(const Model& start, const History& history, Time now,
