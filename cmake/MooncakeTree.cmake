@@ -97,6 +97,8 @@ mc_feature_if_file(SNAPSHOT_CODEC "${MC_INC}/ha/snapshot/master_snapshot_codec.h
 mc_feature_if_file(RANDOM_ENGINE "${MC_INC}/random.h")
 mc_feature_if_text(EVICT_FOR_TESTING MC_MS_TEXT "RunBatchEvictForTesting")
 mc_feature_if_text(GAUGE MC_METRIC_TEXT "get_soft_pin_key_count")
+# The read-hit byte metrics (memory and file cache hits) and their getters.
+mc_feature_if_text(HIT_BYTES MC_METRIC_TEXT "get_file_cache_hit_bytes")
 # The batch lifecycle calls (BatchExistKey ... BatchRemove); BatchUpsertStart
 # is the newest of them.
 mc_feature_if_text(BATCH_UPSERT MC_MS_TEXT "BatchUpsertStart")
@@ -212,7 +214,7 @@ endif()
 set(_unsupported "")
 foreach(pair RETAIN_GROUPS=retain_groups NOF=nof CLEANUP=cleanup "SNAPSHOT_CODEC=snapshot restore" GAUGE=gauge
              "MULTI_TENANT=multi-tenant tenant_quota" HARD_PIN=hard_pin GRACEFUL_UNMOUNT=graceful_unmount
-             OBJECT_CHECKSUM=checksum)
+             OBJECT_CHECKSUM=checksum "HIT_BYTES=read-hit metrics")
   string(REPLACE "=" ";" pair "${pair}")
   list(GET pair 0 feature)
   list(GET pair 1 words)

@@ -267,6 +267,8 @@ void Model::view(Time now, View* out) const {
   }
   v.cached = cached_objects(v.objects);
   v.allocated = allocated_memory(v.memory_used);
+  v.memory_hit_bytes = memory_hit_bytes_;
+  v.disk_hit_bytes = disk_hit_bytes_;
 }
 
 }  // namespace pinsim

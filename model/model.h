@@ -229,6 +229,7 @@ class Model {
   Outcome remove_all(const Op& op, Time now);
   Outcome batch(const Op& op, Time now);  // model.cpp
   void grant_read_lease(ObjectId id, Object& obj, Time now);
+  void count_hit(const Object& obj);
   // tenant_quota.cpp: multi-tenant mode (rules tenant.*)
   Outcome with_quota_retries(const Op& op, Time now);
   std::optional<ErrorCode> check_registered(TenantId tenant);
@@ -310,6 +311,7 @@ class Model {
   std::map<TenantId, uint64_t> effective_quota_;
   uint64_t quota_deficit_ = 0;                    // of the last refused charge
   int64_t gauge_ = 0;
+  uint64_t memory_hit_bytes_ = 0, disk_hit_bytes_ = 0;  // rule read.hit; a restore keeps them
   // Stored deadlines in time order: lets cleanup visit only due objects
   // (derived from objects_, kept in step by set_deadline alone).
   std::set<std::pair<Time, ObjectId>> deadlines_;

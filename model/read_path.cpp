@@ -35,6 +35,21 @@ void Model::grant_read_lease(ObjectId id, Object& obj, Time now) {
   if (dirty != groups_needing_refresh_.end()) groups_needing_refresh_.erase(dirty);
 }
 
+// Rule read.hit: a read is served from memory when the object has a
+// completed memory replica, else from disk when it has a completed disk
+// replica; a read served from NoF alone is neither (no metric names it).
+void Model::count_hit(const Object& obj) {
+  bool memory = false, disk = false;
+  for (const Replica& r : obj.replicas) {
+    if (r.status != ReplicaStatus::Complete) continue;
+    memory |= r.kind == ReplicaKind::Memory;
+    disk |= r.kind == ReplicaKind::Disk;
+  }
+  if (memory || disk) hits_.hit(Rule::ReadHit);
+  if (memory) memory_hit_bytes_ += obj.size;
+  else if (disk) disk_hit_bytes_ += obj.size;
+}
+
 Outcome Model::get(const Op& op, Time now) {
   auto it = find_object(op.object);
   if (!it) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
@@ -43,6 +58,7 @@ Outcome Model::get(const Op& op, Time now) {
   for (const Replica& r : obj.replicas) readable += r.status == ReplicaStatus::Complete;
   if (readable == 0) return Outcome::of(ErrorCode::REPLICA_IS_NOT_READY);
   grant_read_lease(op.object, obj, now);
+  count_hit(obj);
   Outcome out;
   out.replicas = readable;
   out.checksum = obj.checksum;  // rule read.checksum

@@ -74,6 +74,12 @@ struct View {
   // two objects, one file. Always 0 for a correct master (docs/interpretations.md,
   // "Disk replicas"); compared with kCapObjects.
   uint64_t shared_disk_files = 0;
+  // The read-hit counters since the run began (rule read.hit): bytes of the
+  // objects gets were served from memory, and from a disk file. Mooncake's
+  // mem/file cache-hit byte metrics; a restore does not reset them.
+  // Compared with kCapHits.
+  uint64_t memory_hit_bytes = 0;
+  uint64_t disk_hit_bytes = 0;
   bool operator==(const View&) const = default;
 };
 
@@ -88,14 +94,15 @@ enum Capability : uint32_t {
   kCapUsage = 1u << 6,      // bytes charged and effective quota per tenant
   kCapSegments = 1u << 7,   // bytes allocated per memory segment, and the allocated-memory metric
   kCapCached = 1u << 8,     // the cached-objects gauge
-  kCapAll = (1u << 9) - 1,
+  kCapHits = 1u << 9,       // the read-hit counters
+  kCapAll = (1u << 10) - 1,
   // Not a part of the View: the target may be called from several threads at
   // once (the concurrent lane, sim/sched, runs only such targets).
-  kCapThreadSafe = 1u << 9,
+  kCapThreadSafe = 1u << 10,
   // Not a part of the View: the target's eviction takes one shard lock at a
   // time (census, pass 1, release, pass 2, as Mooncake's BatchEvict), so a
   // concurrent history is explained with other calls between its steps.
-  kCapEvictionInSteps = 1u << 10,
+  kCapEvictionInSteps = 1u << 11,
 };
 using Capabilities = uint32_t;
 

@@ -1,6 +1,6 @@
 // Expectations on state: what a trace step may say about the View after it
 // (per key: presence, deadline, lease, pending action, replica counts, group,
-// hard pin; the gauge; the key count; live retention entries; tenant charges). Matching is partial:
+// hard pin; the gauge; the key count; live retention entries; tenant charges; read-hit bytes). Matching is partial:
 // a field the step does not name is not compared. The runner checks each
 // expectation against the target's View and against the model's.
 #pragma once
@@ -41,6 +41,7 @@ struct StateExpectation {
   std::vector<RetentionExpectation> retention;
   std::vector<UsageView> usage;  // bytes charged per listed tenant (0: nothing)
   std::vector<UsageView> quotas;  // effective quota per listed tenant (0: no policy)
+  std::optional<uint64_t> memory_hit_bytes, disk_hit_bytes;  // the read-hit counters (rule read.hit)
   bool operator==(const StateExpectation&) const = default;
 };
 

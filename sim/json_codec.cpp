@@ -378,6 +378,8 @@ json encode_view(const View& v) {
   j["mounted"] = mounted;
   j["cached"] = v.cached;
   j["allocated"] = v.allocated;
+  if (v.memory_hit_bytes) j["memory_hit_bytes"] = v.memory_hit_bytes;
+  if (v.disk_hit_bytes) j["disk_hit_bytes"] = v.disk_hit_bytes;
   return j;
 }
 
@@ -434,6 +436,8 @@ StateExpectation decode_state_expectation(const json& j, const std::string& path
   StateExpectation e;
   if (f.has("gauge")) e.gauge = static_cast<int64_t>(f.u64("gauge"));
   if (f.has("keys")) e.keys = f.u64("keys");
+  if (f.has("memory_hit_bytes")) e.memory_hit_bytes = f.u64("memory_hit_bytes");
+  if (f.has("disk_hit_bytes")) e.disk_hit_bytes = f.u64("disk_hit_bytes");
   if (f.has("objects")) {
     const json& a = array_field(f, "objects");
     for (size_t i = 0; i < a.size(); ++i)
@@ -470,6 +474,8 @@ json encode_state_expectation(const StateExpectation& e) {
   json j = json::object();
   if (e.gauge) j["gauge"] = *e.gauge;
   if (e.keys) j["keys"] = *e.keys;
+  if (e.memory_hit_bytes) j["memory_hit_bytes"] = *e.memory_hit_bytes;
+  if (e.disk_hit_bytes) j["disk_hit_bytes"] = *e.disk_hit_bytes;
   if (!e.objects.empty()) {
     json a = json::array();
     for (const ObjectExpectation& o : e.objects) {

@@ -72,6 +72,7 @@ View masked(View v, Capabilities caps) {
   }
   if (!(caps & kCapSegments)) v.memory_used.clear(), v.mounted.clear(), v.allocated = 0;
   if (!(caps & kCapCached)) v.cached = 0;
+  if (!(caps & kCapHits)) v.memory_hit_bytes = 0, v.disk_hit_bytes = 0;
   return v;
 }
 
@@ -128,6 +129,10 @@ Difference describe_difference(const View& e, const View& a) {
   if (e.cached != a.cached)
     return {"cached",
             "cached-objects gauge: expected " + std::to_string(e.cached) + ", got " + std::to_string(a.cached)};
+  if (e.memory_hit_bytes != a.memory_hit_bytes || e.disk_hit_bytes != a.disk_hit_bytes)
+    return {"hits", "read-hit bytes (memory, disk): expected " + std::to_string(e.memory_hit_bytes) + ", " +
+                        std::to_string(e.disk_hit_bytes) + ", got " + std::to_string(a.memory_hit_bytes) + ", " +
+                        std::to_string(a.disk_hit_bytes)};
   return {};
 }
 

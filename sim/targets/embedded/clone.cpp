@@ -22,6 +22,8 @@ EmbeddedMaster::EmbeddedMaster(const EmbeddedMaster& other)
       index_(other.index_),
       gauge_(other.gauge_),
       retained_group_count_(other.retained_group_count_.load()),
+      memory_hit_bytes_(other.memory_hit_bytes_.load()),
+      disk_hit_bytes_(other.disk_hit_bytes_.load()),
       snapshots_(other.snapshots_) {
   for (size_t i = 0; i < shards_.size(); ++i) {
     const Shard& from = other.shards_[i];

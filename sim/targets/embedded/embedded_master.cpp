@@ -140,6 +140,8 @@ View EmbeddedMaster::view(Time now) const {
   v.mounted = segments_.mount_states();
   v.cached = cached_objects(v.objects);
   v.allocated = allocated_memory(v.memory_used);
+  v.memory_hit_bytes = memory_hit_bytes_.load();
+  v.disk_hit_bytes = disk_hit_bytes_.load();
   return v;
 }
 

@@ -169,6 +169,7 @@ class EmbeddedMaster final : public Target {
   // read_path.cpp
   void grant_read_lease(ObjectId id, size_t shard, ObjectMetadata& md, Time now);
   Outcome get(const Op& op, Time now);
+  void count_hit(const ObjectMetadata& md);
   Outcome exist(const Op& op, Time now);
   Outcome remove(const Op& op, Time now);
   Outcome remove_all(const Op& op, Time now);
@@ -257,6 +258,7 @@ class EmbeddedMaster final : public Target {
   DeadlineIndex index_;
   SoftPinGauge gauge_;
   std::atomic<uint64_t> retained_group_count_{0};  // PR 2835 admission counter
+  std::atomic<uint64_t> memory_hit_bytes_{0}, disk_hit_bytes_{0};  // read-hit metrics; a restore keeps them
   std::vector<SnapshotImage> snapshots_;           // under snapshot_mutex_ (exclusive)
 };
 

@@ -7,7 +7,7 @@ namespace pinsim::embedded {
 
 namespace {
 
-constexpr std::array<FaultInfo, 21> kFaults{{
+constexpr std::array<FaultInfo, 22> kFaults{{
     {"F1", "reads renew the soft pin (the pre-#2909 behaviour)", &Faults::f1_reads_renew_soft_pin},
     {"F2", "cleanup clears a pin without the deadline-equality check (stale index entry)",
      &Faults::f2_cleanup_skips_deadline_check},
@@ -38,6 +38,8 @@ constexpr std::array<FaultInfo, 21> kFaults{{
      &Faults::f20_gauge_updated_outside_lock, FaultLane::Interleaving},
     {"F21", "an End that declares no checksum keeps the value's old one (the assignment made conditional)",
      &Faults::f21_end_without_checksum_keeps_old},
+    {"F22", "a read served from a disk file is counted as a memory hit (the hit metric's replica test)",
+     &Faults::f22_disk_hit_counted_as_memory},
 }};
 
 }  // namespace

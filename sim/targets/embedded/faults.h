@@ -31,6 +31,7 @@ struct Faults {
   bool f19_index_held_over_shard_locks = false;   // F19 (a lock-order cycle)
   bool f20_gauge_updated_outside_lock = false;    // F20 (shows only in an interleaving)
   bool f21_end_without_checksum_keeps_old = false;  // F21
+  bool f22_disk_hit_counted_as_memory = false;      // F22
 };
 
 // Where a fault can show: in a sequential run (every campaign and `pinsim

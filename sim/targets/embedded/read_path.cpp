@@ -3,6 +3,7 @@
 // refresh); removal is never blocked by a soft pin.
 #include "embedded_master.h"
 
+#include <algorithm>
 #include <set>
 
 namespace pinsim::embedded {
@@ -32,6 +33,21 @@ void EmbeddedMaster::grant_read_lease(ObjectId id, size_t shard, ObjectMetadata&
   if (dirty != s.dirty_groups.end()) s.dirty_groups.erase(dirty);
 }
 
+// The read-hit metrics (GetReplicaList's): the object's bytes count as a
+// memory hit when a completed memory replica serves the read, else as a disk
+// (file) hit when a completed disk replica does.
+void EmbeddedMaster::count_hit(const ObjectMetadata& md) {
+  const auto complete = [&](ReplicaKind kind) {
+    return std::any_of(md.replicas.begin(), md.replicas.end(),
+                       [&](const Replica& r) { return r.kind == kind && r.status == ReplicaStatus::Complete; });
+  };
+  const bool disk = complete(ReplicaKind::Disk);
+  if (complete(ReplicaKind::Memory) || (disk && faults_.f22_disk_hit_counted_as_memory))
+    memory_hit_bytes_.fetch_add(md.size);
+  else if (disk)
+    disk_hit_bytes_.fetch_add(md.size);
+}
+
 Outcome EmbeddedMaster::get(const Op& op, Time now) {
   ShardLock lock;
   const size_t shard = lock_home_shard(op.object, &lock);
@@ -41,6 +57,7 @@ Outcome EmbeddedMaster::get(const Op& op, Time now) {
   for (const Replica& r : md->replicas) readable += r.status == ReplicaStatus::Complete;
   if (readable == 0) return Outcome::of(ErrorCode::REPLICA_IS_NOT_READY);
   grant_read_lease(op.object, shard, *md, now);
+  count_hit(*md);
   Outcome out;
   out.replicas = readable;
   out.checksum = md->checksum;

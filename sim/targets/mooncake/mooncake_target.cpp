@@ -337,6 +337,11 @@ class MooncakeTarget final : public Target {
 #if PINSIM_MC_HAS_GAUGE
     baseline_ = mc::MasterMetricManager::instance().get_soft_pin_key_count();
 #endif
+#if PINSIM_MC_HAS_HIT_BYTES
+    // The read-hit counters only grow (no reset): the View shows them from here.
+    hit_baseline_ = {mc::MasterMetricManager::instance().get_mem_cache_hit_bytes(),
+                     mc::MasterMetricManager::instance().get_file_cache_hit_bytes()};
+#endif
     // The master is empty now, whatever ran here before: so is its
     // cached-objects gauge (a process-wide metric, kept by hand by Mooncake).
     mc::MasterMetricManager::instance().reset_cache_total_nums();
@@ -367,6 +372,9 @@ class MooncakeTarget final : public Target {
     // process. Its concurrent lane is mooncake_concurrency (README).
 #if PINSIM_MC_HAS_GAUGE
     caps |= kCapGauge;
+#endif
+#if PINSIM_MC_HAS_HIT_BYTES
+    caps |= kCapHits;
 #endif
 #if PINSIM_MC_HAS_SOFT_PIN_ACTION
     caps |= kCapPending;
@@ -725,6 +733,12 @@ class MooncakeTarget final : public Target {
     v.gauge = mc::MasterMetricManager::instance().get_soft_pin_key_count() - baseline_;
 #endif
     v.cached = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_mem_cache_nums());
+#if PINSIM_MC_HAS_HIT_BYTES
+    v.memory_hit_bytes =
+        static_cast<uint64_t>(mc::MasterMetricManager::instance().get_mem_cache_hit_bytes() - hit_baseline_.first);
+    v.disk_hit_bytes =
+        static_cast<uint64_t>(mc::MasterMetricManager::instance().get_file_cache_hit_bytes() - hit_baseline_.second);
+#endif
     v.allocated = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_allocated_mem_size());
     if (config_.disk_replica) v.shared_disk_files = shared_disk_files();
 #if PINSIM_MC_HAS_GRACEFUL_UNMOUNT
@@ -1105,6 +1119,7 @@ class MooncakeTarget final : public Target {
   std::vector<std::shared_ptr<const mc::ha::MasterSnapshotPayloads>> snapshots_;  // under bookkeeping_
 #endif
   int64_t baseline_ = 0;
+  std::pair<int64_t, int64_t> hit_baseline_{0, 0};  // the read-hit byte metrics (memory, file) at the run's start
   const std::thread::id owner_;  // the thread that started the target
   std::atomic<Time> last_now_{0};
   std::atomic<uint64_t> evictions_{0};
