@@ -115,7 +115,7 @@ namespace pinsim {
     "disk mode: a write gets a disk replica, PROCESSING until an End names disk; `all` names the others only")      \
   X(DiskSurvives, "disk.survives", "RFC silent; docs/interpretations.md (Disk replicas); Mooncake main BatchEvict",  \
     "eviction and unmount take memory only: an object with a disk replica stays, readable from disk once COMPLETE") \
-  X(ReadHit, "read.hit", "RFC silent; docs/interpretations.md (Metrics the View compares); Mooncake main GetReplicaList",     \
+  X(ReadHit, "read.hit", "RFC silent; docs/interpretations.md (Metrics the View compares); Mooncake GetReplicaList", \
     "a successful get counts the object's bytes as a memory hit, else a disk hit when served from disk")
 
 enum class Rule : uint16_t {
