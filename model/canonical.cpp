@@ -54,9 +54,11 @@ std::string Model::canonical_state(Time now) const {
   return out;
 }
 
-void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors actors) const {
+void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors actors, Counters counters) const {
   std::string& out = *buffer;
   out.clear();
+  const uint64_t hit_bytes[] = {memory_hit_bytes_, disk_hit_bytes_};
+  for (uint64_t b : hit_bytes) put(out, counters == Counters::Kept ? static_cast<int64_t>(b) : 0);
   auto rel = [&](Time t) { put(out, t == kTimeMax ? INT64_MIN : t - now); };
   IdRanker rank(ranks);
   if (ranks == IdRanks::Global) {
@@ -109,7 +111,7 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
   };
   segments(segments_);
   put(out, -2);
-  for (const auto& g : groups_needing_refresh_) { put(out, g.first); put(out, g.second); }
+  for (const auto& g : groups_needing_refresh_) put(out, g.first), put(out, g.second);
   put(out, -3);
   for (const auto& [g, d] : retention_) { put(out, g.first); put(out, g.second); rel(d); }
   put(out, static_cast<int64_t>(retained_group_count_));

@@ -171,8 +171,13 @@ class Model {
   // (the linearizability search, where each call left belongs to one client:
   // two states that differ in which client owns a write do not behave alike).
   enum class Actors { Renamed, Kept };
-  void canonical_state(Time now, std::string* out, IdRanks ranks = IdRanks::Global,
-                       Actors actors = Actors::Renamed) const;  // reuses out's buffer
+  // The read-hit counters (rule read.hit): left out (the explorer: they only
+  // accumulate and no rule reads them, so states that differ in them alone
+  // behave alike) or written (the linearizability search, whose final View
+  // compares them: two orders with other counts are two states).
+  enum class Counters { Left, Kept };
+  void canonical_state(Time now, std::string* out, IdRanks ranks = IdRanks::Global, Actors actors = Actors::Renamed,
+                       Counters counters = Counters::Left) const;  // reuses out's buffer
 
   const Config& config() const { return config_; }
   int64_t gauge() const { return gauge_; }

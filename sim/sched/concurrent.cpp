@@ -168,7 +168,7 @@ struct Search {
   std::set<std::pair<uint64_t, uint64_t>> ends;
   std::string buffer;
   bool outcomes_only = false;  // any end state will do (explain_outcomes)
-  size_t free_call = SIZE_MAX;  // a call whose outcome is not checked (explain_outcomes)
+  std::vector<size_t> free_calls;  // calls whose outcomes are not checked (explain_outcomes)
 
   // What is left at a search state, for minimal: the earliest stage left per
   // call, and the two calls left that returned first.
@@ -206,7 +206,8 @@ struct Search {
 
   bool explains(const State& st, size_t left) {
     if (left == 0) return ends_in_target_view(st.model);
-    st.model.canonical_state(now, &buffer, Model::IdRanks::PerObject, Model::Actors::Kept);
+    st.model.canonical_state(now, &buffer, Model::IdRanks::PerObject, Model::Actors::Kept,
+                         Model::Counters::Kept);
     for (const auto& [call, run] : st.runs.evictions) {
       buffer.append(reinterpret_cast<const char*>(&call), sizeof call);
       run.encode(&buffer);
@@ -241,7 +242,8 @@ struct Search {
   bool ends_in_target_view(const Model& m) {
     if (!outcomes_only && masked(m.view(now), caps) != target_view) return false;
     if (!outcomes_only && h.final_placement && m.placement() != *h.final_placement) return false;
-    m.canonical_state(now, &buffer, Model::IdRanks::PerObject, Model::Actors::Kept);
+    m.canonical_state(now, &buffer, Model::IdRanks::PerObject, Model::Actors::Kept,
+                         Model::Counters::Kept);
     const Digest d = digest_of(buffer);
     if (ends.insert({d.a, d.b}).second) found.push_back({order, m});
     return found.size() >= limit;
@@ -253,7 +255,8 @@ struct Search {
     const bool ends_start = is_attempt(step.stage) && next.runs.starts[step.call].ended;
     if (is_attempt(step.stage)) *ended = ends_start;
     const bool answers = step.stage == EvictStage::Whole || step.stage == EvictStage::Begin || ends_start;
-    if (answers && step.call != free_call && !(out == h.calls[step.call].outcome)) return false;
+    const bool free = std::find(free_calls.begin(), free_calls.end(), step.call) != free_calls.end();
+    if (answers && !free && !(out == h.calls[step.call].outcome)) return false;
     std::vector<size_t> skipped;  // the steps an ended start leaves, which change nothing
     for (size_t j = s + 1; ends_start && j < steps.size() && steps[j].call == step.call; ++j) {
       done[j] = true;
@@ -329,12 +332,12 @@ std::vector<Explanation> explanations(const Model& start, const History& history
 }
 
 std::optional<Explanation> explain_outcomes(const Model& start, const History& history, Time now, Capabilities caps,
-                                            size_t free_call) {
+                                            const std::vector<size_t>& free_calls) {
   std::optional<Explanation> found;
   whole_then_split(start, history, now, caps, [&](std::vector<Linearized> steps) {  // as explanations
     const size_t n = steps.size();
     Search s{history, now, caps, {}, preference_candidates(start.config().segments), std::move(steps),
-             std::vector<bool>(n, false), {}, {}, 1, {}, {}, {}, true, free_call};
+             std::vector<bool>(n, false), {}, {}, 1, {}, {}, {}, true, free_calls};
     s.explains(State{start, {}}, n);
     if (!s.found.empty()) found = std::move(s.found.front());
     return found.has_value();

@@ -114,11 +114,11 @@ std::vector<Explanation> explanations(const Model& start, const History& history
 // The first linearization that gives every call its outcome, whatever View
 // it ends in (nullopt when none does): for the account of a history that is
 // not linearizable, what its calls' outcomes imply and where the target's
-// View departs from it (the Mooncake lane's finding signatures). With
-// `free_call`, that call's outcome is not checked: which call no order can
-// give its outcome.
+// View departs from it (the Mooncake lane's finding signatures). The
+// outcomes of `free_calls` are not checked: which calls no order can give
+// their outcomes.
 std::optional<Explanation> explain_outcomes(const Model& start, const History& history, Time now, Capabilities caps,
-                                            size_t free_call = SIZE_MAX);
+                                            const std::vector<size_t>& free_calls = {});
 
 // nullopt when some linearization of `history`, applied to `start`, gives
 // every outcome and the final View (as far as `caps` shows it); otherwise a

@@ -119,7 +119,8 @@ class Lane {
       for (Explanation& e : explanations(start, h, t, caps, kMaxCarried - ends.size())) {
         if (!explained) failure = along(h, start, e.order, t, index, caps);  // P1-P14 along the first
         explained = true;
-        e.end.canonical_state(t, &buffer_, Model::IdRanks::PerObject, Model::Actors::Kept);
+        e.end.canonical_state(t, &buffer_, Model::IdRanks::PerObject, Model::Actors::Kept,
+                         Model::Counters::Kept);
         if (const Digest d = digest_of(buffer_); seen.insert({d.a, d.b}).second) ends.push_back(std::move(e.end));
       }
       if (ends.size() >= kMaxCarried) break;

@@ -107,6 +107,26 @@ void add_retention(uint64_t seed, Scenario& s) {
       s.scripts[i][1] = retain_op(s.scripts[i][1].client, 1 + r.pick(3), r.chance(50) ? 1000 : 60'000);
 }
 
+// On a tree without group retention, from a stream of its own (other draws
+// stay as they are): in half of the seeds each key belongs to g1, g2 or no
+// group, named by every start of it. A grouped key lives in its group's shard
+// and is found through the group route (object_group_ids_), which a
+// replacement (UpsertStart Case C, a Start over a stale write) erases with the
+// old object and sets again with the new one while calls on the key run.
+void add_groups(uint64_t seed, Scenario& s) {
+  if (mooncake_target_supports(retain_op(1, 1, 1000), s.config)) return;  // add_retention's tree
+  RandomChoices r(seed * 0x9E3779B97F4A7C15ull + 3);
+  if (!r.chance(50)) return;
+  GroupId group_of[kKeys + 1] = {};
+  for (KeyId k = 1; k <= kKeys; ++k) group_of[k] = r.pick(3);
+  auto name_group = [&](Op& op) {
+    if (op.kind == OpKind::PutStart || op.kind == OpKind::UpsertStart) op.group = group_of[op.object.key];
+  };
+  for (auto& [t, op] : s.prefix) name_group(op);
+  for (auto& script : s.scripts)
+    for (Op& op : script) name_group(op);
+}
+
 std::string name_of(const Target& target, const void* lock) {
   std::string name = mooncake_lock_name(target, lock);
   return name.empty() ? "unnamed" : name;
@@ -164,6 +184,7 @@ Scenario make_scenario(uint64_t seed, uint32_t clients, Background background) {
         op.hard_pin = op.hard_pin && mooncake_target_supports(op, s.config);
       }
   add_retention(seed, s);
+  add_groups(seed, s);
   s.now = kNow;
   return s;
 }
@@ -330,16 +351,27 @@ RunResult replay_trace(const Trace& trace) {
 
 namespace {
 
+std::string call_signature(const sched::Call& call) {
+  const Outcome& o = call.outcome;
+  std::string code(to_string(o.code));
+  if (std::find(o.retained.begin(), o.retained.end(), RetainResult::Full) != o.retained.end()) code = "full";
+  return std::string(to_string(call.op.kind)) + ":" + code;
+}
+
 // "<op>:<code>" of the first call that, its outcome left unchecked, lets an
 // order explain every other outcome ("retain_groups:full" when a group was
-// refused); "-" when no one call does.
+// refused); else of the first whose "<op>:<code>" does so with every call
+// that shares it left unchecked (two reads that both answer what no order
+// gives); "-" when neither does.
 std::string unexplained_call(const Model& start, const sched::History& history, Time now, Capabilities caps) {
+  for (size_t i = 0; i < history.calls.size(); ++i)
+    if (sched::explain_outcomes(start, history, now, caps, {i})) return call_signature(history.calls[i]);
   for (size_t i = 0; i < history.calls.size(); ++i) {
-    if (!sched::explain_outcomes(start, history, now, caps, i)) continue;
-    const Outcome& o = history.calls[i].outcome;
-    std::string code(to_string(o.code));
-    if (std::find(o.retained.begin(), o.retained.end(), RetainResult::Full) != o.retained.end()) code = "full";
-    return std::string(to_string(history.calls[i].op.kind)) + ":" + code;
+    const std::string signature = call_signature(history.calls[i]);
+    std::vector<size_t> alike;
+    for (size_t j = 0; j < history.calls.size(); ++j)
+      if (call_signature(history.calls[j]) == signature) alike.push_back(j);
+    if (alike.size() > 1 && sched::explain_outcomes(start, history, now, caps, alike)) return signature;
   }
   return "-";
 }

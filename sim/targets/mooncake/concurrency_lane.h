@@ -42,7 +42,8 @@ struct Background {
 // Keys 1..4 of tenant 0, some put in the prefix with a soft pin that is due
 // at `now`, one still to come, or none, some read so that a lease protects
 // them; then `clients` clients of two calls each on the same keys, an evict
-// actor and a cleanup actor as `background` asks.
+// actor and a cleanup actor as `background` asks. In half of the seeds the
+// keys belong to groups (on main; on the PR 2835 tree retention draws them).
 Scenario make_scenario(uint64_t seed, uint32_t clients, Background background = {});
 
 // The refusal of a scenario with an evict actor on a tree whose BatchEvict

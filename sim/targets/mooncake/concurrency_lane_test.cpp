@@ -8,6 +8,7 @@
 #include <map>
 
 #include "concurrency_lane.h"
+#include "known_findings.h"
 #include "lock_order.h"
 #include "mooncake_target.h"
 #include "scheduler.h"
@@ -35,6 +36,13 @@ bool on_main() {
 // Every actor the tree can run repeatably: the evict actor needs a BatchEvict
 // that can be seeded (not on the PR 2835 tree; the lane refuses it there).
 Background every_actor() { return {.evict = mooncake_evict_is_seedable(), .cleanup = true}; }
+
+// A violation that a saved finding of this tree recognises by its signature
+// (scenarios/findings/concurrency): the run goes on, as a campaign's does.
+bool known_finding(const Result& r) {
+  static const std::vector<KnownFinding> known = load_known_findings(PINSIM_FINDINGS_DIR "/concurrency");
+  return r.violation && match_known(known, r.signature, r.variant) != nullptr;
+}
 
 std::string describe(const Result& r) {
   std::string out = r.error + (r.violation ? *r.violation : "");
@@ -94,7 +102,7 @@ TEST(MooncakeConcurrency, ClientsEvictionAndCleanupKeepTheLockOrderAndClientsAre
     }
     const Result c = run(make_scenario(seed, kClients, {.evict = false, .cleanup = true}), seed, preempt);
     ASSERT_TRUE(c.error.empty()) << "seed " << seed << ": " << c.error;
-    EXPECT_FALSE(c.violation) << "seed " << seed << ": " << describe(c);
+    EXPECT_FALSE(c.violation && !known_finding(c)) << "seed " << seed << ": " << describe(c);
   }
   // The order the RFC relies on is exercised: a write commits a pin under its
   // shard lock and then takes the deadline index.
@@ -119,16 +127,18 @@ Model start_of(const Scenario& s) {
 // steps changes what it takes, so some histories have no order with one
 // atomic Evict; with the eviction taken in
 // BatchEvict's steps (kCapEvictionInSteps, which the Mooncake target
-// declares) they do. Seeds 1..100 at preempt 5: the steps explain every
-// history, one atomic Evict not all of them.
+// declares) they do. Seeds 1..150 at preempt 5 (with grouped keys, seed 136
+// is the first that needs the steps): the steps explain every history that is
+// not a known finding, one atomic Evict not all of them.
 TEST(MooncakeConcurrency, BatchEvictIsExplainedInItsSteps) {
   PINSIM_MAIN_ONLY();
   const Capabilities caps = kCapObjects | kCapDeadline | kCapLease | kCapCached;
   int atomic_fails = 0;
-  for (uint64_t seed = 1; seed <= 100; ++seed) {
+  for (uint64_t seed = 1; seed <= 150; ++seed) {
     const Scenario s = make_scenario(seed, kClients);
     const Result r = run(s, seed, 5);
     ASSERT_TRUE(r.error.empty()) << r.error;
+    if (known_finding(r)) continue;  // a known finding, no order explains it in steps either
     const Model start = start_of(s);
     EXPECT_FALSE(sched::check_linearizable(start, r.history, s.now, caps | kCapEvictionInSteps)) << "seed " << seed;
     atomic_fails += sched::check_linearizable(start, r.history, s.now, caps).has_value();
@@ -157,6 +167,29 @@ TEST(MooncakeConcurrency, FindingPass1TakesAHardPinWrittenAfterTheCensus) {
   if (replayed.variant != finding.finding->tree) GTEST_SKIP() << "a finding of " << finding.finding->tree;
   ASSERT_TRUE(replayed.failure);
   EXPECT_EQ(replayed.failure->field, finding.finding->signatures.at(0));
+  EXPECT_EQ(write_trace(replayed.trace), write_trace(finding)) << "the recorded schedule is taken as written";
+}
+
+// Finding (scenarios/findings/README.md, "A grouped key is not found while a
+// replacement re-registers its group route"): a Start that replaces a grouped
+// key's metadata erases the route and sets it again under the group shard's
+// lock, and an End looking the route up without that lock in between finds
+// nothing. The seed that found it and the shrunk trace both fail with the
+// finding's signature; red once Mooncake closes the gap.
+TEST(MooncakeConcurrency, FindingGroupRouteGapDuringReplacement) {
+  PINSIM_MAIN_ONLY();
+  const Result r = run(make_scenario(20, kClients, {.evict = false, .cleanup = true}), 20, 20);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  ASSERT_TRUE(r.violation);
+  EXPECT_EQ(r.signature, "not-linearizable/outcomes/upsert_end:OBJECT_NOT_FOUND") << *r.violation;
+  EXPECT_TRUE(known_finding(r));
+
+  const Trace finding = load_trace(PINSIM_FINDINGS_DIR "/concurrency/main-group-route-gap-during-replacement.json");
+  ASSERT_TRUE(finding.finding);
+  const pinsim::RunResult replayed = replay_trace(finding);
+  ASSERT_TRUE(replayed.error.empty()) << replayed.error;
+  ASSERT_TRUE(replayed.failure);
+  EXPECT_EQ(replayed.failure->field, "not-linearizable/outcomes/upsert_end:OBJECT_NOT_FOUND");
   EXPECT_EQ(write_trace(replayed.trace), write_trace(finding)) << "the recorded schedule is taken as written";
 }
 
