@@ -318,12 +318,13 @@ void whole_then_split(const Model& start, const History& history, Time now, Capa
 }  // namespace
 
 std::vector<Explanation> explanations(const Model& start, const History& history, Time now, Capabilities caps,
-                                      size_t limit) {
+                                      size_t limit, const std::vector<size_t>& free_calls) {
   std::vector<Explanation> found;
   whole_then_split(start, history, now, caps, [&](std::vector<Linearized> steps) {
     const size_t n = steps.size();
     Search s{history, now, caps, masked(history.final_view, caps), preference_candidates(start.config().segments),
-             std::move(steps), std::vector<bool>(n, false), {}, {}, std::max<size_t>(limit, 1), {}, {}, {}};
+             std::move(steps), std::vector<bool>(n, false), {}, {}, std::max<size_t>(limit, 1), {}, {}, {}, false,
+             free_calls};
     s.explains(State{start, {}}, n);
     found = std::move(s.found);
     return !found.empty();

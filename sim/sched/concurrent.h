@@ -107,9 +107,10 @@ struct Explanation {
 // per distinct end state (canonical, replica ids ranked per object): orders
 // may end in the same View but differ in state no View shows (which object
 // holds the bytes of a segment, when the target shows no Placement), and the
-// next calls may tell them apart. Empty when none explains it.
+// next calls may tell them apart. Empty when none explains it. The outcomes
+// of `free_calls` are not checked (explain_outcomes).
 std::vector<Explanation> explanations(const Model& start, const History& history, Time now, Capabilities caps,
-                                      size_t limit);
+                                      size_t limit, const std::vector<size_t>& free_calls = {});
 
 // The first linearization that gives every call its outcome, whatever View
 // it ends in (nullopt when none does): for the account of a history that is
