@@ -272,7 +272,10 @@ std::string examples(const std::string& caption) {
                         "  pinsim replay pinsim-failure.json --ignore-recorded --target model\n"},
       {"pinsim shrink", "  pinsim shrink pinsim-failure.json --out minimal.json\n"},
       {"pinsim explore", "  pinsim explore --depth 4 --keys 2 --actors 2\n"
-                         "  pinsim explore --target embedded --fault F4 --depth 3 --keys 1 --actors 1\n"},
+                         "  pinsim explore --target embedded --fault F4 --depth 3 --keys 1 --actors 1\n"
+                         "  pinsim explore --target embedded --fault F2 --seconds 60   (the ladder: small universes "
+                         "first)\n"
+                         "  pinsim explore --seconds 60 --keys 2                       (one universe: no ladder)\n"},
       {"pinsim show", "  pinsim show scenarios/upsert/failed-size-change-keeps-pin.json -o report.html\n"
                       "  pinsim show pinsim-failure.json -o report.html\n"},
       {"pinsim list", "  pinsim list faults\n  pinsim list rules\n"},

@@ -15,6 +15,7 @@
 #include "cmd_concurrent.h"
 #include "coverage.h"
 #include "crash_report.h"
+#include "explore_ladder.h"
 #include "explorer.h"
 #include "json_codec.h"
 #include "known_findings.h"
@@ -52,8 +53,10 @@ Commands:
              pinsim run --target embedded --actors 3 --background evict,cleanup --seeds 1..100
   replay   replay a trace (a scenario, a recorded seed, a CI finding)
              pinsim replay scenarios/rfc/rule7-preserve-drops-expired.json --target model
-  explore  every op sequence up to a depth over a small universe, breadth first
+  explore  every op sequence up to a depth over a small universe, breadth first;
+           with --seconds and no universe flag, a ladder of universes, small ones first
              pinsim explore --depth 4 --keys 2 --actors 2 --tenants 1 --groups 1
+             pinsim explore --target embedded --fault F2 --seconds 60
   mutants  the mutation score: the campaign against each seeded fault of the
            embedded target, seeds and time to kill, shrunk counterexample length
              pinsim mutants --seeds 2000
@@ -157,28 +160,74 @@ std::array<uint32_t, kOpKindCount> weights_of_ops(const std::string& list) {
   return weights;
 }
 
+// What an explore ran: one universe, or the rungs of the ladder it climbed
+// (`rungs` empty for one universe; the counterexample, if any, is the last
+// rung's). `total` sums the rungs' states and transitions; its depth is the
+// last rung's.
+struct ExploreRun {
+  ExploreResult total;
+  uint32_t max_depth = 0;
+  std::vector<RungResult> rungs;
+  std::vector<double> rung_seconds;
+  std::string stopped_by;  // the limit that cut the explore (or a rung) short, "" if none
+};
+
+std::string rung_label(const RungResult& r) {
+  const LadderRung& rung = explore_ladder()[r.index];
+  return "rung " + std::to_string(r.index + 1) + "/" + std::to_string(explore_ladder().size()) + " (" +
+         std::string(rung.name) + ")";
+}
+
+std::string stop_reason(const ExploreResult& r) {
+  return r.capped ? "the memory cap" : r.stopped ? "the time limit" : "";
+}
+
+// The ladder's part of the JSON summary: each rung run, and the one that found the counterexample.
+void add_rungs(const ExploreRun& run, nlohmann::json* extra) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (size_t i = 0; i < run.rungs.size(); ++i) {
+    const RungResult& r = run.rungs[i];
+    const LadderRung& rung = explore_ladder()[r.index];
+    rows.push_back({{"rung", r.index + 1}, {"name", rung.name}, {"universe", describe(rung)},
+                    {"max_depth", r.max_depth}, {"depth", r.result.depth}, {"states", r.result.states},
+                    {"expanded", r.result.expanded}, {"transitions", r.result.transitions},
+                    {"seconds", run.rung_seconds[i]}, {"stopped_by", stop_reason(r.result)},
+                    {"refused", r.result.refused}, {"found", r.result.counterexample.has_value()}});
+  }
+  const bool found = !run.rungs.empty() && run.rungs.back().result.counterexample;
+  (*extra)["ladder"] = !run.rungs.empty();
+  (*extra)["rungs"] = rows;
+  (*extra)["rung"] = found ? run.rungs.back().index + 1 : 0;
+  (*extra)["rung_name"] = found ? std::string(explore_ladder()[run.rungs.back().index].name) : "";
+}
+
 // The explore's outcome: text (a line, and the counterexample), or the JSON
 // summary; JUnit with one case. Exit 0 full pass, 1 a counterexample, 3 a
 // limit stopped it (not a full pass).
-int report_explore(const po::variables_map& vm, const ExploreOptions& o, const ExploreResult& r, double secs) {
+int report_explore(const po::variables_map& vm, const ExploreRun& run, double secs) {
   const bool text = !json_output(vm);
-  const std::string stopped = r.capped ? "the memory cap" : r.stopped ? "the time limit" : "";
+  const ExploreResult& r = run.total;
+  const std::string found = run.rungs.empty() || !r.counterexample ? "" : ", found by " + rung_label(run.rungs.back());
   if (text)
-    std::printf("explored depth %u%s: %llu distinct states (%llu expanded), %llu transitions, %.2f s, %.0f states/s\n",
-                r.depth, stopped.empty() ? "" : (" (stopped by " + stopped + ")").c_str(),
+    std::printf("explored depth %u%s: %llu distinct states (%llu expanded), %llu transitions, %.2f s, "
+                "%.0f states/s%s\n",
+                r.depth, run.stopped_by.empty() ? "" : (" (stopped by " + run.stopped_by + ")").c_str(),
                 static_cast<unsigned long long>(r.states), static_cast<unsigned long long>(r.expanded),
-                static_cast<unsigned long long>(r.transitions), secs, secs > 0 ? r.states / secs : 0.0);
+                static_cast<unsigned long long>(r.transitions), secs, secs > 0 ? r.states / secs : 0.0,
+                found.c_str());
   const std::string target = vm["target"].as<std::string>();
-  const int code = r.counterexample ? 1 : stopped.empty() ? 0 : 3;
+  const int code = r.counterexample ? 1 : run.stopped_by.empty() ? 0 : 3;
   Summary sum{"explore", target, r.counterexample ? r.counterexample->variant : "",
               code == 1 ? "red" : code == 3 ? "checked nothing" : "green", secs, {}, {}, nlohmann::json::object()};
-  sum.extra = {{"depth", r.depth}, {"max_depth", o.max_depth}, {"states", r.states}, {"expanded", r.expanded},
-               {"transitions", r.transitions}, {"stopped_by", stopped}, {"exit_code", code}};
-  JUnitCase c{"explore", target + " depth " + std::to_string(o.max_depth), {},
-              stopped.empty() ? "" : "stopped by " + stopped, ""};
+  sum.extra = {{"depth", r.depth}, {"max_depth", run.max_depth}, {"states", r.states}, {"expanded", r.expanded},
+               {"transitions", r.transitions}, {"stopped_by", run.stopped_by}, {"exit_code", code}};
+  add_rungs(run, &sum.extra);
+  const std::string what = run.rungs.empty() ? " depth " + std::to_string(run.max_depth) : " ladder";
+  JUnitCase c{"explore", target + what, {}, run.stopped_by.empty() ? "" : "stopped by " + run.stopped_by, ""};
   if (r.counterexample) {
     const std::string out = vm["out"].as<std::string>();
     Trace trace = r.counterexample->trace;
+    if (!run.rungs.empty()) trace.description += ", " + rung_label(run.rungs.back());
     trace.run = run_flags_of(vm, r.counterexample->variant);
     write_file(out, write_trace(trace));
     const Failure& f = *r.counterexample->failure;
@@ -208,8 +257,7 @@ void explore_target(const po::variables_map& vm, ExploreOptions& o) {
   check_options_taken(o.target, target, o.target_options, o.config);
 }
 
-int cmd_explore(const std::vector<std::string>& args) {
-  po::options_description desc("pinsim explore");
+void add_explore_options(po::options_description& desc) {
   desc.add_options()
       ("depth", po::value<std::string>()->default_value("4"), "maximum number of ops")
       ("keys", po::value<std::string>()->default_value("2"), "keys in the universe")
@@ -228,14 +276,23 @@ int cmd_explore(const std::vector<std::string>& args) {
       ("ops", po::value<std::string>(), "only these op kinds (comma list of names, e.g. put_start,put_end,get,advance)")
       ("profile", po::value<std::string>()->default_value("rfc"), "rfc or mooncake-main")
       ("memory-mb", po::value<std::string>()->default_value("1024"), "stop cleanly when the visited set would exceed this")
-      ("seconds", po::value<std::string>(), "stop cleanly after this much time, reporting the depth completed")
+      ("seconds", po::value<std::string>(),
+       "stop cleanly after this much time; without a universe flag, climb the ladder of universes (docs/explorer.md)")
       ("out", po::value<std::string>()->default_value("pinsim-explore-failure.json"), "where to write a counterexample");
   add_target_and_check_options(desc);  // --target model (the default): the model alone, no lockstep
   add_summary_options(desc);
-  const po::variables_map vm = parse(args, desc);
-  json_output(vm);  // a bad --format or an unwritable --junit is refused before the explore
-  check_writable(vm["out"].as<std::string>());
-  ExploreOptions o;
+}
+
+// The flags given on the command line (not those left at their defaults).
+std::vector<std::string> named_flags(const po::variables_map& vm) {
+  std::vector<std::string> named;
+  for (const auto& [name, value] : vm)
+    if (!value.defaulted()) named.push_back(name);
+  return named;
+}
+
+// The universe the flags name (the default universe when none is named).
+void explore_universe(const po::variables_map& vm, ExploreOptions& o) {
   WorkloadConfig& w = o.workload;
   o.max_depth = static_cast<uint32_t>(count_of(vm, "depth", 64));
   w.keys = static_cast<uint32_t>(count_of(vm, "keys", 64));
@@ -262,20 +319,92 @@ int cmd_explore(const std::vector<std::string>& args) {
   w.hard_pin_pct = vm["hard-pin"].as<bool>() ? 8 : 0;
   w.group_shape_pct = invalid ? 6 : 0;
   if (vm.count("ops")) w.weights = weights_of_ops(vm["ops"].as<std::string>());
+}
+
+using Clock = std::chrono::steady_clock;
+
+// How one rung ended, for its progress line.
+std::string rung_outcome(const ExploreResult& r) {
+  const std::string depth = std::to_string(r.depth);
+  if (!r.refused.empty()) return "refused (" + r.refused + "), skipped";
+  if (r.counterexample) return "counterexample at depth " + std::to_string(r.counterexample->trace.steps.size());
+  if (!stop_reason(r).empty()) return "stopped by " + stop_reason(r) + " after depth " + depth;
+  return "no counterexample to depth " + depth;
+}
+
+// The ladder (docs/explorer.md): each rung ends by its share of the budget,
+// a line per rung as it ends. Every rung refused is bad usage.
+ExploreRun climb(const po::variables_map& vm, const ExploreOptions& o, Clock::time_point start, double seconds) {
+  ExploreRun run;
+  LadderOptions l{o, std::nullopt, nullptr, nullptr};
+  if (!vm["depth"].defaulted()) l.max_depth = o.max_depth;
+  l.budget = [start, seconds](uint32_t pct) {
+    const Clock::time_point until = start + std::chrono::duration_cast<Clock::duration>(
+                                                std::chrono::duration<double>(seconds * pct / 100));
+    return std::function<bool()>([until] { return Clock::now() > until; });
+  };
+  Clock::time_point rung_start = start;
+  const bool text = !json_output(vm);
+  l.on_rung = [&](const RungResult& r) {
+    const Clock::time_point now = Clock::now();
+    run.rung_seconds.push_back(std::chrono::duration<double>(now - rung_start).count());
+    rung_start = now;
+    if (!text) return;
+    std::printf("%s, depth <= %u: %s; %llu states, %llu transitions, %.2f s\n", rung_label(r).c_str(),
+                r.max_depth, rung_outcome(r.result).c_str(),
+                static_cast<unsigned long long>(r.result.states), static_cast<unsigned long long>(r.result.transitions),
+                run.rung_seconds.back());
+    std::fflush(stdout);
+  };
+  LadderResult climbed = climb_ladder(l);
+  if (!climbed.refused.empty())
+    throw UsageError("explore --target " + vm["target"].as<std::string>() + ": " + climbed.refused);
+  run.rungs = std::move(climbed.rungs);
+  for (RungResult& r : run.rungs) {
+    run.total.states += r.result.states;
+    run.total.expanded += r.result.expanded;
+    run.total.transitions += r.result.transitions;
+    if (!stop_reason(r.result).empty()) run.stopped_by = stop_reason(r.result);
+  }
+  run.total.depth = run.rungs.back().result.depth;
+  run.max_depth = run.rungs.back().max_depth;
+  run.total.counterexample = std::move(run.rungs.back().result.counterexample);
+  return run;
+}
+
+// `pinsim explore`: one universe, or with --seconds and no universe flag the
+// ladder of universes, small ones first (docs/explorer.md).
+int cmd_explore(const std::vector<std::string>& args) {
+  po::options_description desc("pinsim explore");
+  add_explore_options(desc);
+  const po::variables_map vm = parse(args, desc);
+  json_output(vm);  // a bad --format or an unwritable --junit is refused before the explore
+  check_writable(vm["out"].as<std::string>());
+  ExploreOptions o;
+  explore_universe(vm, o);
   auto profile = parse_profile(vm["profile"].as<std::string>());
   if (!profile) throw UsageError("--profile: unknown profile '" + vm["profile"].as<std::string>() + "'");
   o.config.profile = *profile;
   o.max_memory_bytes = count_of(vm, "memory-mb", 1u << 20) << 20;  // at most 1 TiB
   explore_target(vm, o);
-  const auto start = std::chrono::steady_clock::now();
-  if (vm.count("seconds")) {
-    const auto limit = std::chrono::duration<double>(count_of(vm, "seconds", 7 * 24 * 3600));
-    o.should_stop = [start, limit] { return std::chrono::steady_clock::now() - start > limit; };
+  const auto start = Clock::now();
+  const double seconds = vm.count("seconds") ? static_cast<double>(count_of(vm, "seconds", 7 * 24 * 3600)) : 0;
+  ExploreRun run;
+  if (climbs_ladder(vm.count("seconds") > 0, named_flags(vm))) {
+    run = climb(vm, o, start, seconds);
+  } else {
+    if (vm.count("seconds")) {
+      const auto limit = std::chrono::duration<double>(seconds);
+      o.should_stop = [start, limit] { return Clock::now() - start > limit; };
+    }
+    run.total = explore(o);
+    if (!run.total.refused.empty())
+      throw UsageError("explore --target " + vm["target"].as<std::string>() + ": " + run.total.refused);
+    run.max_depth = o.max_depth;
+    run.stopped_by = stop_reason(run.total);
   }
-  const ExploreResult r = explore(o);
-  if (!r.refused.empty()) throw UsageError("explore --target " + vm["target"].as<std::string>() + ": " + r.refused);
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return report_explore(vm, o, r, secs);
+  const double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  return report_explore(vm, run, secs);
 }
 
 #ifdef PINSIM_HAVE_EMBEDDED

@@ -1,12 +1,17 @@
 // The bounded explorer on a small universe (1 key, 1 actor, 1 tenant, 1
 // group): the model satisfies P1-P14 in every state to depth 3, and two
 // seeded faults of the embedded target are found at depth 2, breadth first,
-// so the counterexamples are shortest ones.
+// so the counterexamples are shortest ones. The ladder of universes
+// (sim/explore_ladder.h) finds faults in the rungs made for them, bounded by
+// depth and by states expanded, never by time.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <functional>
+#include <memory>
 #include <set>
 
+#include "explore_ladder.h"
 #include "explorer.h"
 #include "model_target.h"
 #include "property.h"
@@ -180,6 +185,97 @@ TEST(Explore, CopiesOfTheTargetExploreAsReplaysDo) {
       EXPECT_EQ(write_trace(copied.counterexample->trace), write_trace(replayed.counterexample->trace)) << fault;
     }
   }
+}
+#endif
+
+// --seconds climbs the ladder unless a universe flag is named; without a
+// budget there is no ladder. Flags that are not the universe (depth, target,
+// fault, profile, memory) keep the ladder.
+TEST(ExploreLadder, OnlyWithABudgetAndNoUniverseFlag) {
+  EXPECT_TRUE(climbs_ladder(true, {"seconds"}));
+  EXPECT_TRUE(climbs_ladder(true, {"seconds", "depth", "target", "fault", "profile", "memory-mb", "out"}));
+  EXPECT_FALSE(climbs_ladder(false, {"depth", "target"}));
+  for (std::string_view flag : universe_flags())
+    EXPECT_FALSE(climbs_ladder(true, {"seconds", std::string(flag)})) << flag;
+  EXPECT_FALSE(climbs_ladder(true, {"seconds", "keys"}));
+  EXPECT_FALSE(climbs_ladder(true, {"seconds", "ops"}));
+}
+
+// The table itself: known op kinds, shares of the budget that grow to the
+// whole of it, and the default universe last.
+TEST(ExploreLadder, RungsAreWellFormed) {
+  const std::vector<LadderRung>& rungs = explore_ladder();
+  ASSERT_GE(rungs.size(), 2u);
+  uint32_t share = 0;
+  for (const LadderRung& r : rungs) {
+    EXPECT_GT(r.budget_pct, share) << r.name;
+    share = r.budget_pct;
+    EXPECT_EQ(r.default_universe, &r == &rungs.back()) << r.name;
+    if (r.default_universe) continue;
+    EXPECT_GT(r.max_depth, 0u) << r.name;
+    for (size_t i = 0; i <= r.ops.size();) {
+      const size_t comma = std::min(r.ops.find(',', i), r.ops.size());
+      EXPECT_TRUE(parse_op_kind(r.ops.substr(i, comma - i))) << r.name << ": " << r.ops.substr(i, comma - i);
+      i = comma + 1;
+    }
+  }
+  EXPECT_EQ(share, 100u);
+}
+
+#ifdef PINSIM_HAVE_EMBEDDED
+// The ladder against one fault, each rung bounded by `max_depth` and by
+// 100,000 states expanded (work, not time: the same rungs end the same way
+// on any machine).
+static LadderResult climb_against(const char* fault, std::optional<uint32_t> max_depth) {
+  LadderOptions l;
+  l.base = small_universe(4);
+  l.base.target = &make_embedded_target;
+  l.base.target_options = fault_options({fault});
+  l.max_depth = max_depth;
+  l.budget = [](uint32_t) {
+    auto asked = std::make_shared<uint64_t>(0);
+    return std::function<bool()>([asked] { return ++*asked > 100'000; });
+  };
+  return climb_ladder(l);
+}
+
+static std::string_view rung_name(const RungResult* r) { return r ? explore_ladder()[r->index].name : "none"; }
+
+// Every rung capped at depth 3: a fault of the one-key rung, one of a master
+// configuration (quota eviction of a hard pin) and one that needs a group
+// member (two keys) are each found by their rung, as short as there.
+TEST(ExploreLadder, FindsFaultsInTheirRungs) {
+  const struct {
+    const char* fault;
+    std::string_view rung;
+    size_t ops;
+  } cases[] = {{"F4", "one key", 2}, {"F17", "quotas", 3}, {"F9", "two keys", 3}};
+  for (const auto& c : cases) {
+    const LadderResult r = climb_against(c.fault, 3);
+    ASSERT_TRUE(r.found()) << c.fault;
+    EXPECT_EQ(rung_name(r.found()), c.rung) << c.fault;
+    EXPECT_EQ(r.found()->result.counterexample->trace.steps.size(), c.ops) << c.fault;
+    EXPECT_FALSE(r.stopped()) << c.fault;  // every rung before it ran to its depth
+  }
+}
+
+// The climb is deterministic: the same fault gives the same counterexample.
+TEST(ExploreLadder, SameClimbSameCounterexample) {
+  const LadderResult a = climb_against("F17", 3), b = climb_against("F17", 3);
+  ASSERT_TRUE(a.found() && b.found());
+  EXPECT_EQ(write_trace(a.found()->result.counterexample->trace), write_trace(b.found()->result.counterexample->trace));
+  EXPECT_EQ(a.rungs.size(), b.rungs.size());
+}
+
+// F2 needs 6 ops (a pin replaced by an upsert, its stale index entry popped
+// by cleanup), out of the default universe's reach: the deeper-writes rung
+// reaches depth 6 after the rungs before it ran to theirs.
+TEST(ExploreLadder, ReachesDepthSixForAStaleIndexEntry) {
+  const LadderResult r = climb_against("F2", std::nullopt);
+  ASSERT_TRUE(r.found());
+  EXPECT_EQ(rung_name(r.found()), "deeper writes");
+  EXPECT_EQ(r.found()->result.counterexample->trace.steps.size(), 6u);
+  EXPECT_FALSE(r.stopped());
 }
 #endif
 
