@@ -65,21 +65,8 @@ uint32_t OpUniverse::intern(const Op& op) {
   return i;
 }
 
-// Besides Workload::generator_input, what a single-key End's checksum is
-// derived from (Workload::end_or_revoke): the absolute time and each object's
-// first replica. Without these words, states with equal inputs at other times
-// shared one list, whose Ends declared the checksums derived for the first
-// such state, so an End without a checksum after one with (F21's shape) was
-// out of reach. (Workload::generator_input's contract asks for them there;
-// they are added here, where the cache is keyed.)
-void OpUniverse::checksum_input(const Model& model, Time now) {
-  input_.push_back(static_cast<uint64_t>(now));
-  for (const auto& [id, obj] : model.objects()) input_.push_back(obj.replicas.empty() ? 0 : obj.replicas.front().id);
-}
-
 const std::vector<uint32_t>& OpUniverse::ops_in(const Model& model, Time now) {
   generator_.generator_input(model, now, &input_);
-  checksum_input(model, now);
   if (auto it = lists_.find(input_); it != lists_.end()) return it->second;
   std::vector<uint32_t> list;
   for (const Op& op : all_ops(generator_, model, now)) list.push_back(intern(op));

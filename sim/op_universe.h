@@ -3,7 +3,7 @@
 // state). Every op the workload generates is interned once in a table; the
 // ops of a state are a list of indices into it, computed once per distinct
 // generator input (Workload::generator_input: the marks advances aim at and
-// each key's writer; with them the time and each object's first replica,
+// each key's writer; with checksums, each key's first replica and the time,
 // from which an End's checksum is derived) and shared by every state with
 // that input. The lists keep the odometer's order, so exploration is the same
 // as listing per state.
@@ -37,7 +37,6 @@ class OpUniverse {
     size_t operator()(const std::vector<uint64_t>& words) const;
   };
   uint32_t intern(const Op& op);
-  void checksum_input(const Model& model, Time now);
   const Workload& generator_;
   std::vector<Op> table_;
   std::unordered_multimap<uint64_t, uint32_t> index_;  // op_hash -> position in table_

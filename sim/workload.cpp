@@ -137,7 +137,11 @@ void Workload::generator_input(const Model& model, Time now, std::vector<uint64_
     for (KeyId k = 0; k < w_.keys; ++k) {
       const auto* it = model.objects().find({t, k});
       out->push_back(it ? 1 + uint64_t{it->second.client} : 0);
+      // What an End's checksum is derived from (end_or_revoke): the object's
+      // first replica, and the time below.
+      if (w_.checksums) out->push_back(it && !it->second.replicas.empty() ? it->second.replicas.front().id : 0);
     }
+  if (w_.checksums) out->push_back(static_cast<uint64_t>(now));
 }
 
 Op Workload::next(Choices& c, const Model& model, Time now) const {

@@ -74,7 +74,8 @@ class Workload {
   Op next(Choices& choices, const Model& model, Time now) const;
   // Everything next() reads from the model, as words: the marks advances aim
   // at, relative to now and in the order advance() draws them, then each
-  // key's writer (0: no object). States with equal inputs generate the same
+  // key's writer (0: no object) and, when Ends declare checksums, each key's
+  // first replica and the time (end_or_revoke). States with equal inputs generate the same
   // ops, so the explorer lists them once per input (sim/op_universe.h).
   // A change to what next() reads must change this too.
   void generator_input(const Model& model, Time now, std::vector<uint64_t>* out) const;

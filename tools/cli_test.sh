@@ -26,6 +26,11 @@ check 2 "expected numbers separated by commas" explore --steps 1,x
 check 2 "unknown op 'bogus'" explore --ops put_start,bogus
 check 2 "a target must be 1..100 percent" explore --evict 0
 check 1 - explore --target embedded --fault F4 --depth 2 --keys 1 --actors 1 --out "$T/ex.json"
+# --seconds without a universe flag climbs the ladder (docs/explorer.md); a universe flag keeps one universe.
+check 1 - explore --target embedded --fault F4 --seconds 30 --out "$T/ex.json"
+grep -q "found by rung 1/" "$T/out" || { echo "FAIL: explore --seconds: no ladder in the output"; fail=1; }
+check 1 - explore --target embedded --fault F4 --seconds 30 --keys 2 --out "$T/ex.json"
+grep -q "rung" "$T/out" && { echo "FAIL: explore --keys 2: the ladder ran"; fail=1; }
 check 1 - replay "$T/ex.json" --target embedded --fault F4
 printf '{' >"$T/bad.json"; check 2 "bad.json: invalid JSON" replay "$T/bad.json"
 echo '{"format":"pinsim-trace","version":1,"config":{},"steps":[{"t":0,"op":"zap"}]}' >"$T/op.json"
