@@ -67,6 +67,16 @@ void draw_segment_churn(Choices& side, WorkloadConfig* w) {
   w->weights[static_cast<int>(OpKind::GracefulUnmount)] = unmount;  // no draw of its own: the stream is as it was
 }
 
+// A write that asks for no replica at all breaks a request rule (INVALID_PARAMS,
+// nothing changes). When the draw gave no replica, one write in four of those
+// keeps it: derived from the write's key, writer and size rather than drawn,
+// so every draw of a seed is what it was before such writes were kept.
+bool Workload::no_replica_request(const Op& op) const {
+  if (w_.invalid_request_pct == 0) return false;
+  Prng derived(uint64_t{op.object.tenant} << 56 ^ uint64_t{op.object.key} << 40 ^ uint64_t{op.client} << 24 ^ op.size);
+  return derived.below(4) == 0;
+}
+
 Op Workload::start(Choices& c, OpKind kind) const {
   Op op;
   op.kind = kind;
@@ -75,7 +85,7 @@ Op Workload::start(Choices& c, OpKind kind) const {
   op.size = pick_of(c, w_.sizes);
   op.memory_replicas = static_cast<uint32_t>(c.pick(w_.max_memory_replicas + 1));
   op.nof_replicas = static_cast<uint32_t>(c.pick(w_.max_nof_replicas + 1));
-  if (op.memory_replicas + op.nof_replicas == 0) op.memory_replicas = 1;
+  if (op.memory_replicas + op.nof_replicas == 0 && !no_replica_request(op)) op.memory_replicas = 1;
   // Odd keys belong to a group fixed by the key, so groups gather members
   // over a run; now and then a write names another group (INVALID_PARAMS on
   // an existing key, or an ungrouped replacement after preemption).

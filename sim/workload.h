@@ -82,6 +82,7 @@ class Workload {
 
  private:
   Op start(Choices& c, OpKind kind) const;
+  bool no_replica_request(const Op& op) const;
   Op advance(Choices& c, const Model& model, Time now) const;
   std::vector<KeyId> batch_keys(Choices& c) const;
   Op segment_op(Choices& c, OpKind kind) const;
