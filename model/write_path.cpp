@@ -9,8 +9,10 @@ namespace pinsim {
 
 // Structural checks, then ResolveSoftPinRequest (RFC 3028 "Write API" request rules).
 std::optional<ErrorCode> Model::validate_start(const Op& op, Resolved* out) {
-  if (op.memory_replicas + op.nof_replicas == 0 || op.size == 0)
+  if (op.memory_replicas + op.nof_replicas == 0 || op.size == 0) {
+    hits_.hit(Rule::ReqReplicas);
     return ErrorCode::INVALID_PARAMS;
+  }
   if (!one_group_id_per_key(op)) {
     hits_.hit(Rule::GroupIdsShape);
     return ErrorCode::INVALID_PARAMS;
