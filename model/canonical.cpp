@@ -57,8 +57,8 @@ std::string Model::canonical_state(Time now) const {
 void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors actors, Counters counters) const {
   std::string& out = *buffer;
   out.clear();
-  const uint64_t hit_bytes[] = {memory_hit_bytes_, disk_hit_bytes_};
-  for (uint64_t b : hit_bytes) put(out, counters == Counters::Kept ? static_cast<int64_t>(b) : 0);
+  if (counters == Counters::Kept)
+    for (uint64_t b : {memory_hit_bytes_, disk_hit_bytes_}) put(out, static_cast<int64_t>(b));
   auto rel = [&](Time t) { put(out, t == kTimeMax ? INT64_MIN : t - now); };
   IdRanker rank(ranks);
   if (ranks == IdRanks::Global) {

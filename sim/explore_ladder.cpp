@@ -143,12 +143,8 @@ ExploreOptions rung_options(const LadderRung& r, const ExploreOptions& base, std
   WorkloadConfig& w = o.workload = rung_baseline();
   w.keys = r.keys;
   w.actors = r.actors;
-  for (size_t i = 0; i <= r.ops.size();) {
-    const size_t comma = std::min(r.ops.find(',', i), r.ops.size());
-    if (const auto kind = parse_op_kind(std::string_view(r.ops).substr(i, comma - i)))
-      w.weights[static_cast<size_t>(*kind)] = 1;
-    i = comma + 1;
-  }
+  std::string unknown;  // none: RungsAreWellFormed checks the table
+  if (auto weights = op_weights(r.ops, &unknown)) w.weights = *weights;
   w.soft_pin_ttls = r.ttls;
   w.advance_steps = r.steps;
   w.max_nof_replicas = r.nof;

@@ -5,6 +5,22 @@
 
 namespace pinsim {
 
+std::optional<std::array<uint32_t, kOpKindCount>> op_weights(std::string_view list, std::string* unknown) {
+  std::array<uint32_t, kOpKindCount> weights{};
+  for (size_t i = 0; i <= list.size();) {
+    const size_t comma = std::min(list.find(',', i), list.size());
+    const std::string_view name = list.substr(i, comma - i);
+    const auto kind = parse_op_kind(name);
+    if (!kind) {
+      *unknown = std::string(name);
+      return std::nullopt;
+    }
+    weights[static_cast<size_t>(*kind)] = 1;
+    i = comma + 1;
+  }
+  return weights;
+}
+
 namespace {
 
 template <typename T>

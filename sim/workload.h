@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "choices.h"
@@ -15,6 +18,11 @@
 #include "op.h"
 
 namespace pinsim {
+
+// Weights from a list of op kinds separated by commas (`pinsim explore
+// --ops`, the explorer's ladder): 1 for each kind named, 0 for the rest;
+// nullopt, with the first name that is no op kind in `*unknown`, otherwise.
+std::optional<std::array<uint32_t, kOpKindCount>> op_weights(std::string_view list, std::string* unknown);
 
 constexpr std::array<uint32_t, kOpKindCount> default_weights() {
   std::array<uint32_t, kOpKindCount> w{};

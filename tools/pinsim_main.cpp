@@ -148,16 +148,9 @@ std::vector<uint64_t> parse_list(const std::string& flag, const std::string& tex
 
 // --ops: weight 1 for each op kind of a comma-separated list, 0 for the rest.
 std::array<uint32_t, kOpKindCount> weights_of_ops(const std::string& list) {
-  std::array<uint32_t, kOpKindCount> weights{};
-  for (size_t i = 0; i <= list.size();) {
-    const size_t comma = std::min(list.find(',', i), list.size());
-    const std::string name = list.substr(i, comma - i);
-    const auto kind = parse_op_kind(name);
-    if (!kind) throw UsageError("--ops: unknown op '" + name + "'");
-    weights[static_cast<int>(*kind)] = 1;
-    i = comma + 1;
-  }
-  return weights;
+  std::string unknown;
+  if (auto weights = op_weights(list, &unknown)) return *weights;
+  throw UsageError("--ops: unknown op '" + unknown + "'");
 }
 
 // What an explore ran: one universe, or the rungs of the ladder it climbed

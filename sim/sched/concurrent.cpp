@@ -206,8 +206,7 @@ struct Search {
 
   bool explains(const State& st, size_t left) {
     if (left == 0) return ends_in_target_view(st.model);
-    st.model.canonical_state(now, &buffer, Model::IdRanks::PerObject, Model::Actors::Kept,
-                         Model::Counters::Kept);
+    st.model.canonical_state(now, &buffer, Model::IdRanks::PerObject, Model::Actors::Kept, Model::Counters::Kept);
     for (const auto& [call, run] : st.runs.evictions) {
       buffer.append(reinterpret_cast<const char*>(&call), sizeof call);
       run.encode(&buffer);
@@ -242,8 +241,7 @@ struct Search {
   bool ends_in_target_view(const Model& m) {
     if (!outcomes_only && masked(m.view(now), caps) != target_view) return false;
     if (!outcomes_only && h.final_placement && m.placement() != *h.final_placement) return false;
-    m.canonical_state(now, &buffer, Model::IdRanks::PerObject, Model::Actors::Kept,
-                         Model::Counters::Kept);
+    m.canonical_state(now, &buffer, Model::IdRanks::PerObject, Model::Actors::Kept, Model::Counters::Kept);
     const Digest d = digest_of(buffer);
     if (ends.insert({d.a, d.b}).second) found.push_back({order, m});
     return found.size() >= limit;

@@ -120,7 +120,7 @@ class Lane {
         if (!explained) failure = along(h, start, e.order, t, index, caps);  // P1-P14 along the first
         explained = true;
         e.end.canonical_state(t, &buffer_, Model::IdRanks::PerObject, Model::Actors::Kept,
-                         Model::Counters::Kept);
+                              Model::Counters::Kept);
         if (const Digest d = digest_of(buffer_); seen.insert({d.a, d.b}).second) ends.push_back(std::move(e.end));
       }
       if (ends.size() >= kMaxCarried) break;

@@ -366,8 +366,10 @@ std::string call_signature(const sched::Call& call) {
 std::string unexplained_call(const Model& start, const sched::History& history, Time now, Capabilities caps) {
   for (size_t i = 0; i < history.calls.size(); ++i)
     if (sched::explain_outcomes(start, history, now, caps, {i})) return call_signature(history.calls[i]);
+  std::set<std::string> tried;
   for (size_t i = 0; i < history.calls.size(); ++i) {
     const std::string signature = call_signature(history.calls[i]);
+    if (!tried.insert(signature).second) continue;
     std::vector<size_t> alike;
     for (size_t j = 0; j < history.calls.size(); ++j)
       if (call_signature(history.calls[j]) == signature) alike.push_back(j);
