@@ -83,7 +83,7 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
       put(out, static_cast<int64_t>(o.replicas.size()));
       for (const Replica& r : o.replicas) {
         put(out, rank(r.id));
-        put(out, static_cast<int64_t>(r.kind) * 4 + static_cast<int64_t>(r.status));
+        put(out, (static_cast<int64_t>(r.kind) * 4 + static_cast<int64_t>(r.status)) * 2 + r.copy);
         put(out, r.segment);
       }
       o.deadline ? rel(*o.deadline) : put(out, INT64_MAX);
@@ -101,6 +101,8 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
       put(out, o.reserved ? static_cast<int64_t>(*o.reserved) : -1);
       put(out, o.processing);
       put(out, o.checksum ? static_cast<int64_t>(*o.checksum) : -1);
+      put(out, o.task ? client_rank(o.task->owner) : -1);  // a copy under way (rules copy.*)
+      if (o.task) put(out, rank(o.task->source)), rel(o.task->start), put(out, static_cast<int64_t>(o.task->targets));
     }
   };
   objects(objects_);
@@ -119,17 +121,14 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
   for (const auto& [t, q] : requested_quota_) { put(out, t); put(out, static_cast<int64_t>(q)); }
   put(out, -6);
   for (const Discarded& d : discarded_) {
-    rel(d.release_at);
-    put(out, static_cast<int64_t>(d.size));
+    rel(d.release_at), put(out, static_cast<int64_t>(d.size));
     for (const Replica& r : d.replicas) { put(out, static_cast<int64_t>(r.kind)); put(out, r.segment); }
   }
   put(out, -4);
   for (const auto& s : snapshots_) {
     objects(s->objects);
-    for (const Discarded& d : s->discarded) {
-      rel(d.release_at);
-      put(out, static_cast<int64_t>(d.size * 1000 + d.replicas.size()));
-    }
+    for (const Discarded& d : s->discarded)
+      rel(d.release_at), put(out, static_cast<int64_t>(d.size * 1000 + d.replicas.size()));
     segments(s->segments);
     put(out, -5);
   }

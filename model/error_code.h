@@ -24,6 +24,10 @@ enum class ErrorCode : uint8_t {
   UNAVAILABLE_IN_CURRENT_MODE,  // set_quota, delete_quota outside multi-tenant mode
   UNAVAILABLE_IN_CURRENT_STATUS,  // mount: the segment is still leaving (a graceful unmount under way)
   SEGMENT_NOT_FOUND,              // graceful_unmount: the caller has no such segment mounted
+  OBJECT_HAS_REPLICATION_TASK,    // a copy is under way on the object (rules copy.*)
+  OBJECT_NO_REPLICATION_TASK,     // copy_end, copy_revoke: no copy is under way
+  REPLICA_NOT_FOUND,              // copy_start: no COMPLETE replica on the source segment
+  REPLICA_IS_GONE,                // copy_end: the source or a target was lost meanwhile
   INTERNAL_ERROR,
   UNSUPPORTED,  // a target that cannot perform the op (never the model)
 };

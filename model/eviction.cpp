@@ -27,10 +27,15 @@ bool Model::normalise_if_expired(ObjectId id, Object& obj, Time now) {
 
 namespace {
 
+// A COMPLETE memory replica no copy is reading (rule copy.blocks).
+bool evictable_replica(const Object& obj, const Replica& r) {
+  const bool source = obj.task && obj.task->source == r.id;
+  return r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete && !source;
+}
+
 bool has_evictable_memory(const Object& obj) {
-  return std::any_of(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) {
-    return r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete;
-  });
+  return std::any_of(obj.replicas.begin(), obj.replicas.end(),
+                     [&](const Replica& r) { return evictable_replica(obj, r); });
 }
 
 int64_t ceil_pct(uint64_t base, uint32_t pct) { return static_cast<int64_t>((base * pct + 99) / 100); }
@@ -48,10 +53,16 @@ void Model::discard_expired_processing(Time now) {
   // Only the due ones are gathered and sorted (most PROCESSING writes are not
   // due): discarding one object changes no other's processing or put_start_time.
   std::vector<ObjectId> due;  // in key order: the discarded list keeps that order
-  for (const auto& [id, obj] : objects_.unordered())
+  std::vector<ObjectId> copies;  // copies past the release timeout (rule copy.expiry)
+  for (const auto& [id, obj] : objects_.unordered()) {
     if (obj.processing && processing_expired(obj, now)) due.push_back(id);
+    if (obj.task && saturating_deadline(obj.task->start, config_.put_start_release_timeout_ms) < now)
+      copies.push_back(id);
+  }
   std::sort(due.begin(), due.end());
+  std::sort(copies.begin(), copies.end());
   for (ObjectId id : due) discard_expired_processing_of(id, now);
+  for (ObjectId id : copies) discard_expired_copy_of(id, now);
 }
 
 void Model::discard_expired_processing_of(ObjectId id, Time now) {
@@ -60,8 +71,9 @@ void Model::discard_expired_processing_of(ObjectId id, Time now) {
   Object& obj = it->second;
   if (!processing_expired(obj, now)) return;
   const Time expiry = saturating_deadline(obj.put_start_time, config_.put_start_release_timeout_ms);
-  auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) {
-    return r.status == ReplicaStatus::Complete;
+  auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [&](const Replica& r) {
+    if (r.copy && r.status == ReplicaStatus::Processing) hits_.hit(Rule::CopyTargets);
+    return r.copy || r.status == ReplicaStatus::Complete;  // a copy's targets stay (rule copy.targets)
   });
   discard_replicas(id, obj, first, expiry);
   if (obj.pending) {
@@ -77,9 +89,9 @@ void Model::discard_expired_processing_of(ObjectId id, Time now) {
 // Returns the bytes freed (size x replicas taken).
 uint64_t Model::evict_memory(ObjectTable::Entry* it) {
   Object& obj = it->second;
-  auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) {
-    return !(r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete);
-  });
+  if (obj.task) hits_.hit(Rule::CopyBlocks);
+  auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(),
+                                     [&](const Replica& r) { return !evictable_replica(obj, r); });
   const uint64_t freed = obj.size * static_cast<uint64_t>(obj.replicas.end() - first);
   free_replicas(it->first, obj, first);
   if (obj.replicas.empty()) erase_object(it);

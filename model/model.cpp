@@ -59,6 +59,9 @@ Outcome Model::dispatch(const Op& op, Time now) {
     case OpKind::Unmount: return unmount(op);
     case OpKind::Mount: return mount(op);
     case OpKind::GracefulUnmount: return graceful_unmount(op);
+    case OpKind::CopyStart: return copy_start(op, now);
+    case OpKind::CopyEnd: return copy_end(op);
+    case OpKind::CopyRevoke: return copy_revoke(op);
   }
   return Outcome::of(ErrorCode::INVALID_PARAMS);  // unknown op value
 }
@@ -226,6 +229,7 @@ ObjectView view_of(ObjectId id, const Object& o) {
   v.group = o.group;
   v.hard_pinned = o.hard_pinned;
   v.lease = o.lease;
+  v.copying = o.task.has_value();
   return v;
 }
 

@@ -277,6 +277,14 @@ class Model {
   void unmount_segment(uint32_t segment);
   bool takes_replicas(uint32_t segment) const { return segments_[segment].mounted && !segments_[segment].leaving; }
   void drop_from_segment(ObjectTable::Entry* it, uint32_t segment);
+  // replication.cpp (rules copy.*)
+  Outcome copy_start(const Op& op, Time now);
+  Outcome copy_end(const Op& op);
+  Outcome copy_revoke(const Op& op);
+  std::optional<ErrorCode> copy_targets_refused(const Op& op) const;
+  std::variant<ObjectTable::Entry*, ErrorCode> copy_owned(const Op& op);
+  void end_copy(ObjectTable::Entry* it, bool keep);
+  void discard_expired_copy_of(ObjectId id, Time now);
   // retention.cpp (PR 2835)
   Outcome retain_groups(const Op& op, Time now);
   void inherit_retention(ObjectId id, Object& obj, Time now);

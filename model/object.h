@@ -25,6 +25,18 @@ struct Replica {
   ReplicaKind kind = ReplicaKind::Memory;
   ReplicaStatus status = ReplicaStatus::Processing;
   uint32_t segment = 0;  // index into Config::segments; kNoSegment for a disk replica
+  bool copy = false;     // a copy's target: only its copy_end or copy_revoke acts on it (rule copy.targets)
+};
+
+// A replication task (Mooncake's ReplicationTask of type COPY): one per
+// object, owned by the client that started it; it reads `source` and writes
+// the targets (replicas marked `copy`) until its End, its Revoke, or the
+// release timeout after `start` (rules copy.*).
+struct CopyTask {
+  ClientId owner = 0;
+  ReplicaId source = 0;
+  Time start = 0;
+  uint32_t targets = 0;  // how many targets it made
 };
 
 // RFC 3028 "Object state model": Pending(action, ttl, eligible_replica_ids).
@@ -57,6 +69,7 @@ struct Object {
   uint64_t replaced_charge = 0;      // a size-changing Upsert's old charge, until settle
   bool processing = false;  // in Mooncake's processing_keys
   std::optional<uint64_t> checksum;  // declared by the last End of a write (rule read.checksum)
+  std::optional<CopyTask> task;      // a copy under way (rules copy.*)
 
   bool has_disk() const {
     return std::any_of(replicas.begin(), replicas.end(), [](const Replica& r) { return r.kind == ReplicaKind::Disk; });
@@ -71,20 +84,29 @@ struct Object {
       return r.status == ReplicaStatus::Complete;
     });
   }
+  // The write's own replicas are all COMPLETE (a copy's targets are not the write's).
+  bool write_complete() const {
+    return std::all_of(replicas.begin(), replicas.end(), [](const Replica& r) {
+      return r.copy || r.status == ReplicaStatus::Complete;
+    });
+  }
   // RFC 3028 rule 4: protection only while now < D.
   bool soft_pin_active(Time now) const { return deadline && now < *deadline; }
   // Multi-tenant mode: bytes charged to the tenant (rule tenant.charge). A
   // new write is charged what it reserved, size x the memory replicas it
   // asked for, until it settles; then size x its memory replicas. A
-  // replaced object's charge is added until the write settles.
+  // replaced object's charge is added until the write settles, a copy's
+  // targets while they exist.
   uint64_t charged_bytes() const {
     const auto memory = std::count_if(replicas.begin(), replicas.end(),
-                                      [](const Replica& r) { return r.kind == ReplicaKind::Memory; });
-    return reserved.value_or(size * static_cast<uint64_t>(memory)) + replaced_charge;
+                                      [](const Replica& r) { return !r.copy && r.kind == ReplicaKind::Memory; });
+    const auto targets = std::count_if(replicas.begin(), replicas.end(), [](const Replica& r) { return r.copy; });
+    return reserved.value_or(size * static_cast<uint64_t>(memory)) + replaced_charge +
+           size * static_cast<uint64_t>(targets);  // a copy is charged its targets from its start (rule copy.start)
   }
   bool memory_processing() const {
     return std::any_of(replicas.begin(), replicas.end(), [](const Replica& r) {
-      return r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Processing;
+      return !r.copy && r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Processing;
     });
   }
 };

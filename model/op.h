@@ -121,7 +121,8 @@ struct Op {
   uint32_t evict_target_pct = 0;      // evict: fraction of candidates, percent
   uint32_t evict_lowerbound_pct = 0;  // evict: second-pass bound, percent
   bool fail_first_candidate = false;  // restore
-  uint32_t segment = 0;               // unmount, mount: an index into Config::segments
+  uint32_t segment = 0;               // unmount, mount, copy_start (its source): an index into Config::segments
+  std::vector<uint32_t> targets;      // copy_start: the segments it copies to, indices into Config::segments
   uint64_t advance_ms = 0;            // advance
   uint64_t quota_bytes = 0;           // set_quota: the requested quota
   std::vector<KeyId> keys;            // batch ops, in call order (duplicates allowed); remove_by_regex: matched keys
@@ -134,10 +135,10 @@ struct Op {
     return std::tie(kind, client, object.tenant, object.key, size, memory_replicas, nof_replicas, soft_pin.action,
                     soft_pin.ttl_ms, group, hard_pin, group_shape, selector, force, groups, ttl_ms, evict_target_pct,
                     evict_lowerbound_pct,
-                    fail_first_candidate, advance_ms, quota_bytes, segment, keys, sizes, checksum);
+                    fail_first_candidate, advance_ms, quota_bytes, segment, targets, keys, sizes, checksum);
   }
 };
-static_assert(sizeof(Op) == 192, "Op changed: update Op::fields() and the op table's field sets");
+static_assert(sizeof(Op) == 216, "Op changed: update Op::fields() and the op table's field sets");
 
 // Element i of a batch op (i < keys.size()): the single-key op on keys[i],
 // with the batch's client, tenant, write config, selector and force, and

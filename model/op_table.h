@@ -24,6 +24,7 @@ enum class OpClass : uint8_t {
   Master,     // acts on the whole master: eviction, cleanup, snapshot, restore
   Policy,     // sets or deletes a tenant's quota policy (multi-tenant mode)
   Segment,    // unmounts or mounts a segment (a client leaving or joining)
+  Replication,  // starts, ends or revokes a copy of an object's replica (a replication task)
   Clock,      // moves virtual time
 };
 
@@ -45,6 +46,7 @@ enum OpField : uint32_t {
   kFieldQuota = 1u << 13,    // quota: the requested bytes of set_quota
   kFieldSegment = 1u << 14,  // segment: the index (into the config's segments) unmount, mount, graceful_unmount act on
   kFieldChecksum = 1u << 15,  // checksum: the object checksum a single-key End declares (optional)
+  kFieldTargets = 1u << 16,   // targets: the segment indices copy_start copies to (segment: its source)
 };
 
 inline constexpr uint32_t kKeyFields = kFieldTenant | kFieldKey;
@@ -85,6 +87,9 @@ inline constexpr uint32_t kBatchFields = kFieldTenant | kFieldKeys;
   X(DeleteQuota, "delete_quota", Policy, 1, kFieldTenant)                                          \
   X(Unmount, "unmount", Segment, 0, kFieldSegment)                                                  \
   X(Mount, "mount", Segment, 0, kFieldSegment)                                                      \
-  X(GracefulUnmount, "graceful_unmount", Segment, 0, kFieldSegment)
+  X(GracefulUnmount, "graceful_unmount", Segment, 0, kFieldSegment)                                 \
+  X(CopyStart, "copy_start", Replication, 0, kKeyFields | kFieldSegment | kFieldTargets)             \
+  X(CopyEnd, "copy_end", Replication, 0, kKeyFields)                                                \
+  X(CopyRevoke, "copy_revoke", Replication, 0, kKeyFields)
 
 }  // namespace pinsim

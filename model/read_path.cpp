@@ -82,6 +82,10 @@ Outcome Model::remove(const Op& op, Time now) {
     return Outcome::of(ErrorCode::OBJECT_HAS_LEASE);
   }
   if (!obj.all_complete()) return Outcome::of(ErrorCode::REPLICA_IS_NOT_READY);
+  if (obj.task) {  // rule copy.blocks
+    hits_.hit(Rule::CopyBlocks);
+    return Outcome::of(ErrorCode::OBJECT_HAS_REPLICATION_TASK);
+  }
   if (obj.deadline) hits_.hit(Rule::Rfc10);  // soft pin never blocks removal
   erase_object(it);
   return Outcome{};
@@ -98,7 +102,7 @@ Outcome Model::remove_all(const Op& op, Time now) {
   std::vector<ObjectId> gone;
   for (const auto& [id, obj] : objects_)
     if (id.tenant == op.object.tenant && matches(id.key) && (op.force || now >= obj.lease) && !obj.processing &&
-        obj.all_complete())
+        obj.all_complete() && !obj.task)
       gone.push_back(id);
   if (by_regex && !gone.empty()) hits_.hit(Rule::RemoveByRegex);
   for (ObjectId id : gone) {

@@ -118,7 +118,20 @@ namespace pinsim {
   X(ReadHit, "read.hit", "RFC silent; docs/interpretations.md (Metrics the View compares); Mooncake GetReplicaList", \
     "a successful get counts the object's bytes as a memory hit, else a disk hit when served from disk") \
   X(ReqReplicas, "request.replicas", "RFC silent; Mooncake main PutStart, UpsertStart (replica_num, size checks)",    \
-    "a write that asks for no replica at all, or for 0 bytes, is INVALID_PARAMS and changes nothing")
+    "a write that asks for no replica at all, or for 0 bytes, is INVALID_PARAMS and changes nothing")              \
+  X(CopyStart, "copy.start", "RFC silent; docs/interpretations.md (Copies); Mooncake main CopyStart",               \
+    "a copy adds a PROCESSING target on each named segment without a replica of the object, from a COMPLETE "      \
+    "source, one task per object; a refused copy changes nothing")                                                 \
+  X(CopyEnd, "copy.end", "RFC silent; docs/interpretations.md (Copies); Mooncake main CopyEnd, CopyRevoke",        \
+    "the owner's End completes the targets left; a lost source fails it and drops them; a Revoke drops them")     \
+  X(CopyNoPin, "copy.no-pin", "RFC 3028 Summary; Non-goals (Copy, Move, promotion are no activation points)",     \
+    "a copy never commits, extends, refreshes or clears a soft pin or a Pending, nor grants a lease")              \
+  X(CopyTargets, "copy.targets", "RFC silent; docs/interpretations.md (Copies)",                                   \
+    "a write's End, Revoke and release timeout never act on a copy's targets")                                     \
+  X(CopyBlocks, "copy.blocks", "RFC silent; docs/interpretations.md (Copies); Mooncake main Remove, UpsertStart",   \
+    "an object being copied is not removed nor replaced by an Upsert, and its source replica is not evicted")     \
+  X(CopyExpiry, "copy.expiry", "RFC silent; docs/interpretations.md (Copies); DiscardExpiredProcessingReplicas", \
+    "a copy older than the release timeout is discarded at the next eviction; a restore keeps no copy")
 
 enum class Rule : uint16_t {
 #define PINSIM_RULE_ENUM(id, name, source, summary) id,

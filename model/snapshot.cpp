@@ -79,6 +79,10 @@ Outcome Model::restore(const Op& op, Time now) {
     obj.client = saved.client;
     obj.size = saved.size;
     obj.replicas = saved.replicas;
+    if (saved.task) {  // a copy under way is not durable: its targets are not restored (rule copy.expiry)
+      hits_.hit(Rule::CopyExpiry);
+      std::erase_if(obj.replicas, [](const Replica& r) { return r.copy; });
+    }
     obj.deadline = saved.deadline;
     obj.lease = saved.lease;
     obj.put_start_time = saved.put_start_time;

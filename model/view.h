@@ -32,6 +32,7 @@ struct ObjectView {
   GroupId group = 0;
   bool hard_pinned = false;
   Time lease = 0;                // read lease timeout
+  bool copying = false;          // a replication task (a copy) is under way (rules copy.*)
   bool operator==(const ObjectView&) const = default;
 };
 

@@ -189,6 +189,10 @@ Outcome Model::upsert_start_once(const Op& op, Time now) {
     if (op.group == 0) hits_.hit(Rule::GroupIdsShape);  // an explicit empty id is a group too
     return Outcome::of(ErrorCode::INVALID_PARAMS);
   }
+  if (obj.task) {  // a copy reads the object's replicas (rule copy.blocks)
+    hits_.hit(Rule::CopyBlocks);
+    return Outcome::of(ErrorCode::OBJECT_HAS_REPLICATION_TASK);
+  }
   // Case A: a preempted write with nothing COMPLETE is replaced (group from
   // the request); Case B: same size, in place; Case C: size change, replaced
   // (same group). Both replacements carry an unexpired deadline.
@@ -260,7 +264,7 @@ Outcome Model::end(const Op& op, Time now) {
     // targeted replica is already COMPLETE; nothing changes, not even the lease.
     bool targeted = false;
     for (const Replica& r : obj.replicas) {
-      if (!selected(op.selector, r.kind)) continue;
+      if (!selected(op.selector, r.kind) || r.copy) continue;  // rule copy.targets
       targeted = true;
       if (r.status != ReplicaStatus::Complete) return Outcome::of(ErrorCode::INVALID_WRITE);
     }
@@ -272,6 +276,10 @@ Outcome Model::end(const Op& op, Time now) {
   bool completed_eligible = false, completed_any = false;
   for (Replica& r : obj.replicas) {
     if (!selected(op.selector, r.kind) || r.status != ReplicaStatus::Processing) continue;
+    if (r.copy) {  // a copy's target is its own (rule copy.targets)
+      hits_.hit(Rule::CopyTargets);
+      continue;
+    }
     r.status = ReplicaStatus::Complete;
     completed_any = true;
     if (obj.pending && obj.pending->is_eligible(r.id)) completed_eligible = true;
@@ -283,7 +291,7 @@ Outcome Model::end(const Op& op, Time now) {
     hits_.hit(Rule::NoCommitLaterEnd);  // a later End never refreshes
   }
   obj.lease = std::max(obj.lease, now);  // GrantReadLease(0)
-  if (obj.all_complete()) obj.processing = false;
+  if (obj.write_complete()) obj.processing = false;
   // The End declares the value's checksum, or that it has none; a disk End
   // acknowledges the value already written, so it leaves the checksum there
   // unless it declares one (rule read.checksum).
@@ -303,10 +311,12 @@ Outcome Model::revoke(const Op& op, Time) {
   if (obj.client != op.client) return Outcome::of(ErrorCode::ILLEGAL_CLIENT);
   if (!obj.processing) return Outcome::of(ErrorCode::INVALID_WRITE);
   for (const Replica& r : obj.replicas)
-    if (selected(op.selector, r.kind) && r.status != ReplicaStatus::Processing)
+    if (selected(op.selector, r.kind) && !r.copy && r.status != ReplicaStatus::Processing)
       return Outcome::of(ErrorCode::INVALID_WRITE);
-  auto kept = std::stable_partition(obj.replicas.begin(), obj.replicas.end(),
-                                    [&](const Replica& r) { return !selected(op.selector, r.kind); });
+  auto kept = std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [&](const Replica& r) {
+    if (r.copy && selected(op.selector, r.kind)) hits_.hit(Rule::CopyTargets);
+    return r.copy || !selected(op.selector, r.kind);
+  });
   free_replicas(op.object, obj, kept);
   // ClearPendingSoftPinIfNoViableReplica: keep Pending only while an eligible
   // PROCESSING replica remains (RFC 3028 Revoke).
@@ -321,7 +331,7 @@ Outcome Model::revoke(const Op& op, Time) {
     erase_object(it);  // nothing valid remains: the object goes, -1 if pinned
     return Outcome{};
   }
-  if (obj.all_complete()) obj.processing = false;
+  if (obj.write_complete()) obj.processing = false;
   settle_charge(obj);
   return Outcome{};
 }

@@ -24,8 +24,13 @@
 //      evictable objects (rule tenant.quota-eviction: eviction may take them
 //      at any time): an object of that tenant whose
 //      lease had expired and that is not hard-pinned may lose its COMPLETE
-//      memory replicas, with their charge, and go (gauge -1 if it had a
+//      memory replicas (all but the source of a copy under way, rule
+//      copy.blocks), with their charge, and go (gauge -1 if it had a
 //      deadline).
+//   5. A copy's End that answers REPLICA_IS_GONE reports a loss that happened
+//      before it (a segment left during the copy): it still ends the copy as
+//      rule copy.end states, so its targets become COMPLETE replicas or, with
+//      the source gone, are dropped, and their charge follows. Not checked here.
 // A target that does not show a part (lease, retention, usage) shows it
 // empty before and after, so that part compares equal.
 #include "property.h"
@@ -112,13 +117,16 @@ int64_t lazily_dropped(const View& before, const View& after, Time now) {
 
 namespace {
 
+// The COMPLETE memory replicas eviction leaves an object: the source of a copy under way.
+uint32_t unevictable(const ObjectView& o) { return o.copying && o.complete_memory > 0 ? 1 : 0; }
+
 // Whether exception 4 adjusts anything: an object that could be evicted and
-// lost all its COMPLETE memory replicas, or a charge of zero to drop.
+// lost all its evictable COMPLETE memory replicas, or a charge of zero to drop.
 bool quota_adjusts(const StepContext& s) {
   for (const ObjectView& o : s.before.objects) {
     if (!quota_evictable(s.config, s.op, o, s.now)) continue;
     const ObjectView* a = find_object(s.after, o.id);
-    if (!a || a->complete_memory == 0) return true;
+    if (!a || (a->complete_memory == unevictable(o) && a->complete_memory < o.complete_memory)) return true;
   }
   return std::any_of(s.before.usage.begin(), s.before.usage.end(), [](const UsageView& u) { return u.bytes == 0; });
 }
@@ -135,14 +143,15 @@ std::optional<View> quota_evicted(const StepContext& s) {
   std::vector<ObjectView> kept;
   for (ObjectView o : v.objects) {
     const ObjectView* a = find_object(s.after, o.id);
-    if (!quota_evictable(s.config, s.op, o, now) || (a && a->complete_memory != 0)) {
+    const uint32_t left = unevictable(o);
+    if (!quota_evictable(s.config, s.op, o, now) || (a && a->complete_memory != left)) {
       kept.push_back(o);
       continue;
     }
     for (UsageView& u : v.usage)
-      if (u.tenant == tenant) u.bytes -= o.size * o.complete_memory;
-    o.complete_memory = 0;
-    if (o.complete_nof + o.complete_disk + o.processing > 0) {  // it stays on its other replicas
+      if (u.tenant == tenant) u.bytes -= o.size * (o.complete_memory - left);
+    o.complete_memory = left;
+    if (o.complete_memory + o.complete_nof + o.complete_disk + o.processing > 0) {  // it stays on its other replicas
       kept.push_back(o);
     } else if (o.deadline && *o.deadline > now) {
       --v.gauge;  // erased with a live deadline (an expired one is counted as lazily dropped)
@@ -162,6 +171,7 @@ std::optional<std::string> FailureAtomic::check(const StepContext& s) const {
       is_batch(s.op.kind) && !s.outcome.results.empty() &&
       std::all_of(s.outcome.results.begin(), s.outcome.results.end(), [](const KeyResult& r) { return r.code != ErrorCode::OK; });
   if ((s.outcome.code == ErrorCode::OK && !batch_failed) || s.op.kind == OpKind::Restore) return std::nullopt;
+  if (s.op.kind == OpKind::CopyEnd && s.outcome.code == ErrorCode::REPLICA_IS_GONE) return std::nullopt;  // exception 5
   const ErrorCode code = batch_failed ? s.outcome.results.front().code : s.outcome.code;
   auto what = [&] { return std::string(to_string(s.op.kind)) + " failed with " + std::string(to_string(code)); };
   const std::optional<View> adjusted = quota_evicted(s);

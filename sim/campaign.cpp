@@ -15,6 +15,7 @@ void draw_seed(RandomChoices& choices, const SeedOptions& options, WorkloadConfi
     RandomChoices side(copy.pick(UINT64_MAX) ^ 0x7365676d656e7473ull);
     draw_segment_churn(side, workload);
     if (side.chance(15)) config->disk_replica = true;  // disk mode (rules disk.*), from the side stream too
+    draw_copies(side, workload);
   }
   if (options.preset) options.preset->shape(choices, *workload, *config);
   if (options.profile) config->profile = *options.profile;
@@ -92,7 +93,9 @@ CampaignSummary run_campaign(const CampaignOptions& o, TargetFactory factory, co
         sum.schedules += r.schedules, sum.decisions += r.decisions, sum.preemptions += r.preemptions;
         sum.lock_edges = std::max(sum.lock_edges, r.lock_edges);
         for (int i = 0; i < kRuleCount; ++i) sum.seeds_hitting.count[i] += r.hits.count[i] != 0;
-        const KnownFinding* k = r.failure ? match_known(o.known, failure_signature(*r.failure, r.trace), r.variant) : nullptr;
+        const KnownFinding* k = r.failure ? match_known(o.known, failure_signature(*r.failure, r.trace), r.variant,
+                                                        ops_used(r.trace, r.failure->step))
+                                          : nullptr;
         if (k) ++sum.known[k->file];
         else if (r.failure) ++sum.failures;
         if (on_seed && !on_seed(seed, r, k)) break;

@@ -61,6 +61,7 @@ void match_object(Matcher& m, const ObjectExpectation& e, const View& view) {
   m.field("processing", kCapObjects, e.processing, o->processing, who, as_number);
   m.field("group", kCapObjects, e.group, o->group, who, as_number);
   m.field("hard_pinned", kCapObjects, e.hard_pinned, o->hard_pinned, who, as_number);
+  m.field("copying", kCapObjects, e.copying, o->copying, who, as_number);
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ struct ObjectExpectation {
   std::optional<uint32_t> complete_memory, complete_nof, complete_disk, processing;
   std::optional<GroupId> group;
   std::optional<bool> hard_pinned;
+  std::optional<bool> copying;  // a copy under way (rules copy.*)
   bool operator==(const ObjectExpectation&) const = default;
 };
 

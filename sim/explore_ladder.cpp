@@ -56,6 +56,8 @@ const std::vector<LadderRung>& explore_ladder() {
       // Disk replicas: an object read, evicted or restored while it lives on its disk file.
       {"disk", 1, 1, kWrites + ",put_revoke,get,remove,evict,advance,snapshot,restore", {500}, {1000}, 0, M::Disk,
        5, 20},
+      // A copy of a readable replica while its write is still in flight (disk mode), onto a second segment.
+      {"copies", 1, 1, "put_start,put_end,copy_start,copy_end,copy_revoke,get", {500}, {1000}, 0, M::Copies, 5, 24},
       // 6 ops: a pin replaced by an upsert, then cleanup at the old deadline (a stale index entry);
       // an End with a checksum, time, an End without one, a read. Only the op kinds these use.
       {"deeper writes", 1, 1, kWrites + ",get,advance,cleanup", {500}, {1, 1000}, 1, M::Defaults, 6, 30},
@@ -93,6 +95,7 @@ const char* master_name(RungMaster m) {
     case RungMaster::LittleRoom: return "little room (64-byte segments, 64-byte writes)";
     case RungMaster::Quotas: return "quotas (multi-tenant, a 64-byte quota, 32- and 64-byte writes; hard pins)";
     case RungMaster::Disk: return "disk mode";
+    case RungMaster::Copies: return "disk mode, two memory segments";
   }
   return "";
 }
@@ -116,6 +119,10 @@ void apply_master(RungMaster m, WorkloadConfig& w, Config& c) {
       w.hard_pin_pct = 8;
       break;
     case RungMaster::Disk: c.disk_replica = true; break;
+    case RungMaster::Copies:
+      c.disk_replica = true;
+      c.segments.push_back(c.segments.front());
+      break;
   }
 }
 

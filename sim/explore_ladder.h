@@ -29,6 +29,7 @@ enum class RungMaster : uint8_t {
   LittleRoom,  // 64-byte segments and 64-byte writes: each segment holds one write
   Quotas,      // multi-tenant mode, tenant 0's quota one write of 64 bytes; hard pins
   Disk,        // disk mode: every write also gets a disk replica
+  Copies,      // disk mode and a second memory segment: a copy of a write's readable replica while it is in flight
 };
 
 struct LadderRung {

@@ -87,6 +87,7 @@ json encode_op(const Op& op) {
   if (has_field(k, kFieldSize)) j["size"] = op.size;
   if (has_field(k, kFieldQuota)) j["quota"] = op.quota_bytes;
   if (has_field(k, kFieldSegment)) j["segment"] = op.segment;
+  if (has_field(k, kFieldTargets)) j["targets"] = op.targets;
   if (has_field(k, kFieldWriteConfig)) {
     j["memory_replicas"] = op.memory_replicas;
     j["nof_replicas"] = op.nof_replicas;
@@ -150,6 +151,14 @@ static Op decode_op_fields(Fields& f) {
   if (has_field(k, kFieldSegment)) {
     if (f.u64("segment") > UINT32_MAX) Fields::fail(f.at("segment"), "value too large");
     op.segment = static_cast<uint32_t>(f.u64("segment"));
+  }
+  if (has_field(k, kFieldTargets)) {
+    op.targets = uint_array<uint32_t>(f, "targets", UINT32_MAX, "segment indices");
+    // A segment named twice would be two copies onto one segment: not a request the vocabulary has.
+    for (size_t i = 1; i < op.targets.size(); ++i)
+      if (std::find(op.targets.begin(), op.targets.begin() + i, op.targets[i]) != op.targets.begin() + i)
+        Fields::fail(f.at("targets") + "[" + std::to_string(i) + "]",
+                     "repeats segment " + std::to_string(op.targets[i]));
   }
   if (has_field(k, kFieldWriteConfig)) {
     op.memory_replicas = f.u32_or("memory_replicas", 1);
@@ -351,6 +360,7 @@ json encode_view(const View& v) {
     x["deadline"] = o.deadline ? json(*o.deadline) : json(nullptr);
     if (o.complete_disk) x["complete_disk"] = o.complete_disk;
     if (o.hard_pinned) x["hard_pinned"] = true;
+    if (o.copying) x["copying"] = true;
     if (o.pending)
       x["pending"] = {{"action", std::string(to_string(o.pending->action))},
                       {"ttl_ms", o.pending->ttl_ms}, {"viable", o.pending->viable}};
@@ -419,6 +429,7 @@ ObjectExpectation decode_object_expectation(const json& j, const std::string& pa
   if (f.has("processing")) e.processing = f.u32_or("processing", 0);
   if (f.has("group")) e.group = f.u32_or("group", 0);
   if (f.has("hard_pinned")) e.hard_pinned = f.boolean_or("hard_pinned", false);
+  if (f.has("copying")) e.copying = f.boolean_or("copying", false);
   f.finish();
   return e;
 }
@@ -490,6 +501,7 @@ json encode_state_expectation(const StateExpectation& e) {
       if (o.processing) x["processing"] = *o.processing;
       if (o.group) x["group"] = *o.group;
       if (o.hard_pinned) x["hard_pinned"] = *o.hard_pinned;
+      if (o.copying) x["copying"] = *o.copying;
       a.push_back(std::move(x));
     }
     j["objects"] = std::move(a);

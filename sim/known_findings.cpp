@@ -26,7 +26,7 @@ std::vector<KnownFinding> load_known_findings(const std::string& dir) {
   for (const std::string& file : files) {
     const Trace t = load_trace(file);
     if (!t.finding) throw DecodeError(file + ": $.finding: missing (a finding names its tree and signatures)");
-    known.push_back({file, t.finding->tree, t.finding->signatures});
+    known.push_back({file, t.finding->tree, t.finding->signatures, t.finding->needs});
   }
   if (known.empty()) throw DecodeError(dir + ": no finding traces (*.json)");
   return known;
@@ -54,10 +54,22 @@ bool matches(const std::string& pattern, const std::string& signature) {
 
 }  // namespace
 
+std::vector<OpKind> ops_used(const Trace& trace, size_t step) {
+  std::vector<OpKind> used;
+  for (size_t i = 0; i < trace.steps.size() && i <= step; ++i)
+    if (const OpKind k = trace.steps[i].op.kind; std::find(used.begin(), used.end(), k) == used.end())
+      used.push_back(k);
+  return used;
+}
+
 const KnownFinding* match_known(const std::vector<KnownFinding>& known, const std::string& signature,
-                                const std::string& variant) {
+                                const std::string& variant, const std::vector<OpKind>& used) {
+  auto needs_met = [&](const KnownFinding& k) {
+    return std::all_of(k.needs.begin(), k.needs.end(),
+                       [&](OpKind n) { return std::find(used.begin(), used.end(), n) != used.end(); });
+  };
   for (const KnownFinding& k : known)
-    if (k.tree == variant)
+    if (k.tree == variant && needs_met(k))
       for (const std::string& pattern : k.signatures)
         if (matches(pattern, signature)) return &k;
   return nullptr;

@@ -22,14 +22,20 @@ struct KnownFinding {
   std::string file;                     // the trace, as given
   std::string tree;                     // the target variant it applies to
   std::vector<std::string> signatures;  // any of them matches
+  std::vector<OpKind> needs;            // op kinds the failing run must have used (FindingInfo::needs)
 };
+
+// The op kinds `trace` used at or before step `step` (its failing step).
+std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`
 // field is an error naming the file (DecodeError), so nothing is skipped.
 std::vector<KnownFinding> load_known_findings(const std::string& dir);
 
-// The finding a failure matches on a target of `variant`, or nullptr.
+// The finding a failure matches on a target of `variant`, or nullptr. A
+// finding that needs op kinds matches only when `used` holds each of them
+// (a caller with no trace passes none: such a finding never matches there).
 const KnownFinding* match_known(const std::vector<KnownFinding>& known, const std::string& signature,
-                                const std::string& variant);
+                                const std::string& variant, const std::vector<OpKind>& used = {});
 
 }  // namespace pinsim

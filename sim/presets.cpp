@@ -122,6 +122,26 @@ void disk(Choices& c, WorkloadConfig& w, Config& m) {
   at_least(w, {OpKind::Snapshot, OpKind::Restore, OpKind::Unmount, OpKind::Mount}, 2);
 }
 
+// Copies (rules copy.*) of pinned, grouped and in-flight objects onto two or
+// three memory segments, while writes end, segments leave, memory is evicted,
+// copies time out and snapshots are taken; half the seeds in disk mode, where
+// a write is still under way when a copy of its memory replica starts.
+void copies(Choices& c, WorkloadConfig& w, Config& m) {
+  size_t memory = 0;
+  for (const SegmentConfig& s : m.segments) memory += s.kind == ReplicaKind::Memory;
+  for (; memory < 2 || (memory < 3 && c.chance(50)); ++memory)
+    m.segments.insert(m.segments.begin(), {ReplicaKind::Memory, m.segments.front().capacity});
+  if (c.chance(50)) m.disk_replica = true;
+  if (c.chance(50)) {  // copies and writes time out within a run (Mooncake: release > discard, whole seconds)
+    m.put_start_discard_timeout_ms = 1'000;
+    m.put_start_release_timeout_ms = 1'000 * (2 + c.pick(3));
+  }
+  w.max_memory_replicas = std::max<uint32_t>(w.max_memory_replicas, 2);
+  at_least(w, {OpKind::CopyStart, OpKind::CopyEnd, OpKind::PutStart, OpKind::PutEnd, OpKind::Get}, 10);
+  at_least(w, {OpKind::CopyRevoke, OpKind::UpsertStart, OpKind::Remove, OpKind::Evict, OpKind::Advance}, 4);
+  at_least(w, {OpKind::Snapshot, OpKind::Restore, OpKind::Unmount, OpKind::Mount, OpKind::RemoveAll}, 2);
+}
+
 constexpr Preset kPresets[] = {
     {"swarm", "the plain swarm draw", &swarm},
     {"groups", "groups with reads, leases, removal and grouped eviction", &groups},
@@ -134,6 +154,8 @@ constexpr Preset kPresets[] = {
     {"expiry", "short pins, aimed advances and cleanup", &expiry},
     {"segments", "memory segments unmounted and mounted again under pinned, grouped and in-flight writes", &segments},
     {"disk", "disk mode: every write also gets a disk replica; memory evicted and segments lost under it", &disk},
+    {"copies", "copies of pinned and in-flight objects while writes end, segments leave, memory is evicted, copies "
+               "time out and snapshots are taken", &copies},
 };
 
 }  // namespace

@@ -103,7 +103,19 @@ Difference describe_difference(const View& e, const View& a) {
     if (x.hard_pinned != y.hard_pinned)
       return {"hard_pinned", who + "hard pin expected " + (x.hard_pinned ? "set" : "unset") + ", got " +
                                  (y.hard_pinned ? "set" : "unset")};
-    if (x != y) return {"replicas", who + "replicas, size or group differ"};
+    if (x.copying != y.copying)
+      return {"copying", who + "copy expected " + (x.copying ? "under way" : "absent") + ", got " +
+                             (y.copying ? "under way" : "absent")};
+    const auto complete = [](const ObjectView& o) {
+      const auto n = [](uint32_t c) { return std::to_string(c); };
+      return n(o.complete_memory) + "/" + n(o.complete_nof) + "/" + n(o.complete_disk);
+    };
+    if (complete(x) != complete(y))
+      return {"complete", who + "COMPLETE replicas (memory/nof/disk) expected " + complete(x) + ", got " + complete(y)};
+    if (x.processing != y.processing)
+      return {"processing", who + "PROCESSING replicas expected " + std::to_string(x.processing) + ", got " +
+                                std::to_string(y.processing)};
+    if (x != y) return {"replicas", who + "size or group differ"};
   }
   if (e.shared_disk_files != a.shared_disk_files)
     return {"disk_files", "disk replicas naming a file another object's also names: expected " +

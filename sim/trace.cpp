@@ -22,7 +22,10 @@ std::string write_trace(const Trace& trace) {
   j["description"] = trace.description;
   if (!trace.rule.empty()) j["rule"] = trace.rule;
   if (trace.seed) j["seed"] = *trace.seed;
-  if (trace.finding) j["finding"] = {{"tree", trace.finding->tree}, {"signatures", trace.finding->signatures}};
+  if (trace.finding) {
+    j["finding"] = {{"tree", trace.finding->tree}, {"signatures", trace.finding->signatures}};
+    for (OpKind k : trace.finding->needs) j["finding"]["needs"].push_back(std::string(to_string(k)));
+  }
   if (trace.run) {
     json run = {{"target", trace.run->target}, {"faults", trace.run->faults}, {"compare", trace.run->compare}};
     if (!trace.run->tree.empty()) run["tree"] = trace.run->tree;
@@ -69,7 +72,8 @@ namespace {
 FindingInfo decode_finding(const json& f) {
   if (!f.is_object()) throw DecodeError("$.finding: expected an object");
   for (auto it = f.begin(); it != f.end(); ++it)
-    if (it.key() != "tree" && it.key() != "signatures") throw DecodeError("$.finding." + it.key() + ": unknown field");
+    if (it.key() != "tree" && it.key() != "signatures" && it.key() != "needs")
+      throw DecodeError("$.finding." + it.key() + ": unknown field");
   FindingInfo info;
   if (!f.contains("tree") || !f["tree"].is_string() || f["tree"].get<std::string>().empty())
     throw DecodeError("$.finding.tree: expected the tree's name (main, pre-2909, pr-2835)");
@@ -82,6 +86,14 @@ FindingInfo decode_finding(const json& f) {
     if (std::count(text.begin(), text.end(), '/') != 2)
       throw DecodeError("$.finding.signatures[" + std::to_string(i) + "]: expected \"what/op/field\"");
     info.signatures.push_back(text);
+  }
+  const json none = json::array();
+  const json& needs = f.contains("needs") ? f["needs"] : none;
+  if (!needs.is_array()) throw DecodeError("$.finding.needs: expected an array of op names");
+  for (size_t i = 0; i < needs.size(); ++i) {
+    const auto kind = needs[i].is_string() ? parse_op_kind(needs[i].get<std::string>()) : std::nullopt;
+    if (!kind) throw DecodeError("$.finding.needs[" + std::to_string(i) + "]: expected an op name");
+    info.needs.push_back(*kind);
   }
   return info;
 }

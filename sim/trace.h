@@ -31,6 +31,11 @@ struct TraceStep {
 struct FindingInfo {
   std::string tree;
   std::vector<std::string> signatures;
+  // Op kinds the defect needs ("needs", optional): a failure matches only in
+  // a run that used each of them at or before its failing step, so a coarse
+  // signature (a restore that loses an object) is not taken for this finding
+  // in runs that never, say, started a copy.
+  std::vector<OpKind> needs;
 };
 
 // The flags that shaped a recorded run (`"run"` in the trace): the target it

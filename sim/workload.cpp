@@ -83,6 +83,13 @@ void draw_segment_churn(Choices& side, WorkloadConfig* w) {
   w->weights[static_cast<int>(OpKind::GracefulUnmount)] = unmount;  // no draw of its own: the stream is as it was
 }
 
+void draw_copies(Choices& side, WorkloadConfig* w) {
+  if (side.chance(50)) return;
+  w->weights[static_cast<int>(OpKind::CopyStart)] = 1 + static_cast<uint32_t>(side.pick(3));
+  w->weights[static_cast<int>(OpKind::CopyEnd)] = 2;
+  w->weights[static_cast<int>(OpKind::CopyRevoke)] = 1;
+}
+
 // A write that asks for no replica at all breaks a request rule (INVALID_PARAMS,
 // nothing changes). When the draw gave no replica, one write in four of those
 // keeps it: derived from the write's key, writer and size rather than drawn,
@@ -166,8 +173,20 @@ void Workload::generator_input(const Model& model, Time now, std::vector<uint64_
       // What an End's checksum is derived from (end_or_revoke): the object's
       // first replica, and the time below.
       if (w_.checksums) out->push_back(it && !it->second.replicas.empty() ? it->second.replicas.front().id : 0);
+      if (draws_copies()) copy_input(it ? &it->second : nullptr, out);
     }
   if (w_.checksums) out->push_back(static_cast<uint64_t>(now));
+}
+
+// What copy_op reads of an object: its copy's owner and where its COMPLETE memory replicas are.
+void Workload::copy_input(const Object* obj, std::vector<uint64_t>* out) {
+  uint64_t sources = 0;
+  if (obj)
+    for (const Replica& r : obj->replicas)
+      if (r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete)
+        sources |= uint64_t{1} << (r.segment % 64);
+  out->push_back(obj && obj->task ? 1 + uint64_t{obj->task->owner} : 0);
+  out->push_back(sources);
 }
 
 Op Workload::next(Choices& c, const Model& model, Time now) const {
@@ -226,6 +245,7 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
       break;
     }
     case OpKind::Restore: op.fail_first_candidate = c.chance(30); break;
+    case OpKind::CopyStart: case OpKind::CopyEnd: case OpKind::CopyRevoke: copy_op(c, model, &op); break;
     case OpKind::SetQuota:  // now and then 0 or above 2^63 - 1 (INVALID_PARAMS)
       op.quota_bytes = !c.chance(w_.invalid_request_pct) ? draw_quota(c) : c.chance(50) ? 0 : kMaxQuotaBytes + 1;
       break;
@@ -275,6 +295,32 @@ Op Workload::segment_op(Choices& c, OpKind kind) const {
   op.client = 1 + static_cast<ClientId>(c.pick(w_.actors));
   op.segment = static_cast<uint32_t>(c.pick(master_.segments.size() + (c.chance(w_.invalid_request_pct) ? 1 : 0)));
   return op;
+}
+
+// A copy: its source mostly a segment that holds a COMPLETE replica of the
+// object, its targets one or two distinct memory segments; an End or Revoke
+// mostly by the copy's owner (else ILLEGAL_CLIENT).
+void Workload::copy_op(Choices& c, const Model& model, Op* op) const {
+  const auto* it = model.objects().find(op->object);
+  if (op->kind != OpKind::CopyStart) {
+    if (it && it->second.task && c.chance(85)) op->client = it->second.task->owner;
+    return;
+  }
+  std::vector<uint32_t> sources, memory;
+  if (it)
+    for (const Replica& r : it->second.replicas)
+      if (r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete) sources.push_back(r.segment);
+  std::sort(sources.begin(), sources.end());  // by segment, as copy_input states them
+  for (uint32_t s = 0; s < master_.segments.size(); ++s)
+    if (master_.segments[s].kind == ReplicaKind::Memory) memory.push_back(s);
+  op->segment = !sources.empty() && c.chance(85) ? pick_of(c, sources)
+                                                 : static_cast<uint32_t>(c.pick(master_.segments.size()));
+  const uint64_t n = memory.empty() ? 0 : 1 + c.pick(std::min<size_t>(2, memory.size()));
+  for (uint64_t i = 0; i < n; ++i) {
+    const size_t at = c.pick(memory.size());
+    op->targets.push_back(memory[at]);
+    memory.erase(memory.begin() + static_cast<std::ptrdiff_t>(at));
+  }
 }
 
 // A batch's keys: 1-4 keys of the universe in call order, sometimes one

@@ -71,6 +71,10 @@ void draw_swarm(Choices& choices, WorkloadConfig* workload, Config* config);
 // the seeds without churn draw what they drew before unmount existed (the
 // fixed seeds of tests and of the concurrency lane's hunts among them).
 void draw_segment_churn(Choices& side, WorkloadConfig* workload);
+// A swarm's copies (copy_start, copy_end, copy_revoke; rules copy.*): on in
+// half the seeds, drawn from the same side stream after the churn and disk
+// mode, so those draws and the seeds without copies are as they were.
+void draw_copies(Choices& side, WorkloadConfig* workload);
 // Multi-tenant mode with a quota policy for most of `tenants` tenants.
 void draw_tenants(Choices& choices, uint32_t tenants, Config* config);
 
@@ -83,7 +87,8 @@ class Workload {
   // Everything next() reads from the model, as words: the marks advances aim
   // at, relative to now and in the order advance() draws them, then each
   // key's writer (0: no object) and, when Ends declare checksums, each key's
-  // first replica and the time (end_or_revoke). States with equal inputs generate the same
+  // first replica and the time (end_or_revoke), and when copies are drawn each key's copy
+  // owner and source segments (copy_input). States with equal inputs generate the same
   // ops, so the explorer lists them once per input (sim/op_universe.h).
   // A change to what next() reads must change this too.
   void generator_input(const Model& model, Time now, std::vector<uint64_t>* out) const;
@@ -94,6 +99,9 @@ class Workload {
   Op advance(Choices& c, const Model& model, Time now) const;
   std::vector<KeyId> batch_keys(Choices& c) const;
   Op segment_op(Choices& c, OpKind kind) const;
+  void copy_op(Choices& c, const Model& model, Op* op) const;
+  static void copy_input(const Object* obj, std::vector<uint64_t>* out);
+  bool draws_copies() const { return w_.weights[static_cast<size_t>(OpKind::CopyStart)] > 0; }
   void end_or_revoke(Choices& c, const Model& model, Time now, Op* op) const;
   ReplicaSelector selector(Choices& c) const;
   // The upcoming deadlines and lease ends advances aim at.

@@ -17,7 +17,7 @@ namespace pinsim::cli {
 namespace {
 
 const char* kOpClassNames[] = {"start",  "end",    "revoke",  "read",  "remove",
-                               "retention", "master", "policy", "segment", "clock"};
+                               "retention", "master", "policy", "segment", "replication", "clock"};
 static_assert(std::size(kOpClassNames) == static_cast<size_t>(OpClass::Clock) + 1, "one name per OpClass");
 
 void list_ops() {

@@ -16,6 +16,7 @@
 #include "crash_report.h"
 #include "coverage.h"
 #include "overhead.h"
+#include "presets.h"
 #include "summary.h"
 #include "targets.h"
 #include "trace.h"
@@ -112,14 +113,22 @@ std::string prepared_out_dir(const po::variables_map& vm) {
 
 namespace {
 
+// "a swarm draw aimed at one area (swarm, groups, ...)": the preset table's names.
+std::string preset_help() {
+  std::string names;
+  for (const Preset& p : presets()) names += (names.empty() ? "" : ", ") + std::string(p.name);
+  return "a swarm draw aimed at one area (" + names + ")";
+}
+
 po::options_description run_options() {
+  static const std::string presets_help = preset_help();
   po::options_description desc("pinsim run");
   desc.add_options()
       ("seed", po::value<std::string>(), "run one seed")
       ("seeds", po::value<std::string>(), "run seeds A..B (inclusive; default 1..1000)")
       ("steps", po::value<std::string>()->default_value("200"), "steps per seed (1..1000000)")
       ("swarm", po::bool_switch(), "draw the op mix and master configuration per seed")
-      ("preset", po::value<std::string>(), "a swarm draw aimed at one area (swarm, groups, pins, quotas, restore, pressure, retention, expiry)")
+      ("preset", po::value<std::string>(), presets_help.c_str())
       ("profile", po::value<std::string>(), "rfc or mooncake-main (default: rfc, or the Mooncake tree's)")
       ("shard", po::value<std::string>(), "K/N: run only seeds with seed % N == K")
       ("out", po::value<std::string>()->default_value("pinsim-failure.json"), "where to write the first failing trace")

@@ -25,7 +25,8 @@ void run_interleaving(const embedded::FaultInfo& f, uint64_t max_seeds, const Ch
   m->interleaving = true;
   const RunFlags run{"embedded", "", {std::string(f.name)}, {}, true};
   const sched::Hunt h =
-      sched::hunt_fault(sched::hunt_lane(), sched::hunt_seeds(), &make_embedded_target, with, without, checks, max_seeds, run);
+      sched::hunt_fault(sched::hunt_lane(), sched::hunt_seeds(f.hunt_preset), &make_embedded_target, with, without,
+                        checks, max_seeds, run);
   m->seeds = h.seeds;
   m->steps = h.calls;
   if (!h.seed) return;

@@ -2,6 +2,7 @@
 #include "fault_hunt.h"
 
 #include "concurrent_lane.h"
+#include "presets.h"
 
 namespace pinsim::sched {
 
@@ -14,9 +15,10 @@ ConcurrentSettings hunt_lane() {
   return s;
 }
 
-SeedOptions hunt_seeds() {
+SeedOptions hunt_seeds(std::string_view preset) {
   SeedOptions o;
   o.swarm = true;
+  if (!preset.empty()) o.preset = find_preset(preset);
   return o;
 }
 

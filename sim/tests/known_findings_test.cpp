@@ -30,6 +30,18 @@ TEST(KnownFindings, MatchesOnTreeAndSignatureWithWildcards) {
   EXPECT_EQ(match_known(known, "property/upsert_start/P13", ""), nullptr);  // the embedded target
 }
 
+// A finding that needs an op is recognised only in a run that used it by its failing step.
+TEST(KnownFindings, AFindingThatNeedsAnOpMatchesOnlyInARunThatUsedIt) {
+  const std::vector<KnownFinding> known{{"c.json", "main", {"view/restore/objects"}, {OpKind::CopyStart}}};
+  EXPECT_EQ(match_known(known, "view/restore/objects", "main"), nullptr);
+  EXPECT_EQ(match_known(known, "view/restore/objects", "main", {OpKind::PutStart, OpKind::Restore}), nullptr);
+  EXPECT_EQ(match_known(known, "view/restore/objects", "main", {OpKind::CopyStart, OpKind::Restore}), &known[0]);
+  Trace t;
+  for (OpKind k : {OpKind::PutStart, OpKind::Restore, OpKind::CopyStart}) t.steps.push_back({0, Op{k}, {}, {}});
+  EXPECT_EQ(ops_used(t, 1), (std::vector<OpKind>{OpKind::PutStart, OpKind::Restore}));  // the copy comes after
+  EXPECT_EQ(ops_used(t, 2).size(), 3u);
+}
+
 TEST(KnownFindings, ATraceWithoutFindingIsRefused) {
   const auto dir = std::filesystem::temp_directory_path() / "pinsim-known-test";
   std::filesystem::create_directories(dir);

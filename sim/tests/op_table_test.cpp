@@ -33,6 +33,7 @@ std::set<std::string> expected_fields(OpKind k) {
   if (has_field(k, kFieldPattern)) f.insert("matches");
   if (has_field(k, kFieldQuota)) f.insert("quota");
   if (has_field(k, kFieldSegment)) f.insert("segment");
+  if (has_field(k, kFieldTargets)) f.insert("targets");
   if (has_field(k, kFieldSizes)) f.insert("sizes");
   if (has_field(k, kFieldSize)) f.insert("size");
   if (has_field(k, kFieldWriteConfig)) f.insert({"memory_replicas", "nof_replicas", "soft_pin", "group"});

@@ -65,6 +65,10 @@ Outcome EmbeddedMaster::apply(const Op& op, Time now) {
     case OpKind::Unmount: return unmount(op);
     case OpKind::Mount: return mount(op);
     case OpKind::GracefulUnmount: return graceful_unmount(op);
+    // replication.cpp: a replication task (a copy of a replica).
+    case OpKind::CopyStart: return copy_start(op, now);
+    case OpKind::CopyEnd: return copy_end(op, now);
+    case OpKind::CopyRevoke: return copy_revoke(op);
     case OpKind::Advance: return Outcome{};
     case OpKind::Snapshot:
     case OpKind::Restore: break;  // taken above, under the exclusive lock
@@ -121,6 +125,7 @@ View EmbeddedMaster::view(Time now) const {
       o.group = md->group;
       o.hard_pinned = md->hard_pinned;
       o.lease = md->lease;
+      o.copying = md->task.has_value();
       v.objects.push_back(o);
     }
     for (const auto& [g, deadline] : s.retention) {

@@ -221,6 +221,16 @@ class EmbeddedMaster final : public Target {
   Outcome retain_groups(const Op& op, Time now);
   void inherit_retention(Shard& shard, ObjectId id, ObjectMetadata& md, Time now);
   void prune_expired_retention(Time now);
+  // replication.cpp (a copy of a replica: CopyStart, CopyEnd, CopyRevoke)
+  Outcome copy_start(const Op& op, Time now);
+  Outcome copy_end(const Op& op, Time now);
+  Outcome copy_revoke(const Op& op);
+  std::optional<ErrorCode> copy_targets_refused(const Op& op) const;
+  ErrorCode reserve_copy(ObjectId id, ObjectMetadata& md, const std::vector<uint32_t>& targets);
+  ObjectMetadata* copy_owned(const Op& op, size_t shard, ErrorCode* refused);
+  void end_copy(size_t shard, ObjectId id, ObjectMetadata& md, bool keep);
+  void release_copy_charge(ObjectId id, ObjectMetadata& md, size_t targets);
+  void discard_expired_copies(size_t shard, Time now);
   // segments.cpp
   Outcome unmount(const Op& op);
   void unmount_segment(uint32_t segment);  // takes every shard

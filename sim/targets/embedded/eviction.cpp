@@ -42,20 +42,24 @@ bool EmbeddedMaster::normalise_if_expired(ObjectId id, Time now) {
 }
 
 // DiscardExpiredProcessingReplicas for one shard: a write older than the
-// release timeout loses its PROCESSING replicas and its Pending.
+// release timeout loses its PROCESSING replicas and its Pending (a copy's
+// targets are not the write's: they stay); then the copies past the same
+// timeout are discarded (replication.cpp).
 void EmbeddedMaster::discard_expired_processing(size_t shard, Time now) {
   for (ObjectId id : ids_in(shard)) {
     ObjectMetadata* md = find_in(shard, id);
     const Time expiry = saturating_deadline(md->put_start_time, config_.put_start_release_timeout_ms);
     if (!md->processing || expiry >= now) continue;
-    auto first = std::stable_partition(md->replicas.begin(), md->replicas.end(),
-                                       [](const Replica& r) { return r.status == ReplicaStatus::Complete; });
+    auto first = std::stable_partition(md->replicas.begin(), md->replicas.end(), [](const Replica& r) {
+      return r.copy || r.status == ReplicaStatus::Complete;
+    });
     discard_replicas(*md, first, expiry);
     md->pending.reset();
     md->processing = false;
     settle_primary_write(id, *md);
     if (md->replicas.empty()) erase_object(shard, id);
   }
+  discard_expired_copies(shard, now);
 }
 
 // evict_replicas: pops the evictable memory replicas (their charge goes
@@ -63,9 +67,8 @@ void EmbeddedMaster::discard_expired_processing(size_t shard, Time now) {
 uint64_t EmbeddedMaster::evict_memory(ObjectId id) {
   size_t shard = 0;
   ObjectMetadata* md = find_locked(id, &shard);
-  auto first = std::stable_partition(md->replicas.begin(), md->replicas.end(), [](const Replica& r) {
-    return !(r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete);
-  });
+  auto first = std::stable_partition(md->replicas.begin(), md->replicas.end(),
+                                     [md](const Replica& r) { return !md->evictable(r); });  // not a copy's source
   const uint64_t bytes = md->size * static_cast<uint64_t>(md->replicas.end() - first);
   if (TenantQuotaAccount* account = quotas_.FindAny(id.tenant)) md->quota.ReleaseCommitted(*account, bytes);
   free_replicas(*md, first);

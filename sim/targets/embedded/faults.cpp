@@ -7,7 +7,7 @@ namespace pinsim::embedded {
 
 namespace {
 
-constexpr std::array<FaultInfo, 22> kFaults{{
+constexpr std::array<FaultInfo, 24> kFaults{{
     {"F1", "reads renew the soft pin (the pre-#2909 behaviour)", &Faults::f1_reads_renew_soft_pin},
     {"F2", "cleanup clears a pin without the deadline-equality check (stale index entry)",
      &Faults::f2_cleanup_skips_deadline_check},
@@ -31,7 +31,7 @@ constexpr std::array<FaultInfo, 22> kFaults{{
     {"F17", "quota eviction and group expansion take a hard-pinned object (no hard-pin test)",
      &Faults::f17_eviction_takes_hard_pinned},
     {"F18", "cleanup checks the stored deadline before it takes the shard lock, then clears the pin unchecked",
-     &Faults::f18_cleanup_checks_outside_lock, FaultLane::Interleaving},
+     &Faults::f18_cleanup_checks_outside_lock, FaultLane::Interleaving, "pins"},
     {"F19", "cleanup holds the deadline index's mutex while it takes the shard locks (RFC lock order)",
      &Faults::f19_index_held_over_shard_locks, FaultLane::Interleaving},
     {"F20", "cleanup writes the gauge back from a value it read before taking any lock (a lost update)",
@@ -40,17 +40,25 @@ constexpr std::array<FaultInfo, 22> kFaults{{
      &Faults::f21_end_without_checksum_keeps_old},
     {"F22", "a read served from a disk file is counted as a memory hit (the hit metric's replica test)",
      &Faults::f22_disk_hit_counted_as_memory},
+    {"F23", "CopyEnd re-arms the soft pin: the stored deadline becomes now + the default TTL (rule copy.no-pin)",
+     &Faults::f23_copy_end_rearms_soft_pin},
+    {"F24", "a write's End also completes a copy's PROCESSING targets, as Mooncake main's PutEnd (rule copy.targets)",
+     &Faults::f24_end_completes_copy_targets},
 }};
 
 }  // namespace
 
 std::span<const FaultInfo> fault_catalogue() { return kFaults; }
 
+const FaultInfo* find_fault(std::string_view name) {
+  for (const FaultInfo& f : kFaults)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
 bool parse_faults(const std::vector<std::string>& names, Faults* out, std::string* error) {
   for (const std::string& name : names) {
-    const FaultInfo* found = nullptr;
-    for (const FaultInfo& f : kFaults)
-      if (f.name == name) found = &f;
+    const FaultInfo* found = find_fault(name);
     if (!found) {
       std::string known;
       for (const FaultInfo& f : kFaults) known += (known.empty() ? "" : ", ") + std::string(f.name);

@@ -32,6 +32,8 @@ struct Faults {
   bool f20_gauge_updated_outside_lock = false;    // F20 (shows only in an interleaving)
   bool f21_end_without_checksum_keeps_old = false;  // F21
   bool f22_disk_hit_counted_as_memory = false;      // F22
+  bool f23_copy_end_rearms_soft_pin = false;        // F23
+  bool f24_end_completes_copy_targets = false;      // F24
 };
 
 // Where a fault can show: in a sequential run (every campaign and `pinsim
@@ -44,10 +46,15 @@ struct FaultInfo {
   std::string_view summary;
   bool Faults::*flag;
   FaultLane lane = FaultLane::Sequential;
+  // An interleaving fault's hunt draws this preset's seeds instead of the
+  // plain swarm's, when the swarm shows it too rarely (sim/presets.h).
+  std::string_view hunt_preset = "";
 };
 
 // Every fault, in catalogue order.
 std::span<const FaultInfo> fault_catalogue();
+// The fault named `name`, or nullptr.
+const FaultInfo* find_fault(std::string_view name);
 // Switches on the named faults; false with `error` set on an unknown name.
 bool parse_faults(const std::vector<std::string>& names, Faults* out, std::string* error);
 

@@ -30,7 +30,7 @@ ObjectMetadata::~ObjectMetadata() {
 ObjectMetadata::ObjectMetadata(const ObjectMetadata& o, SoftPinGauge& gauge)
     : client(o.client), size(o.size), replicas(o.replicas), pending(o.pending), lease(o.lease),
       put_start_time(o.put_start_time), group(o.group), hard_pinned(o.hard_pinned), processing(o.processing),
-      checksum(o.checksum),
+      checksum(o.checksum), task(o.task),
       quota(o.quota), gauge_(gauge), soft_pin_timeout_(o.soft_pin_timeout_), last_committed_(o.last_committed_),
       f3_shadow_(o.f3_shadow_), committed_ttl_ms_(o.committed_ttl_ms_) {}
 
@@ -121,21 +121,29 @@ bool ObjectMetadata::all_complete() const {
                      [](const Replica& r) { return r.status == ReplicaStatus::Complete; });
 }
 
+bool ObjectMetadata::write_complete() const {
+  return std::all_of(replicas.begin(), replicas.end(),
+                     [](const Replica& r) { return r.copy || r.status == ReplicaStatus::Complete; });
+}
+
+bool ObjectMetadata::evictable(const Replica& r) const {
+  return !r.copy && r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete &&
+         !(task && task->source == r.id);
+}
+
 bool ObjectMetadata::has_evictable_memory() const {
-  return std::any_of(replicas.begin(), replicas.end(), [](const Replica& r) {
-    return r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete;
-  });
+  return std::any_of(replicas.begin(), replicas.end(), [this](const Replica& r) { return evictable(r); });
 }
 
 bool ObjectMetadata::memory_processing() const {
   return std::any_of(replicas.begin(), replicas.end(), [](const Replica& r) {
-    return r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Processing;
+    return !r.copy && r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Processing;
   });
 }
 
 uint64_t ObjectMetadata::complete_memory_bytes() const {
   const auto n = std::count_if(replicas.begin(), replicas.end(), [](const Replica& r) {
-    return r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete;
+    return !r.copy && r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete;
   });
   return size * static_cast<uint64_t>(n);
 }

@@ -2,7 +2,7 @@
 // committed soft pin (soft_pin_timeout, behind the object's own lock because
 // the expiry cycle clears it under a shard *read* lock), the Pending write
 // intent with its eligible replica ids, the read lease, the group, the hard
-// pin and the tenant quota ledger. The
+// pin, the replication task (a copy under way) and the tenant quota ledger. The
 // object owns its share of the gauge: +1 when built with a deadline, -1 when
 // destroyed with one stored (RFC 3028 "Metrics": object destruction remains
 // responsible for decrementing an active committed soft pin).
@@ -71,6 +71,7 @@ class ObjectMetadata {
   bool hard_pinned = false;  // with_hard_pin: set at creation only, never evicted
   bool processing = false;   // in processing_keys
   std::optional<uint64_t> checksum;  // object_checksum: set by every End of a write
+  std::optional<CopyTask> task;      // the replication task: its targets are the replicas marked `copy`
   TenantQuotaLedger quota;   // multi-tenant mode: this object's charge
 
   // VisitReplicas(fn_is_completed, fn).
@@ -86,9 +87,11 @@ class ObjectMetadata {
 
   bool any_complete() const;
   bool all_complete() const;
+  bool write_complete() const;              // every replica but a copy's targets is COMPLETE
+  bool evictable(const Replica& r) const;   // a COMPLETE memory replica of the object no copy reads
   bool has_evictable_memory() const;
-  bool memory_processing() const;           // a memory replica is PROCESSING
-  uint64_t complete_memory_bytes() const;   // size x COMPLETE memory replicas
+  bool memory_processing() const;           // a memory replica of the write (not a copy's) is PROCESSING
+  uint64_t complete_memory_bytes() const;   // size x COMPLETE memory replicas, a copy's targets aside
   uint32_t viable_pending_replicas() const;
 
  private:

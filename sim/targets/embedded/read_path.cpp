@@ -81,13 +81,14 @@ Outcome EmbeddedMaster::remove(const Op& op, Time now) {
   if (!md) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
   if (!op.force && now < md->lease) return Outcome::of(ErrorCode::OBJECT_HAS_LEASE);
   if (!md->all_complete()) return Outcome::of(ErrorCode::REPLICA_IS_NOT_READY);
+  if (md->task) return Outcome::of(ErrorCode::OBJECT_HAS_REPLICATION_TASK);  // a copy reads it
   erase_object(shard, op.object);
   return Outcome{};
 }
 
 // RemoveAll(tenant, force): shard by shard, every COMPLETE object of the
-// tenant whose lease expired (or any, forced) is erased. RemoveByRegex: the
-// same, for the keys the pattern matches.
+// tenant whose lease expired (or any, forced) and that no copy reads is
+// erased. RemoveByRegex: the same, for the keys the pattern matches.
 Outcome EmbeddedMaster::remove_all(const Op& op, Time now) {
   AllShards all = lock_all_shards();
   const std::set<KeyId> matched(op.keys.begin(), op.keys.end());
@@ -97,7 +98,7 @@ Outcome EmbeddedMaster::remove_all(const Op& op, Time now) {
     std::vector<ObjectId> gone;
     for (const auto& [id, md] : shards_[shard].objects)
       if (id.tenant == op.object.tenant && (!by_regex || matched.count(id.key)) &&
-          (op.force || now >= md->lease) && !md->processing && md->all_complete())
+          (op.force || now >= md->lease) && !md->processing && md->all_complete() && !md->task)
         gone.push_back(id);
     for (ObjectId id : gone) erase_object(shard, id);
     removed += gone.size();

@@ -49,6 +49,13 @@ std::vector<uint32_t> SegmentAllocators::allocate(ReplicaKind kind, uint64_t siz
   return used;
 }
 
+bool SegmentAllocators::allocate_each(const std::vector<uint32_t>& segments, uint64_t size) {
+  for (uint32_t s : segments)
+    if (segments_[s].capacity - segments_[s].used < size) return false;
+  for (uint32_t s : segments) segments_[s].used += size;
+  return true;
+}
+
 void SegmentAllocators::release(uint32_t segment, uint64_t size) {
   if (segment == kNoSegment) return;  // a disk replica: a file, in no segment
   if (segments_[segment].record.mounted) segments_[segment].used -= size;

@@ -50,6 +50,9 @@ class SegmentAllocators {
   // here: a mount is one op).
   std::vector<uint32_t> allocate(ReplicaKind kind, uint64_t size, uint32_t count,
                                  const std::vector<uint32_t>& preferred);
+  // CopyStart's allocation: a buffer of `size` bytes on each of `segments`
+  // (mounted ones the caller named), all of them or none.
+  bool allocate_each(const std::vector<uint32_t>& segments, uint64_t size);
   // A buffer given back (freed, evicted, or a discarded replica released).
   // A buffer of an unmounted segment frees nothing: its allocator is gone
   // (AllocatedBuffer::isAllocatorValid).

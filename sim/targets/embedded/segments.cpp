@@ -51,11 +51,15 @@ void EmbeddedMaster::clear_invalid_handles(size_t shard, ObjectId id, uint32_t s
   // and those an in-place Upsert made PROCESSING again (still charged as
   // committed until its write settles). A new write's replicas hold a
   // pending charge instead, kept until it settles (rule tenant.charge).
-  auto is_memory = [](const Replica& r) { return r.kind == ReplicaKind::Memory; };
+  // A copy's targets hold the copy's charge instead, which goes with them
+  // (the copy itself stays: its End reports what it lost).
+  auto is_memory = [](const Replica& r) { return r.kind == ReplicaKind::Memory && !r.copy; };
   const auto memory = std::count_if(stale, md->replicas.end(), is_memory);
+  const auto targets = std::count_if(stale, md->replicas.end(), [](const Replica& r) { return r.copy; });
   const uint64_t committed = std::min(md->size * static_cast<uint64_t>(memory), md->quota.CommittedBytes());
   if (TenantQuotaAccount* account = quotas_.FindAny(id.tenant); account && committed != 0)
     md->quota.ReleaseCommitted(*account, committed);
+  release_copy_charge(id, *md, static_cast<size_t>(targets));
   md->replicas.erase(stale, md->replicas.end());  // nothing to free: the allocator went with the segment
   if (md->pending && md->viable_pending_replicas() == 0) md->pending.reset();
   if (md->replicas.empty()) erase_object(shard, id);

@@ -68,11 +68,14 @@ void EmbeddedMaster::decode(const SnapshotImage& image, Time now) {
       for (const Replica& r : d.replicas) segments_.hold(r.segment, d.size);
   }
   for (const ObjectRecord& rec : image.objects) {
+    // A copy under way is not durable: no task is serialised, and its targets are not restored.
+    std::vector<Replica> replicas = rec.replicas;
+    std::erase_if(replicas, [](const Replica& r) { return r.copy; });
     std::optional<Time> deadline = rec.deadline;
     // F11: restore skips normalising an expired deadline, so it stays stored
     // and (rfc profile) keeps a lease-expired object alive.
     if (deadline && *deadline <= now && !faults_.f11_restore_keeps_expired_deadline) deadline.reset();
-    const bool complete = !rec.replicas.empty() && std::all_of(rec.replicas.begin(), rec.replicas.end(), [](const Replica& r) {
+    const bool complete = !replicas.empty() && std::all_of(replicas.begin(), replicas.end(), [](const Replica& r) {
       return r.status == ReplicaStatus::Complete;
     });
     const bool lease_live = now < rec.lease;
@@ -83,7 +86,7 @@ void EmbeddedMaster::decode(const SnapshotImage& image, Time now) {
     auto md = std::make_unique<ObjectMetadata>(gauge_, deadline, faults_.f3_gauge_double_decrement);
     md->client = rec.client;
     md->size = rec.size;
-    md->replicas = rec.replicas;
+    md->replicas = replicas;
     md->lease = rec.lease;
     md->put_start_time = rec.put_start_time;
     md->group = rec.group;
@@ -91,7 +94,7 @@ void EmbeddedMaster::decode(const SnapshotImage& image, Time now) {
     md->checksum = rec.checksum;
     {
       std::lock_guard lock(alloc_mutex_);
-      for (const Replica& r : rec.replicas) segments_.hold(r.segment, rec.size);
+      for (const Replica& r : replicas) segments_.hold(r.segment, rec.size);
     }
     if (rec.group != 0) {  // RebuildGroupRoutingIndex: every restored group is dirty
       set_route(rec.id, rec.group);

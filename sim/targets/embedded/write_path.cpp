@@ -8,6 +8,18 @@
 
 namespace pinsim::embedded {
 
+namespace {
+
+// F24: Mooncake main's PutEnd marks every PROCESSING replica of the selected
+// kind COMPLETE, a copy's targets among them (rule copy.targets says only the
+// copy's End settles them).
+void f24_complete_copy_targets(ObjectMetadata& md, ReplicaSelector selector) {
+  for (Replica& r : md.replicas)
+    if (r.copy && selected(selector, r.kind)) r.status = ReplicaStatus::Complete;
+}
+
+}  // namespace
+
 // Structural checks, then ResolveSoftPinRequest.
 std::optional<ErrorCode> EmbeddedMaster::validate_start(const Op& op, Resolved* out) const {
   if (op.memory_replicas + op.nof_replicas == 0 || op.size == 0) return ErrorCode::INVALID_PARAMS;
@@ -138,6 +150,8 @@ Outcome EmbeddedMaster::upsert_start_once(const Op& op, Time now, StartRequest* 
   size_t shard = lock_home_shard_and(id, home_shard(id, op.group), &lock, &target_lock);
   ObjectMetadata* md = find_in(shard, id);
   if (md && sends_group(op) && op.group != md->group) return Outcome::of(ErrorCode::INVALID_PARAMS);
+  // A copy reads the object's replicas (CopyStart's task): no Upsert replaces them meanwhile.
+  if (md && md->task) return Outcome::of(ErrorCode::OBJECT_HAS_REPLICATION_TASK);
   // Which case applies is fixed before anything changes: A (in flight with
   // nothing COMPLETE: replaced, group from the request), B (same size: in
   // place) or C (size change: replaced, same group).
@@ -179,6 +193,7 @@ Outcome EmbeddedMaster::end(const Op& op, Time now) {
   ObjectMetadata* md = find_in(shard, id);
   if (!md) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
   if (md->client != op.client) return Outcome::of(ErrorCode::ILLEGAL_CLIENT);
+  if (faults_.f24_end_completes_copy_targets) f24_complete_copy_targets(*md, op.selector);
   // F10: a later or duplicate End renews a stored deadline to now + the TTL
   // of the last Enable commit (the pre-#2909 PutEnd renewal).
   auto f10_refresh = [&] {
@@ -188,7 +203,7 @@ Outcome EmbeddedMaster::end(const Op& op, Time now) {
   if (!md->processing) {  // idempotent retry: no side effect at all
     bool targeted = false;
     for (const Replica& r : md->replicas) {
-      if (!selected(op.selector, r.kind)) continue;
+      if (!selected(op.selector, r.kind) || r.copy) continue;  // a copy's targets are its own
       targeted = true;
       if (r.status != ReplicaStatus::Complete) return Outcome::of(ErrorCode::INVALID_WRITE);
     }
@@ -199,7 +214,7 @@ Outcome EmbeddedMaster::end(const Op& op, Time now) {
   const bool was_complete = md->any_complete();
   bool completed_eligible = false, completed_any = false;
   for (Replica& r : md->replicas) {
-    if (!selected(op.selector, r.kind) || r.status != ReplicaStatus::Processing) continue;
+    if (!selected(op.selector, r.kind) || r.status != ReplicaStatus::Processing || r.copy) continue;
     r.status = ReplicaStatus::Complete;
     completed_any = true;
     if (md->pending && md->pending->is_eligible(r.id)) completed_eligible = true;
@@ -211,7 +226,7 @@ Outcome EmbeddedMaster::end(const Op& op, Time now) {
     f10_refresh();
   }
   md->lease = std::max(md->lease, now);  // GrantReadLease(0)
-  if (md->all_complete()) md->processing = false;
+  if (md->write_complete()) md->processing = false;
   // PutEnd's checksum condition: every End but a disk one without a checksum sets it (F21: only one with).
   if (op.checksum || (op.selector != ReplicaSelector::Disk && !faults_.f21_end_without_checksum_keeps_old))
     md->checksum = op.checksum;
@@ -229,10 +244,11 @@ Outcome EmbeddedMaster::revoke(const Op& op, Time) {
   if (md->client != op.client) return Outcome::of(ErrorCode::ILLEGAL_CLIENT);
   if (!md->processing) return Outcome::of(ErrorCode::INVALID_WRITE);
   for (const Replica& r : md->replicas)
-    if (selected(op.selector, r.kind) && r.status != ReplicaStatus::Processing)
+    if (selected(op.selector, r.kind) && !r.copy && r.status != ReplicaStatus::Processing)
       return Outcome::of(ErrorCode::INVALID_WRITE);
-  auto kept = std::stable_partition(md->replicas.begin(), md->replicas.end(),
-                                    [&](const Replica& r) { return !selected(op.selector, r.kind); });
+  auto kept = std::stable_partition(md->replicas.begin(), md->replicas.end(), [&](const Replica& r) {
+    return r.copy || !selected(op.selector, r.kind);  // a copy's targets are its own
+  });
   const bool revoked_any = kept != md->replicas.end();
   free_replicas(*md, kept);
   // ClearPendingSoftPinIfNoViableReplica.
@@ -246,7 +262,7 @@ Outcome EmbeddedMaster::revoke(const Op& op, Time) {
     erase_object(shard, id);  // ReleaseAll
     return Outcome{};
   }
-  if (md->all_complete()) md->processing = false;
+  if (md->write_complete()) md->processing = false;
   settle_primary_write(id, *md);
   return Outcome{};
 }

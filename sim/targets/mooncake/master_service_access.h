@@ -91,6 +91,7 @@ class MasterServiceSnapshotTestBase {
     Clock::time_point lease;
     std::string group;
     std::vector<std::string> disk_files;  // the file each DISK replica names (disk mode)
+    bool copying;  // a replication task (CopyStart) is under way
   };
 
   static constexpr size_t kShards = MasterService::kNumShards;
@@ -140,6 +141,7 @@ class MasterServiceSnapshotTestBase {
           o.has_pending = false;
 #endif
           o.group = md.group_id;
+          o.copying = state.replication_tasks.count(key) > 0;
           out.push_back(std::move(o));
         }
       }

@@ -279,6 +279,7 @@ std::optional<ObjectView> object_view(const Access::Object& o) {
   ov.id = {*tenant, *key};
   ov.size = o.size;
   ov.hard_pinned = o.hard_pinned;
+  ov.copying = o.copying;
   // A replica on an unmounted segment is not shown: ClearInvalidHandles
   // leaves a PROCESSING one in the metadata, but every access to the key
   // erases it first (MetadataAccessorRW) and IsValid never counts it.
@@ -469,6 +470,17 @@ class MooncakeTarget final : public Target {
     return out;
   }
 
+  // CopyStart (source seg<segment>, targets seg<i>), CopyEnd, CopyRevoke, with no dynamic-replication token.
+  template <typename Tenant>
+  Outcome copy(const Op& op, const std::string& key, const Tenant& tenant) {
+    const mc::UUID client = client_uuid(op.client);
+    if (op.kind == OpKind::CopyEnd) return outcome_of(service_->CopyEnd(client, key, tenant));
+    if (op.kind == OpKind::CopyRevoke) return outcome_of(service_->CopyRevoke(client, key, tenant));
+    std::vector<std::string> targets;
+    for (uint32_t s : op.targets) targets.push_back(segment_name(s));
+    return outcome_of(service_->CopyStart(client, key, tenant, segment_name(op.segment), targets));
+  }
+
   template <typename Tenant>
   Outcome perform(const Op& op, Time now, const Tenant& tenant) {
     const std::string key = key_name(op.object.key);
@@ -528,6 +540,10 @@ class MooncakeTarget final : public Target {
         return segment_call(op);
       case OpKind::RetainGroups:
         return retain_groups(op);
+      case OpKind::CopyStart:
+      case OpKind::CopyEnd:
+      case OpKind::CopyRevoke:
+        return copy(op, key, tenant);
       case OpKind::BatchExist:
       case OpKind::BatchGet:
       case OpKind::BatchPutEnd:
@@ -567,6 +583,7 @@ class MooncakeTarget final : public Target {
       case OpKind::BatchPutEnd: case OpKind::BatchPutRevoke: case OpKind::BatchUpsertEnd:
       case OpKind::BatchUpsertRevoke: case OpKind::BatchRemove: case OpKind::Advance:
       case OpKind::PutStart: case OpKind::UpsertStart: case OpKind::BatchUpsertStart:
+      case OpKind::CopyStart: case OpKind::CopyEnd: case OpKind::CopyRevoke:
         return true;
       case OpKind::Cleanup:  // its objects are the due pins' (touch)
         return PINSIM_MC_HAS_CLEANUP && !PINSIM_MC_HAS_RETAIN_GROUPS;
@@ -956,7 +973,7 @@ class MooncakeTarget final : public Target {
       case OpKind::Evict:
       case OpKind::Cleanup: case OpKind::Snapshot: case OpKind::Restore: case OpKind::Advance:
       case OpKind::SetQuota: case OpKind::DeleteQuota: case OpKind::Unmount: case OpKind::Mount:
-      case OpKind::GracefulUnmount:
+      case OpKind::GracefulUnmount: case OpKind::CopyStart: case OpKind::CopyEnd: case OpKind::CopyRevoke:
         break;
     }
     return Outcome::of(ErrorCode::UNSUPPORTED);
@@ -1228,6 +1245,9 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
     case OpKind::Exist:
     case OpKind::Remove:
     case OpKind::RemoveAll:
+    case OpKind::CopyStart:  // a NoF segment, named as a source or target, is not mounted: as any unknown one
+    case OpKind::CopyEnd:
+    case OpKind::CopyRevoke:
       return tenant_ok;
     case OpKind::RemoveByRegex:
       return PINSIM_MC_HAS_TENANT_ID_CLASS != 0 && tenant_ok;

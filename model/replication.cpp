@@ -1,0 +1,136 @@
+// Copies of an object's replica (Mooncake's CopyStart, CopyEnd, CopyRevoke):
+// a replication task per object. RFC 3028 states one thing about them: a copy
+// is not a soft-pin activation point and extends no deadline (Summary;
+// Non-goals), rule copy.no-pin. The rest is what a client of a replication
+// task expects (docs/interpretations.md, "Copies"): the copy writes new
+// replicas that only its own End or Revoke settle (copy.targets), it keeps
+// its object and source in place while it runs (copy.blocks), and a refused
+// copy changes nothing.
+#include "model.h"
+
+namespace pinsim {
+
+namespace {
+
+Replica* replica_by_id(Object& obj, ReplicaId id) {
+  for (Replica& r : obj.replicas)
+    if (r.id == id) return &r;
+  return nullptr;
+}
+
+bool on_segment(const Object& obj, uint32_t segment) {
+  return std::any_of(obj.replicas.begin(), obj.replicas.end(), [&](const Replica& r) { return r.segment == segment; });
+}
+
+}  // namespace
+
+// The targets must be memory segments that take replicas: an unknown or
+// unmounted one is SEGMENT_NOT_FOUND, a leaving one UNAVAILABLE_IN_CURRENT_STATUS.
+std::optional<ErrorCode> Model::copy_targets_refused(const Op& op) const {
+  for (uint32_t s : op.targets) {
+    if (s >= segments_.size() || !segments_[s].mounted || config_.segments[s].kind != ReplicaKind::Memory)
+      return ErrorCode::SEGMENT_NOT_FOUND;
+    if (segments_[s].leaving) return ErrorCode::UNAVAILABLE_IN_CURRENT_STATUS;
+  }
+  return std::nullopt;
+}
+
+// Rule copy.start: checked in full before anything changes.
+Outcome Model::copy_start(const Op& op, Time now) {
+  if (auto err = check_registered(op.object.tenant)) return Outcome::of(*err);
+  if (auto err = copy_targets_refused(op)) return Outcome::of(*err);
+  auto* it = find_object(op.object);
+  if (!it) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
+  Object& obj = it->second;
+  hits_.hit(Rule::CopyStart);
+  if (obj.task) return Outcome::of(ErrorCode::OBJECT_HAS_REPLICATION_TASK);
+  std::vector<uint32_t> fresh;  // targets without a replica of the object
+  for (uint32_t s : op.targets)
+    if (!on_segment(obj, s)) fresh.push_back(s);
+  const Replica* source = nullptr;
+  for (const Replica& r : obj.replicas)
+    if (r.segment == op.segment && r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete) source = &r;
+  if (!source) return Outcome::of(ErrorCode::REPLICA_NOT_FOUND);
+  if (auto err = charge_admits(op.object.tenant, obj.size * fresh.size(), 0)) return Outcome::of(*err);
+  for (uint32_t s : fresh)
+    if (config_.segments[s].capacity - segment_used_[s] < obj.size) return Outcome::of(ErrorCode::NO_AVAILABLE_HANDLE);
+  obj.task = CopyTask{op.client, source->id, now, static_cast<uint32_t>(fresh.size())};
+  for (uint32_t s : fresh) {
+    Replica r{next_replica_id_++, ReplicaKind::Memory, ReplicaStatus::Processing, s, true};
+    hold_replica(r, obj.size);
+    obj.replicas.push_back(r);
+  }
+  if (obj.deadline || obj.pending) hits_.hit(Rule::CopyNoPin);
+  return Outcome{};
+}
+
+// The owner's End or Revoke of the copy under way: the object and its task,
+// or the refusal.
+std::variant<ObjectTable::Entry*, ErrorCode> Model::copy_owned(const Op& op) {
+  auto* it = find_object(op.object);
+  if (!it) return ErrorCode::OBJECT_NOT_FOUND;
+  if (!it->second.task) return ErrorCode::OBJECT_NO_REPLICATION_TASK;
+  if (it->second.task->owner != op.client) return ErrorCode::ILLEGAL_CLIENT;
+  return it;
+}
+
+// Rule copy.end: the targets left become the object's own COMPLETE replicas.
+// A source lost meanwhile (its segment unmounted) fails the copy: its targets go.
+Outcome Model::copy_end(const Op& op) {
+  auto owned = copy_owned(op);
+  if (auto* err = std::get_if<ErrorCode>(&owned)) return Outcome::of(*err);
+  auto* it = std::get<ObjectTable::Entry*>(owned);
+  Object& obj = it->second;
+  hits_.hit(Rule::CopyEnd);
+  const Replica* source = replica_by_id(obj, obj.task->source);
+  if (!source || source->status != ReplicaStatus::Complete) {
+    end_copy(it, false);
+    return Outcome::of(ErrorCode::REPLICA_IS_GONE);
+  }
+  const auto left = std::count_if(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) { return r.copy; });
+  const bool all_left = static_cast<uint32_t>(left) == obj.task->targets;
+  if (obj.deadline || obj.pending) hits_.hit(Rule::CopyNoPin);
+  end_copy(it, true);
+  return all_left ? Outcome{} : Outcome::of(ErrorCode::REPLICA_IS_GONE);
+}
+
+Outcome Model::copy_revoke(const Op& op) {
+  auto owned = copy_owned(op);
+  if (auto* err = std::get_if<ErrorCode>(&owned)) return Outcome::of(*err);
+  hits_.hit(Rule::CopyEnd);
+  end_copy(std::get<ObjectTable::Entry*>(owned), false);
+  return Outcome{};
+}
+
+// Ends the copy on `it`: its targets become COMPLETE replicas (`keep`) or
+// are freed at once; the object goes when no replica is left.
+void Model::end_copy(ObjectTable::Entry* it, bool keep) {
+  Object& obj = it->second;
+  obj.task.reset();
+  if (keep) {
+    for (Replica& r : obj.replicas)
+      if (r.copy) r = Replica{r.id, r.kind, ReplicaStatus::Complete, r.segment, false};
+    return;
+  }
+  free_replicas(it->first, obj, std::stable_partition(obj.replicas.begin(), obj.replicas.end(),
+                                                      [](const Replica& r) { return !r.copy; }));
+  if (obj.replicas.empty()) erase_object(it);
+}
+
+// Rule copy.expiry: a copy not ended within the release timeout is
+// discarded: its targets' memory is held until then, as an expired write's is.
+void Model::discard_expired_copy_of(ObjectId id, Time now) {
+  auto* it = find_object(id);
+  if (!it || !it->second.task) return;
+  Object& obj = it->second;
+  const Time expiry = saturating_deadline(obj.task->start, config_.put_start_release_timeout_ms);
+  if (!(expiry < now)) return;
+  hits_.hit(Rule::CopyExpiry);
+  obj.task.reset();
+  discard_replicas(id, obj, std::stable_partition(obj.replicas.begin(), obj.replicas.end(),
+                                                  [](const Replica& r) { return !r.copy; }),
+                   expiry);
+  if (obj.replicas.empty()) erase_object(it);
+}
+
+}  // namespace pinsim

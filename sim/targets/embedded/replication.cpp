@@ -1,0 +1,182 @@
+// Copies of an object's replica in the embedded master, as Mooncake's
+// CopyStart, CopyEnd and CopyRevoke keep them: a replication task per
+// object (ObjectMetadata::task), owned by the client that started it, reading
+// a COMPLETE source replica and writing PROCESSING targets (the replicas
+// marked `copy`) that only its own End or Revoke settle (rules copy.*). The
+// task keeps its object and source in place while it runs (Remove, Upsert and
+// eviction check it), charges its targets to the tenant from its start (the
+// ledger's copy bucket), and never touches a soft pin, a Pending or a lease
+// (RFC 3028: a copy is no activation point). A copy older than the release
+// timeout is discarded with the expired writes (discard_expired_copies).
+#include <algorithm>
+
+#include "embedded_master.h"
+
+namespace pinsim::embedded {
+
+namespace {
+
+bool on_segment(const ObjectMetadata& md, uint32_t segment) {
+  return std::any_of(md.replicas.begin(), md.replicas.end(), [&](const Replica& r) { return r.segment == segment; });
+}
+
+// The copy's targets to the end of `md.replicas`; returns the first of them.
+std::vector<Replica>::iterator partition_targets(ObjectMetadata& md) {
+  return std::stable_partition(md.replicas.begin(), md.replicas.end(), [](const Replica& r) { return !r.copy; });
+}
+
+}  // namespace
+
+// The targets must be mounted memory segments that take replicas: an unknown
+// or unmounted one (or a NoF one) is SEGMENT_NOT_FOUND, a leaving one
+// UNAVAILABLE_IN_CURRENT_STATUS, checked in the order named.
+std::optional<ErrorCode> EmbeddedMaster::copy_targets_refused(const Op& op) const {
+  std::lock_guard lock(alloc_mutex_);
+  for (uint32_t s : op.targets) {
+    if (s >= config_.segments.size() || config_.segments[s].kind != ReplicaKind::Memory ||
+        !segments_.record(s).mounted)
+      return ErrorCode::SEGMENT_NOT_FOUND;
+    if (segments_.record(s).leaving) return ErrorCode::UNAVAILABLE_IN_CURRENT_STATUS;
+  }
+  return std::nullopt;
+}
+
+// The targets' charge (size each, TryCharge without the quota-eviction retry
+// of Starts), then a buffer on each of them, all or none.
+ErrorCode EmbeddedMaster::reserve_copy(ObjectId id, ObjectMetadata& md, const std::vector<uint32_t>& targets) {
+  TenantQuotaAccount* account = quotas_.Find(id.tenant);
+  const unsigned __int128 requested = static_cast<unsigned __int128>(md.size) * targets.size();
+  if (account && requested > TenantQuotaAccount::kMaxChargedBytes) return ErrorCode::INVALID_PARAMS;
+  const uint64_t need = account ? static_cast<uint64_t>(requested) : 0;
+  uint64_t deficit = 0;
+  if (account && !account->TryCharge(need, 0, &deficit)) return ErrorCode::TENANT_QUOTA_EXCEEDED;
+  std::lock_guard lock(alloc_mutex_);
+  if (!segments_.allocate_each(targets, md.size)) {
+    if (account) account->Release(need);
+    return ErrorCode::NO_AVAILABLE_HANDLE;
+  }
+  md.quota.AdoptCopyCharge(need);
+  return ErrorCode::OK;
+}
+
+// CopyStart (rule copy.start): every check before anything changes; a
+// PROCESSING target on each named segment that holds no replica of the
+// object yet. The home shard is taken first, so no unmount runs between the
+// targets' check and their allocation.
+Outcome EmbeddedMaster::copy_start(const Op& op, Time now) {
+  if (auto err = check_registered(op.object.tenant)) return Outcome::of(*err);
+  ShardLock lock;
+  const size_t shard = lock_home_shard(op.object, &lock);
+  if (auto err = copy_targets_refused(op)) return Outcome::of(*err);
+  ObjectMetadata* md = find_in(shard, op.object);
+  if (!md) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
+  if (md->task) return Outcome::of(ErrorCode::OBJECT_HAS_REPLICATION_TASK);
+  std::vector<uint32_t> fresh;  // targets without a replica of the object
+  for (uint32_t s : op.targets)
+    if (!on_segment(*md, s)) fresh.push_back(s);
+  std::optional<ReplicaId> source;
+  for (const Replica& r : md->replicas)
+    if (r.segment == op.segment && r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete) source = r.id;
+  if (!source) return Outcome::of(ErrorCode::REPLICA_NOT_FOUND);
+  if (ErrorCode err = reserve_copy(op.object, *md, fresh); err != ErrorCode::OK) return Outcome::of(err);
+  md->task = CopyTask{op.client, *source, now, static_cast<uint32_t>(fresh.size())};
+  std::lock_guard alloc(alloc_mutex_);  // next_replica_id_
+  for (uint32_t s : fresh)
+    md->replicas.push_back({next_replica_id_++, ReplicaKind::Memory, ReplicaStatus::Processing, s, true});
+  return Outcome{};
+}
+
+// The owner's copy under way on the object (home shard held), or the refusal.
+ObjectMetadata* EmbeddedMaster::copy_owned(const Op& op, size_t shard, ErrorCode* refused) {
+  ObjectMetadata* md = find_in(shard, op.object);
+  *refused = !md                             ? ErrorCode::OBJECT_NOT_FOUND
+             : !md->task                     ? ErrorCode::OBJECT_NO_REPLICATION_TASK
+             : md->task->owner != op.client  ? ErrorCode::ILLEGAL_CLIENT
+                                             : ErrorCode::OK;
+  return *refused == ErrorCode::OK ? md : nullptr;
+}
+
+// CopyEnd (rule copy.end): the targets left become the object's own COMPLETE
+// replicas; a source lost meanwhile (its segment unmounted) fails the copy
+// and its targets go; a target lost meanwhile fails it too, the others kept.
+Outcome EmbeddedMaster::copy_end(const Op& op, Time now) {
+  ShardLock lock;
+  const size_t shard = lock_home_shard(op.object, &lock);
+  ErrorCode refused = ErrorCode::OK;
+  ObjectMetadata* md = copy_owned(op, shard, &refused);
+  if (!md) return Outcome::of(refused);
+  const CopyTask task = *md->task;
+  const bool source_left = std::any_of(md->replicas.begin(), md->replicas.end(), [&](const Replica& r) {
+    return r.id == task.source && r.status == ReplicaStatus::Complete;
+  });
+  if (!source_left) {
+    end_copy(shard, op.object, *md, false);
+    return Outcome::of(ErrorCode::REPLICA_IS_GONE);
+  }
+  const auto left = std::count_if(md->replicas.begin(), md->replicas.end(), [](const Replica& r) { return r.copy; });
+  end_copy(shard, op.object, *md, true);
+  // F23: the copy's End treated as an activation point: the stored deadline
+  // becomes now + the default soft-pin TTL (RFC 3028 Non-goals say it is none).
+  if (faults_.f23_copy_end_rearms_soft_pin) {
+    const Time rearmed = compute_deadline(now, config_.default_kv_soft_pin_ttl_ms, faults_.f6_deadline_wraps);
+    apply_evaluation(op.object, shard, md->renew_to(rearmed));
+  }
+  return static_cast<uint32_t>(left) == task.targets ? Outcome{} : Outcome::of(ErrorCode::REPLICA_IS_GONE);
+}
+
+// CopyRevoke: the targets are freed at once.
+Outcome EmbeddedMaster::copy_revoke(const Op& op) {
+  ShardLock lock;
+  const size_t shard = lock_home_shard(op.object, &lock);
+  ErrorCode refused = ErrorCode::OK;
+  ObjectMetadata* md = copy_owned(op, shard, &refused);
+  if (!md) return Outcome::of(refused);
+  end_copy(shard, op.object, *md, false);
+  return Outcome{};
+}
+
+// Ends the task: its targets become COMPLETE replicas of the object, their
+// charge committed (`keep`), or are freed with their charge; the object goes
+// when no replica is left (EraseMetadata).
+void EmbeddedMaster::end_copy(size_t shard, ObjectId id, ObjectMetadata& md, bool keep) {
+  md.task.reset();
+  if (keep) {
+    for (Replica& r : md.replicas) {
+      if (!r.copy) continue;
+      r.copy = false;
+      r.status = ReplicaStatus::Complete;
+    }
+    md.quota.CommitCopyCharge();
+    return;
+  }
+  const auto first = partition_targets(md);
+  release_copy_charge(id, md, static_cast<size_t>(md.replicas.end() - first));
+  free_replicas(md, first);
+  if (md.replicas.empty()) erase_object(shard, id);
+}
+
+// `targets` of the copy's targets went: their charge goes back.
+void EmbeddedMaster::release_copy_charge(ObjectId id, ObjectMetadata& md, size_t targets) {
+  const uint64_t bytes = std::min<uint64_t>(md.size * targets, md.quota.CopyBytes());
+  if (TenantQuotaAccount* account = quotas_.FindAny(id.tenant); account && bytes != 0)
+    md.quota.ReleaseCopy(*account, bytes);
+}
+
+// Rule copy.expiry, for one shard (every shard held, after its expired
+// writes): a copy not ended within the release timeout of its start loses
+// its targets, whose memory stays held until then, as an expired write's.
+void EmbeddedMaster::discard_expired_copies(size_t shard, Time now) {
+  for (ObjectId id : ids_in(shard)) {
+    ObjectMetadata* md = find_in(shard, id);
+    if (!md->task) continue;
+    const Time expiry = saturating_deadline(md->task->start, config_.put_start_release_timeout_ms);
+    if (expiry >= now) continue;
+    md->task.reset();
+    const auto first = partition_targets(*md);
+    release_copy_charge(id, *md, static_cast<size_t>(md->replicas.end() - first));
+    discard_replicas(*md, first, expiry);
+    if (md->replicas.empty()) erase_object(shard, id);
+  }
+}
+
+}  // namespace pinsim::embedded
