@@ -55,7 +55,7 @@ class Gate {
     for (const std::string& file : o_.scenario_files)
       if (!stopped()) result_.scenarios.push_back(scenario(file));
     for (const KnownFinding& k : o_.known)
-      if (k.tree == result_.variant) result_.findings.push_back(finding(k));
+      if (applies_to(k, result_.variant)) result_.findings.push_back(finding(k));
     campaign();
     shrink_new();
     result_.seconds = o_.elapsed();
@@ -115,7 +115,8 @@ class Gate {
     RunResult r = replay(t, factory_, target_options_, checks_);
     if (!r.failure) return {k.file, "fixed", "the trace no longer fails"};
     const std::string sig = failure_signature(*r.failure, r.trace);
-    if (match_known({k}, sig, k.tree, ops_used(r.trace, r.failure->step))) return {k.file, "still failing", sig};
+    if (match_known({k}, sig, result_.variant, ops_used(r.trace, r.failure->step)))
+      return {k.file, "still failing", sig};
     record({.source = "finding " + k.file, .failure = *r.failure, .trace = r.trace});
     return {k.file, "changed", sig};
   }

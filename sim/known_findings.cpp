@@ -26,7 +26,7 @@ std::vector<KnownFinding> load_known_findings(const std::string& dir) {
   for (const std::string& file : files) {
     const Trace t = load_trace(file);
     if (!t.finding) throw DecodeError(file + ": $.finding: missing (a finding names its tree and signatures)");
-    known.push_back({file, t.finding->tree, t.finding->signatures, t.finding->needs});
+    known.push_back({file, t.finding->tree, t.finding->signatures, t.finding->needs, t.finding->also_on});
   }
   if (known.empty()) throw DecodeError(dir + ": no finding traces (*.json)");
   return known;
@@ -54,6 +54,10 @@ bool matches(const std::string& pattern, const std::string& signature) {
 
 }  // namespace
 
+bool applies_to(const KnownFinding& k, const std::string& variant) {
+  return k.tree == variant || std::find(k.also_on.begin(), k.also_on.end(), variant) != k.also_on.end();
+}
+
 std::vector<OpKind> ops_used(const Trace& trace, size_t step) {
   std::vector<OpKind> used;
   for (size_t i = 0; i < trace.steps.size() && i <= step; ++i)
@@ -69,7 +73,7 @@ const KnownFinding* match_known(const std::vector<KnownFinding>& known, const st
                        [&](OpKind n) { return std::find(used.begin(), used.end(), n) != used.end(); });
   };
   for (const KnownFinding& k : known)
-    if (k.tree == variant && needs_met(k))
+    if (applies_to(k, variant) && needs_met(k))
       for (const std::string& pattern : k.signatures)
         if (matches(pattern, signature)) return &k;
   return nullptr;

@@ -23,7 +23,11 @@ struct KnownFinding {
   std::string tree;                     // the target variant it applies to
   std::vector<std::string> signatures;  // any of them matches
   std::vector<OpKind> needs;            // op kinds the failing run must have used (FindingInfo::needs)
+  std::vector<std::string> also_on;     // other trees it was confirmed on (FindingInfo::also_on)
 };
+
+// Whether `k` is a finding of the tree `variant` (found there, or confirmed there too).
+bool applies_to(const KnownFinding& k, const std::string& variant);
 
 // The op kinds `trace` used at or before step `step` (its failing step).
 std::vector<OpKind> ops_used(const Trace& trace, size_t step);

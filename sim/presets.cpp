@@ -125,13 +125,22 @@ void disk(Choices& c, WorkloadConfig& w, Config& m) {
 // Copies (rules copy.*) of pinned, grouped and in-flight objects onto two or
 // three memory segments, while writes end, segments leave, memory is evicted,
 // copies time out and snapshots are taken; half the seeds in disk mode, where
-// a write is still under way when a copy of its memory replica starts.
+// a write is still under way when a copy of its memory replica starts; half
+// in multi-tenant mode, where a copy is charged from its start and a refused
+// one (no room on a 64-byte target) must give the charge back.
 void copies(Choices& c, WorkloadConfig& w, Config& m) {
   size_t memory = 0;
   for (const SegmentConfig& s : m.segments) memory += s.kind == ReplicaKind::Memory;
   for (; memory < 2 || (memory < 3 && c.chance(50)); ++memory)
     m.segments.insert(m.segments.begin(), {ReplicaKind::Memory, m.segments.front().capacity});
   if (c.chance(50)) m.disk_replica = true;
+  if (c.chance(50)) {
+    w.tenants = std::max<uint32_t>(w.tenants, 2);
+    draw_tenants(c, w.tenants, &m);
+    at_least(w, {OpKind::SetQuota}, 2);
+    if (c.chance(50))
+      for (SegmentConfig& s : m.segments) s.capacity = 64;
+  }
   if (c.chance(50)) {  // copies and writes time out within a run (Mooncake: release > discard, whole seconds)
     m.put_start_discard_timeout_ms = 1'000;
     m.put_start_release_timeout_ms = 1'000 * (2 + c.pick(3));

@@ -25,6 +25,7 @@ std::string write_trace(const Trace& trace) {
   if (trace.finding) {
     j["finding"] = {{"tree", trace.finding->tree}, {"signatures", trace.finding->signatures}};
     for (OpKind k : trace.finding->needs) j["finding"]["needs"].push_back(std::string(to_string(k)));
+    for (const std::string& t : trace.finding->also_on) j["finding"]["also_on"].push_back(t);
   }
   if (trace.run) {
     json run = {{"target", trace.run->target}, {"faults", trace.run->faults}, {"compare", trace.run->compare}};
@@ -72,7 +73,7 @@ namespace {
 FindingInfo decode_finding(const json& f) {
   if (!f.is_object()) throw DecodeError("$.finding: expected an object");
   for (auto it = f.begin(); it != f.end(); ++it)
-    if (it.key() != "tree" && it.key() != "signatures" && it.key() != "needs")
+    if (it.key() != "tree" && it.key() != "signatures" && it.key() != "needs" && it.key() != "also_on")
       throw DecodeError("$.finding." + it.key() + ": unknown field");
   FindingInfo info;
   if (!f.contains("tree") || !f["tree"].is_string() || f["tree"].get<std::string>().empty())
@@ -94,6 +95,12 @@ FindingInfo decode_finding(const json& f) {
     const auto kind = needs[i].is_string() ? parse_op_kind(needs[i].get<std::string>()) : std::nullopt;
     if (!kind) throw DecodeError("$.finding.needs[" + std::to_string(i) + "]: expected an op name");
     info.needs.push_back(*kind);
+  }
+  const json& also = f.contains("also_on") ? f["also_on"] : none;
+  for (size_t i = 0; i < (also.is_array() ? also.size() : 1); ++i) {
+    if (!also.is_array() || !also[i].is_string() || also[i].get<std::string>().empty())
+      throw DecodeError("$.finding.also_on: expected an array of tree names");
+    info.also_on.push_back(also[i].get<std::string>());
   }
   return info;
 }

@@ -36,6 +36,9 @@ struct FindingInfo {
   // signature (a restore that loses an object) is not taken for this finding
   // in runs that never, say, started a copy.
   std::vector<OpKind> needs;
+  // Other trees its trace was replayed on and failed there with one of its
+  // signatures ("also_on", optional): the same defect, recognised there too.
+  std::vector<std::string> also_on;
 };
 
 // The flags that shaped a recorded run (`"run"` in the trace): the target it

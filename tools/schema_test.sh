@@ -11,7 +11,9 @@ done
 "$P" run --target embedded --seed 12 --actors 2 --background evict,cleanup --trace "$T/c12.json" >/dev/null
 cp "$(dirname "$SCHEMA")"/../docs/examples/interleaving-*.json "$T"/
 # The hand-written scenarios (state expectations included) validate too.
-cp "$(dirname "$SCHEMA")"/upsert/failed-*.json "$T"/
+cp "$(dirname "$SCHEMA")"/upsert/failed-*.json "$(dirname "$SCHEMA")"/copy/*.json "$T"/
+# The sequential findings (finding.needs among them).
+for f in "$(dirname "$SCHEMA")"/findings/*.json; do cp "$f" "$T/finding-$(basename "$f")"; done
 # The concurrency lane's findings: Mooncake traces with their schedules.
 cp "$(dirname "$SCHEMA")"/findings/concurrency/*.json "$T"/
 /usr/bin/python3 - "$SCHEMA" "$T"/*.json <<'PY'

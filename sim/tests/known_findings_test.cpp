@@ -42,6 +42,14 @@ TEST(KnownFindings, AFindingThatNeedsAnOpMatchesOnlyInARunThatUsedIt) {
   EXPECT_EQ(ops_used(t, 2).size(), 3u);
 }
 
+// A finding confirmed on another tree (also_on) is recognised there too.
+TEST(KnownFindings, AFindingAlsoOnAnotherTreeMatchesThere) {
+  const std::vector<KnownFinding> known{{"d.json", "main", {"view/get/hits"}, {}, {"pr-2835"}}};
+  EXPECT_EQ(match_known(known, "view/get/hits", "main"), &known[0]);
+  EXPECT_EQ(match_known(known, "view/get/hits", "pr-2835"), &known[0]);
+  EXPECT_EQ(match_known(known, "view/get/hits", "pre-2909"), nullptr);
+}
+
 TEST(KnownFindings, ATraceWithoutFindingIsRefused) {
   const auto dir = std::filesystem::temp_directory_path() / "pinsim-known-test";
   std::filesystem::create_directories(dir);
