@@ -16,4 +16,12 @@ inline Op evict(uint32_t target_pct, uint32_t lowerbound_pct) {
   return op;
 }
 
+// Virtual time moves on by `ms`.
+inline Op advance(uint64_t ms) {
+  Op op;
+  op.kind = OpKind::Advance;
+  op.advance_ms = ms;
+  return op;
+}
+
 }  // namespace pinsim::testing

@@ -47,16 +47,12 @@ Op copy(KeyId key, uint32_t source, std::vector<uint32_t> targets) {
   op.targets = std::move(targets);
   return op;
 }
+using testing::advance;
+
 Op segment_op(OpKind kind, uint32_t segment) {
   Op op;
   op.kind = kind;
   op.segment = segment;
-  return op;
-}
-Op advance(uint64_t ms) {
-  Op op;
-  op.kind = OpKind::Advance;
-  op.advance_ms = ms;
   return op;
 }
 

@@ -45,12 +45,7 @@ Op grouped(Op op, GroupId group) {
   op.group = group;
   return op;
 }
-Op advance(uint64_t ms) {
-  Op op;
-  op.kind = OpKind::Advance;
-  op.advance_ms = ms;
-  return op;
-}
+using testing::advance;
 using testing::evict;
 
 Config multi_tenant(std::map<TenantId, uint64_t> quotas) {
