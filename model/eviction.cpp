@@ -47,25 +47,32 @@ bool Model::processing_expired(const Object& obj, Time now) const {
   return saturating_deadline(obj.put_start_time, config_.put_start_release_timeout_ms) < now;
 }
 
+// Whether a copy began longer ago than the release timeout (rule copy.expiry: a write's boundary).
+bool Model::copy_expired(const Object& obj, Time now) const {
+  return obj.task && saturating_deadline(obj.task->start, config_.put_start_release_timeout_ms) < now;
+}
+
 // DiscardExpiredProcessingReplicas: a write older than the release timeout
-// loses its PROCESSING replicas; Pending goes when no viable one remains.
+// loses its PROCESSING replicas; Pending goes when no viable one remains. A
+// copy older than it loses its targets (rule copy.expiry).
 void Model::discard_expired_processing(Time now) {
   // Only the due ones are gathered and sorted (most PROCESSING writes are not
   // due): discarding one object changes no other's processing or put_start_time.
   std::vector<ObjectId> due;  // in key order: the discarded list keeps that order
-  std::vector<ObjectId> copies;  // copies past the release timeout (rule copy.expiry)
-  for (const auto& [id, obj] : objects_.unordered()) {
-    if (obj.processing && processing_expired(obj, now)) due.push_back(id);
-    if (obj.task && saturating_deadline(obj.task->start, config_.put_start_release_timeout_ms) < now)
-      copies.push_back(id);
-  }
+  for (const auto& [id, obj] : objects_.unordered())
+    if ((obj.processing && processing_expired(obj, now)) || copy_expired(obj, now)) due.push_back(id);
   std::sort(due.begin(), due.end());
-  std::sort(copies.begin(), copies.end());
   for (ObjectId id : due) discard_expired_processing_of(id, now);
-  for (ObjectId id : copies) discard_expired_copy_of(id, now);
 }
 
+// One object, as BatchEvict's census meets it: its expired write, then its
+// expired copy (Mooncake's cleanup visits a shard's writes, then its tasks).
 void Model::discard_expired_processing_of(ObjectId id, Time now) {
+  discard_expired_write_of(id, now);
+  discard_expired_copy_of(id, now);
+}
+
+void Model::discard_expired_write_of(ObjectId id, Time now) {
   auto* it = find_object(id);
   if (!it || !it->second.processing) return;
   Object& obj = it->second;

@@ -254,7 +254,9 @@ class Model {
   bool normalise_if_expired(ObjectId id, Object& obj, Time now);
   bool processing_expired(const Object& obj, Time now) const;  // past put_start_release_timeout_ms
   void discard_expired_processing(Time now);
-  void discard_expired_processing_of(ObjectId id, Time now);
+  void discard_expired_processing_of(ObjectId id, Time now);  // its write, then its copy
+  void discard_expired_write_of(ObjectId id, Time now);
+  bool copy_expired(const Object& obj, Time now) const;  // past put_start_release_timeout_ms (rule copy.expiry)
   uint64_t evict_memory(ObjectTable::Entry* it);
   struct Evicted {
     uint64_t objects = 0;

@@ -98,11 +98,12 @@ struct Object {
   // replaced object's charge is added until the write settles, a copy's
   // targets while they exist.
   uint64_t charged_bytes() const {
-    const auto memory = std::count_if(replicas.begin(), replicas.end(),
-                                      [](const Replica& r) { return !r.copy && r.kind == ReplicaKind::Memory; });
-    const auto targets = std::count_if(replicas.begin(), replicas.end(), [](const Replica& r) { return r.copy; });
-    return reserved.value_or(size * static_cast<uint64_t>(memory)) + replaced_charge +
-           size * static_cast<uint64_t>(targets);  // a copy is charged its targets from its start (rule copy.start)
+    uint64_t memory = 0, targets = 0;  // the write's memory replicas; a copy's targets, charged from its start
+    for (const Replica& r : replicas) {
+      targets += r.copy;
+      memory += !r.copy && r.kind == ReplicaKind::Memory;
+    }
+    return reserved.value_or(size * memory) + replaced_charge + size * targets;
   }
   bool memory_processing() const {
     return std::any_of(replicas.begin(), replicas.end(), [](const Replica& r) {

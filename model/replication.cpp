@@ -18,6 +18,11 @@ Replica* replica_by_id(Object& obj, ReplicaId id) {
   return nullptr;
 }
 
+// The copy's targets to the end of obj.replicas; returns the first of them.
+std::vector<Replica>::iterator targets_last(Object& obj) {
+  return std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) { return !r.copy; });
+}
+
 bool on_segment(const Object& obj, uint32_t segment) {
   return std::any_of(obj.replicas.begin(), obj.replicas.end(), [&](const Replica& r) { return r.segment == segment; });
 }
@@ -112,8 +117,7 @@ void Model::end_copy(ObjectTable::Entry* it, bool keep) {
       if (r.copy) r = Replica{r.id, r.kind, ReplicaStatus::Complete, r.segment, false};
     return;
   }
-  free_replicas(it->first, obj, std::stable_partition(obj.replicas.begin(), obj.replicas.end(),
-                                                      [](const Replica& r) { return !r.copy; }));
+  free_replicas(it->first, obj, targets_last(obj));
   if (obj.replicas.empty()) erase_object(it);
 }
 
@@ -121,15 +125,12 @@ void Model::end_copy(ObjectTable::Entry* it, bool keep) {
 // discarded: its targets' memory is held until then, as an expired write's is.
 void Model::discard_expired_copy_of(ObjectId id, Time now) {
   auto* it = find_object(id);
-  if (!it || !it->second.task) return;
+  if (!it || !copy_expired(it->second, now)) return;
   Object& obj = it->second;
   const Time expiry = saturating_deadline(obj.task->start, config_.put_start_release_timeout_ms);
-  if (!(expiry < now)) return;
   hits_.hit(Rule::CopyExpiry);
   obj.task.reset();
-  discard_replicas(id, obj, std::stable_partition(obj.replicas.begin(), obj.replicas.end(),
-                                                  [](const Replica& r) { return !r.copy; }),
-                   expiry);
+  discard_replicas(id, obj, targets_last(obj), expiry);
   if (obj.replicas.empty()) erase_object(it);
 }
 

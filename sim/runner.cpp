@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <algorithm>
 #include <memory>
+#include <tuple>
 #include <utility>
 #include <variant>
 
@@ -107,11 +108,14 @@ Difference describe_difference(const View& e, const View& a) {
       return {"copying", who + "copy expected " + (x.copying ? "under way" : "absent") + ", got " +
                              (y.copying ? "under way" : "absent")};
     const auto complete = [](const ObjectView& o) {
-      const auto n = [](uint32_t c) { return std::to_string(c); };
-      return n(o.complete_memory) + "/" + n(o.complete_nof) + "/" + n(o.complete_disk);
+      return std::tie(o.complete_memory, o.complete_nof, o.complete_disk);
+    };
+    const auto text = [](const ObjectView& o) {
+      return std::to_string(o.complete_memory) + "/" + std::to_string(o.complete_nof) + "/" +
+             std::to_string(o.complete_disk);
     };
     if (complete(x) != complete(y))
-      return {"complete", who + "COMPLETE replicas (memory/nof/disk) expected " + complete(x) + ", got " + complete(y)};
+      return {"complete", who + "COMPLETE replicas (memory/nof/disk) expected " + text(x) + ", got " + text(y)};
     if (x.processing != y.processing)
       return {"processing", who + "PROCESSING replicas expected " + std::to_string(x.processing) + ", got " +
                                 std::to_string(y.processing)};

@@ -178,15 +178,22 @@ void Workload::generator_input(const Model& model, Time now, std::vector<uint64_
   if (w_.checksums) out->push_back(static_cast<uint64_t>(now));
 }
 
-// What copy_op reads of an object: its copy's owner and where its COMPLETE memory replicas are.
-void Workload::copy_input(const Object* obj, std::vector<uint64_t>* out) {
-  uint64_t sources = 0;
+// The segments a copy of `obj` may take its source from: its COMPLETE memory replicas', in segment order.
+std::vector<uint32_t> Workload::copy_sources(const Object* obj) {
+  std::vector<uint32_t> sources;
   if (obj)
     for (const Replica& r : obj->replicas)
-      if (r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete)
-        sources |= uint64_t{1} << (r.segment % 64);
+      if (r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete) sources.push_back(r.segment);
+  std::sort(sources.begin(), sources.end());
+  return sources;
+}
+
+// What copy_op reads of an object: its copy's owner and copy_sources.
+void Workload::copy_input(const Object* obj, std::vector<uint64_t>* out) {
   out->push_back(obj && obj->task ? 1 + uint64_t{obj->task->owner} : 0);
-  out->push_back(sources);
+  const std::vector<uint32_t> sources = copy_sources(obj);
+  out->push_back(sources.size());
+  out->insert(out->end(), sources.begin(), sources.end());
 }
 
 Op Workload::next(Choices& c, const Model& model, Time now) const {
@@ -306,11 +313,8 @@ void Workload::copy_op(Choices& c, const Model& model, Op* op) const {
     if (it && it->second.task && c.chance(85)) op->client = it->second.task->owner;
     return;
   }
-  std::vector<uint32_t> sources, memory;
-  if (it)
-    for (const Replica& r : it->second.replicas)
-      if (r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete) sources.push_back(r.segment);
-  std::sort(sources.begin(), sources.end());  // by segment, as copy_input states them
+  const std::vector<uint32_t> sources = copy_sources(it ? &it->second : nullptr);
+  std::vector<uint32_t> memory;
   for (uint32_t s = 0; s < master_.segments.size(); ++s)
     if (master_.segments[s].kind == ReplicaKind::Memory) memory.push_back(s);
   op->segment = !sources.empty() && c.chance(85) ? pick_of(c, sources)

@@ -101,6 +101,7 @@ class Workload {
   Op segment_op(Choices& c, OpKind kind) const;
   void copy_op(Choices& c, const Model& model, Op* op) const;
   static void copy_input(const Object* obj, std::vector<uint64_t>* out);
+  static std::vector<uint32_t> copy_sources(const Object* obj);
   bool draws_copies() const { return w_.weights[static_cast<size_t>(OpKind::CopyStart)] > 0; }
   void end_or_revoke(Choices& c, const Model& model, Time now, Op* op) const;
   ReplicaSelector selector(Choices& c) const;
