@@ -72,6 +72,9 @@ mc_feature_if_text(RETAIN_GROUPS MC_MS_TEXT "RetainGroups")
 # dynamic-replication admission thread, no replica-cleanup worker, and a
 # snapshot state view without the local-SSD manager).
 mc_feature_if_text(DYN_REPL_ADMISSION MC_MS_TEXT "dynamic_replication_admission_thread_")
+# Dynamic replication's heat windows (per-key steady-clock windows and their
+# cleanup order), which may come apart from the admission thread.
+mc_feature_if_text(DYN_REPL_WINDOWS MC_MS_TEXT "dynamic_replication_next_window_cleanup_")
 mc_feature_if_text(REPLICA_CLEANUP_WORKER MC_MS_TEXT "replica_cleanup_worker_")
 # A segment's graceful unmount (GRACEFULLY_UNMOUNTING until a timer or an unmount ends it),
 # with the segment manager's accessors for a mounted segment's allocator and

@@ -1,11 +1,11 @@
 // The concurrent lane's flags, replay and shrink; see cmd_concurrent.h.
 #include "cmd_concurrent.h"
 
-#include <chrono>
 #include <cstdio>
 
 #include "concurrent_lane.h"
 #include "schedule_shrink.h"
+#include "wall_clock.h"
 
 namespace pinsim::cli {
 
@@ -116,10 +116,10 @@ int replay_concurrent_trace(const po::variables_map& vm, const Trace& trace, con
 
 int shrink_concurrent_trace(const po::variables_map& vm, const Trace& trace, const TraceRun& run,
                             const std::string& path) {
-  const auto start = std::chrono::steady_clock::now();
+  const WallClock clock;
   const auto r = sched::shrink_schedule(trace, run.factory, run.options, run.checks);
   if (!r) throw UsageError(path + ": the trace does not fail against " + run.flags.target + ", nothing to shrink");
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double secs = clock.seconds();
   Trace minimal = r->trace;
   describe_shrunk(&minimal, path, r->failure);
   minimal.description = "minimal concurrent trace (" + sched::describe_size(r->size) + ") shrunk from " + path +

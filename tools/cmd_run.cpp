@@ -20,12 +20,11 @@
 #include "summary.h"
 #include "targets.h"
 #include "trace.h"
+#include "wall_clock.h"
 
 namespace pinsim::cli {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 CampaignOptions campaign_options(const po::variables_map& vm, const std::string& target) {
   CampaignOptions o;
@@ -59,12 +58,12 @@ CampaignOptions campaign_options(const po::variables_map& vm, const std::string&
 // CI log.
 class Progress {
  public:
-  Progress(uint64_t total, std::chrono::seconds every) : total_(total), every_(every), tty_(isatty(STDERR_FILENO)) {}
+  Progress(uint64_t total, std::chrono::seconds every)
+      : total_(total), every_(static_cast<double>(every.count())), tty_(isatty(STDERR_FILENO)) {}
   void update(const CampaignSummary& s) {
-    const auto now = Clock::now();
-    if (now - last_ < (tty_ ? std::chrono::milliseconds(500) : std::chrono::milliseconds(every_))) return;
-    last_ = now;
-    const double secs = std::chrono::duration<double>(now - start_).count();
+    const double secs = clock_.seconds();
+    if (secs - last_ < (tty_ ? 0.5 : every_)) return;
+    last_ = secs;
     const uint64_t done = s.seeds + s.refused;
     const double eta = done ? secs * static_cast<double>(total_ - std::min(done, total_)) / static_cast<double>(done) : 0;
     std::fprintf(stderr, tty_ ? "\r%llu/%llu seeds, %.0f steps/s, %llu failures, ETA %.0f s " :
@@ -76,13 +75,14 @@ class Progress {
   void done() const {
     if (tty_) std::fprintf(stderr, "\r%70s\r", "");
   }
-  double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  double seconds() const { return clock_.seconds(); }
 
  private:
   uint64_t total_;
-  std::chrono::seconds every_;
+  double every_;  // seconds between lines in a CI log
   bool tty_;
-  Clock::time_point start_ = Clock::now(), last_ = start_;
+  WallClock clock_;
+  double last_ = 0;  // clock_'s seconds at the last line
 };
 
 void print_summary(const po::variables_map& vm, const CampaignOptions& o, const CampaignSummary& s, size_t properties,

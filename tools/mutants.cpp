@@ -5,7 +5,6 @@
 #include "mutants.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "campaign.h"
 #include "embedded_target.h"
@@ -13,6 +12,7 @@
 #include "faults.h"
 #include "property.h"
 #include "shrink.h"
+#include "wall_clock.h"
 
 namespace pinsim {
 
@@ -41,7 +41,6 @@ void run_interleaving(const embedded::FaultInfo& f, uint64_t max_seeds, const Ch
 
 std::vector<MutantResult> run_mutants(uint64_t max_seeds, uint64_t steps, const std::vector<std::string>& only,
                                       const std::function<void(const MutantResult&)>& on_result) {
-  using clock = std::chrono::steady_clock;
   CampaignOptions options;
   options.seed.swarm = true;
   options.seed.steps = steps;
@@ -51,11 +50,11 @@ std::vector<MutantResult> run_mutants(uint64_t max_seeds, uint64_t steps, const 
   for (const embedded::FaultInfo& f : embedded::fault_catalogue()) {
     if (!only.empty() && std::find(only.begin(), only.end(), f.name) == only.end()) continue;
     const TargetOptions target = fault_options({std::string(f.name)});
-    const auto start = clock::now();
+    const WallClock clock;
     MutantResult m{std::string(f.name)};
     if (f.lane == embedded::FaultLane::Interleaving) {  // a lockstep campaign cannot interleave
       run_interleaving(f, max_seeds, checks, &m);
-      m.seconds = std::chrono::duration<double>(clock::now() - start).count();
+      m.seconds = clock.seconds();
       if (on_result) on_result(m);
       results.push_back(std::move(m));
       continue;
@@ -67,7 +66,7 @@ std::vector<MutantResult> run_mutants(uint64_t max_seeds, uint64_t steps, const 
       if (r.failure) failing = std::move(r);
       return !failing;
     });
-    m.seconds = std::chrono::duration<double>(clock::now() - start).count();
+    m.seconds = clock.seconds();
     if (failing) {
       const auto small = shrink(failing->trace, &make_embedded_target, target, checks);
       const Failure& why = small ? small->failure : *failing->failure;

@@ -1,17 +1,11 @@
 // Timing the harness against the target alone; see overhead.h.
 #include "overhead.h"
 
-#include <chrono>
 #include <string>
 
+#include "wall_clock.h"
+
 namespace pinsim {
-
-namespace {
-
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-}  // namespace
 
 void OverheadTable::add(const Trace& trace, TargetFactory factory, const TargetOptions& options, const Checks& checks) {
   std::string error;
@@ -20,14 +14,14 @@ void OverheadTable::add(const Trace& trace, TargetFactory factory, const TargetO
   if (!checked_target || !bare_target) return;
   Lockstep lockstep(trace.config, *checked_target, checks);
   for (const TraceStep& s : trace.steps) {
-    const auto start = Clock::now();
+    const WallClock clock;
     lockstep.step(s.op, std::nullopt, nullptr);
-    checked[static_cast<size_t>(s.op.kind)] += seconds_since(start);
+    checked[static_cast<size_t>(s.op.kind)] += clock.seconds();
   }
   for (const TraceStep& s : trace.steps) {
-    const auto start = Clock::now();
+    const WallClock clock;
     bare_target->apply(s.op, s.t);
-    bare[static_cast<size_t>(s.op.kind)] += seconds_since(start);
+    bare[static_cast<size_t>(s.op.kind)] += clock.seconds();
   }
 }
 

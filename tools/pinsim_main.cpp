@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -29,6 +28,7 @@
 #include "summary.h"
 #include "targets.h"
 #include "trace.h"
+#include "wall_clock.h"
 
 namespace po = boost::program_options;
 using namespace pinsim;
@@ -314,8 +314,6 @@ void explore_universe(const po::variables_map& vm, ExploreOptions& o) {
   if (vm.count("ops")) w.weights = weights_of_ops(vm["ops"].as<std::string>());
 }
 
-using Clock = std::chrono::steady_clock;
-
 // How one rung ended, for its progress line.
 std::string rung_outcome(const ExploreResult& r) {
   const std::string depth = std::to_string(r.depth);
@@ -326,21 +324,21 @@ std::string rung_outcome(const ExploreResult& r) {
 }
 
 // The ladder (docs/explorer.md): each rung ends by its share of the budget,
-// a line per rung as it ends. Every rung refused is bad usage.
-ExploreRun climb(const po::variables_map& vm, const ExploreOptions& o, Clock::time_point start, double seconds) {
+// a line per rung as it ends. Every rung refused is bad usage. `start` is
+// the budget's start, in wall_seconds().
+ExploreRun climb(const po::variables_map& vm, const ExploreOptions& o, double start, double seconds) {
   ExploreRun run;
   LadderOptions l{o, std::nullopt, nullptr, nullptr};
   if (!vm["depth"].defaulted()) l.max_depth = o.max_depth;
   l.budget = [start, seconds](uint32_t pct) {
-    const Clock::time_point until = start + std::chrono::duration_cast<Clock::duration>(
-                                                std::chrono::duration<double>(seconds * pct / 100));
-    return std::function<bool()>([until] { return Clock::now() > until; });
+    const double until = start + seconds * pct / 100;
+    return std::function<bool()>([until] { return wall_seconds() > until; });
   };
-  Clock::time_point rung_start = start;
+  double rung_start = start;
   const bool text = !json_output(vm);
   l.on_rung = [&](const RungResult& r) {
-    const Clock::time_point now = Clock::now();
-    run.rung_seconds.push_back(std::chrono::duration<double>(now - rung_start).count());
+    const double now = wall_seconds();
+    run.rung_seconds.push_back(now - rung_start);
     rung_start = now;
     if (!text) return;
     std::printf("%s, depth <= %u: %s; %llu states, %llu transitions, %.2f s\n", rung_label(r).c_str(),
@@ -380,15 +378,14 @@ int cmd_explore(const std::vector<std::string>& args) {
   o.config.profile = *profile;
   o.max_memory_bytes = count_of(vm, "memory-mb", 1u << 20) << 20;  // at most 1 TiB
   explore_target(vm, o);
-  const auto start = Clock::now();
+  const double start = wall_seconds();
   const double seconds = vm.count("seconds") ? static_cast<double>(count_of(vm, "seconds", 7 * 24 * 3600)) : 0;
   ExploreRun run;
   if (climbs_ladder(vm.count("seconds") > 0, named_flags(vm))) {
     run = climb(vm, o, start, seconds);
   } else {
     if (vm.count("seconds")) {
-      const auto limit = std::chrono::duration<double>(seconds);
-      o.should_stop = [start, limit] { return Clock::now() - start > limit; };
+      o.should_stop = [start, seconds] { return wall_seconds() - start > seconds; };
     }
     run.total = explore(o);
     if (!run.total.refused.empty())
@@ -396,7 +393,7 @@ int cmd_explore(const std::vector<std::string>& args) {
     run.max_depth = o.max_depth;
     run.stopped_by = stop_reason(run.total);
   }
-  const double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  const double secs = wall_seconds() - start;
   return report_explore(vm, run, secs);
 }
 
@@ -467,10 +464,10 @@ int cmd_shrink(const std::vector<std::string>& args) {
   if (auto reason = validate(trace.config)) throw UsageError(path + ": $.config: " + *reason);
   const TraceRun run = trace_run_of(vm, trace, path);
   if (trace.concurrent) return shrink_concurrent_trace(vm, trace, run, path);
-  const auto start = std::chrono::steady_clock::now();
+  const WallClock clock;
   const auto r = shrink(trace, run.factory, run.options, run.checks);
   if (!r) throw UsageError(path + ": the trace does not fail against " + run.flags.target + ", nothing to shrink");
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double secs = clock.seconds();
   Trace minimal = r->trace;
   describe_shrunk(&minimal, path, r->failure);
   minimal.run = run.flags;

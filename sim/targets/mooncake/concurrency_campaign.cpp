@@ -18,7 +18,6 @@
 //                        [--known DIR] [--out FILE]
 //   mooncake_concurrency --replay FILE [--html PICTURE.html]
 #include <charconv>
-#include <chrono>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -33,6 +32,7 @@
 #include "schedule_shrink.h"
 #include "text_file.h"
 #include "trace.h"
+#include "wall_clock.h"
 
 namespace {
 
@@ -322,7 +322,7 @@ int main(int argc, char** argv) {
   }
   Totals t;
   bool written = false;
-  const auto start = std::chrono::steady_clock::now();  // for schedules/s only, never an outcome
+  const pinsim::WallClock clock;  // for schedules/s only, never an outcome
   for (uint64_t seed = a.first; seed <= a.last; ++seed) {
     const Scenario scenario = make_scenario(seed, a.clients, a.background);
     const Result r = a.pct ? run_pct(scenario, seed, a.pct_depth) : run(scenario, seed, a.preempt);
@@ -336,7 +336,7 @@ int main(int argc, char** argv) {
       written = true;
     }
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = clock.seconds();
   report(a, t, seconds);
   return t.violations || t.deadlocks || t.cycles || t.against_order || t.refused ? 1 : 0;
 }

@@ -233,6 +233,31 @@ class MasterServiceSnapshotTestBase {
 #endif
   }
 
+  // Dynamic replication's heat and admission state, which
+  // ResetStateAfterFailedRestoreAttempt leaves: the per-key heat windows
+  // (steady-clock starts), their cleanup order and next cleanup time, and the
+  // admission queue with its set of queued keys. Cleared when the master is
+  // kept for the next run, whose steady time starts again at the same base,
+  // so that no window or proposal of one run counts in another.
+  static void ResetDynamicReplication(MasterService& s) {
+#if PINSIM_MC_HAS_DYN_REPL_WINDOWS
+    {
+      std::lock_guard<std::mutex> lock(s.dynamic_replication_mutex_);
+      s.dynamic_replication_windows_.clear();
+      s.dynamic_replication_window_order_.clear();
+      s.dynamic_replication_next_window_cleanup_ = {};
+    }
+#endif
+#if PINSIM_MC_HAS_DYN_REPL_ADMISSION
+    {
+      std::lock_guard<std::mutex> lock(s.dynamic_replication_admission_mutex_);
+      s.dynamic_replication_admission_queue_ = {};
+      s.dynamic_replication_admission_queued_.clear();
+    }
+#endif
+    (void)s;
+  }
+
   // What one cycle of the task-cleanup thread does to the object lifecycle,
   // as the tree has it: under the snapshot mutex (shared),
   // CleanupExpiredSoftPins (main, the deadline index) and

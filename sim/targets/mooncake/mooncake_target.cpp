@@ -182,8 +182,10 @@ bool write_policy_file(const Config& c, const std::string& path, std::string* er
 // master is reset with Mooncake's own ResetStateAfterFailedRestoreAttempt
 // (what its restore does between snapshot candidates: metadata, deadline
 // index, group routes, discarded replicas, replica ids, segments and their
-// allocators, tasks, clients, the memory metrics) and kept, one per
-// configuration; the next run of that configuration takes it and mounts its
+// allocators, tasks, clients, the memory metrics), rid of what that leaves
+// and a run can set (graceful unmounts' timers; dynamic replication's heat
+// windows and admission queue, on the steady clock, which starts again at the
+// same base each run) and kept, one per configuration; the next run of that configuration takes it and mounts its
 // segments. A multi-tenant master is kept with its policy file's path; the
 // run that takes it writes its own policies there and has the master load
 // them and rebuild every tenant's charge, as its constructor does (start).
@@ -244,6 +246,7 @@ bool keep(const Config& c, std::unique_ptr<mc::MasterService>& service, const st
     return false;
   Access::ResetState(*service);
   Access::DropGraceTimers(*service);
+  Access::ResetDynamicReplication(*service);
   kept.push_back({key, std::move(service), policy_file});
   return true;
 #else
@@ -1015,9 +1018,10 @@ class MooncakeTarget final : public Target {
   // GracefulUnmountSegment of the actor's client, with the segment's own id.
   // An unmount schedules the sweep of invalid handles on the replica-cleanup
   // worker, which is run here. A graceful unmount's grace (kGraceMs, on
-  // Mooncake's wall clock, which the harness does not drive) outlasts any
-  // run: an unmount or a restore ends it, as in the model.
-  static constexpr uint64_t kGraceMs = 7 * 24 * 3600 * 1000ull;
+  // Mooncake's steady clock, virtual like the rest) ends past every steady
+  // time the virtual clock answers, so its timer never expires, however far a
+  // run advances: an unmount or a restore ends it, as in the model.
+  static constexpr uint64_t kGraceMs = mooncake_clock::kBeyondSteadyMs;
   Outcome segment_call(const Op& op) {
     const mc::Segment seg = segment(op.segment);
     if (op.kind == OpKind::Mount) return outcome_of(service_->MountSegment(seg, client_uuid(op.client)));

@@ -1,13 +1,21 @@
 // The virtual clock and the shortened sleeps (virtual_clock.h): definitions of
 // clock_gettime and nanosleep that override libc's for the process the
-// Mooncake target runs in. CLOCK_REALTIME and CLOCK_REALTIME_COARSE answer
-// the virtual time (pinsim Time t is the instant t ms after the epoch), every
-// other clock goes to libc through dlsym(RTLD_NEXT), so every
-// system_clock::now() inside MasterService reads the virtual time while
-// libstdc++ condition-variable waits (CLOCK_MONOTONIC) stay real. The link
-// options of the Mooncake target export both symbols so that libstdc++ and
-// libc callers see them too. On an actor's thread (sim/sched) a sleep is a
-// yield point instead.
+// Mooncake target runs in. While the virtual clock is on, CLOCK_REALTIME and
+// CLOCK_REALTIME_COARSE answer the virtual time (pinsim Time t is the instant
+// t ms after the epoch), so every system_clock::now() inside MasterService
+// reads it, and CLOCK_MONOTONIC and CLOCK_MONOTONIC_COARSE answer
+// kSteadyBaseSeconds plus the virtual time, so every steady_clock::now()
+// does too (dynamic replication's heat windows and cooldowns, graceful
+// unmounts' deadlines). The base keeps steady time from being 0 and puts the
+// absolute CLOCK_MONOTONIC deadline of a libstdc++ timed condition-variable
+// wait far past the real monotonic time the kernel waits for: such a wait
+// ends only when notified (the adapter's Quiesce notifies MasterService's
+// threads). Every other clock (CLOCK_MONOTONIC_RAW, CLOCK_BOOTTIME, CPU
+// clocks) goes to libc through dlsym(RTLD_NEXT); pinsim's own wall-time
+// figures read CLOCK_MONOTONIC_RAW (sim/wall_clock.h), and the sliced sleeps
+// below measure real time. The link options of the Mooncake target export
+// both symbols so that libstdc++ and libc callers see them too. On an actor's
+// thread (sim/sched) a sleep is a yield point instead.
 #include "virtual_clock.h"
 
 #include <dlfcn.h>
@@ -49,13 +57,29 @@ int call_real_nanosleep(const struct timespec* req, struct timespec* rem) {
   return static_cast<int>(syscall(SYS_nanosleep, req, rem));
 }
 
+void set_ms(struct timespec* ts, int64_t ms) {
+  ts->tv_sec = static_cast<time_t>(ms / 1000);
+  ts->tv_nsec = static_cast<long>((ms % 1000) * 1'000'000);
+}
+
+// kSteadyBaseSeconds after the virtual time, saturating at kSteadyMaxSeconds.
+void set_steady(struct timespec* ts, int64_t ms) {
+  using pinsim::mooncake_clock::kSteadyBaseSeconds;
+  using pinsim::mooncake_clock::kSteadyMaxSeconds;
+  constexpr int64_t kMaxMs = (kSteadyMaxSeconds - kSteadyBaseSeconds) * 1000;
+  set_ms(ts, std::clamp<int64_t>(ms, 0, kMaxMs));
+  ts->tv_sec += static_cast<time_t>(kSteadyBaseSeconds);
+}
+
 }  // namespace
 
 extern "C" int clock_gettime(clockid_t id, struct timespec* ts) {
-  if ((id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE) && g_virtual_clock.load(std::memory_order_acquire)) {
+  const bool realtime = id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE;
+  const bool steady = id == CLOCK_MONOTONIC || id == CLOCK_MONOTONIC_COARSE;
+  if ((realtime || steady) && g_virtual_clock.load(std::memory_order_acquire)) {
     const int64_t ms = g_virtual_ms.load(std::memory_order_acquire);
-    ts->tv_sec = static_cast<time_t>(ms / 1000);
-    ts->tv_nsec = static_cast<long>((ms % 1000) * 1'000'000);
+    if (realtime) set_ms(ts, ms);
+    else set_steady(ts, ms);
     return 0;
   }
   return call_real_clock_gettime(id, ts);
