@@ -75,6 +75,8 @@ mc_feature_if_text(DYN_REPL_ADMISSION MC_MS_TEXT "dynamic_replication_admission_
 # Dynamic replication's heat windows (per-key steady-clock windows and their
 # cleanup order), which may come apart from the admission thread.
 mc_feature_if_text(DYN_REPL_WINDOWS MC_MS_TEXT "dynamic_replication_next_window_cleanup_")
+# Dynamic replication's proposal API and the copy calls' lease tokens (ops propose, copy with a proposal).
+mc_feature_if_text(DYN_REPL_PROPOSAL MC_MS_TEXT "SubmitReplicaActionProposal")
 mc_feature_if_text(REPLICA_CLEANUP_WORKER MC_MS_TEXT "replica_cleanup_worker_")
 # A segment's graceful unmount (GRACEFULLY_UNMOUNTING until a timer or an unmount ends it),
 # with the segment manager's accessors for a mounted segment's allocator and

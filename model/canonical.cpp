@@ -83,7 +83,7 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
       put(out, static_cast<int64_t>(o.replicas.size()));
       for (const Replica& r : o.replicas) {
         put(out, rank(r.id));
-        put(out, (static_cast<int64_t>(r.kind) * 4 + static_cast<int64_t>(r.status)) * 2 + r.copy);
+        put(out, ((static_cast<int64_t>(r.kind) * 4 + static_cast<int64_t>(r.status)) * 2 + r.copy) * 2 + r.dynamic);
         put(out, r.segment);
       }
       o.deadline ? rel(*o.deadline) : put(out, INT64_MAX);
@@ -93,23 +93,23 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
         put(out, static_cast<int64_t>(o.pending->eligible.size()));
         for (ReplicaId e : o.pending->eligible) put(out, rank(e));
       }
-      rel(o.lease);
-      rel(o.put_start_time);
-      put(out, o.group);
-      put(out, o.hard_pinned);
-      put(out, static_cast<int64_t>(o.replaced_charge));
-      put(out, o.reserved ? static_cast<int64_t>(*o.reserved) : -1);
-      put(out, o.processing);
-      put(out, o.checksum ? static_cast<int64_t>(*o.checksum) : -1);
+      rel(o.lease), rel(o.put_start_time), put(out, o.group), put(out, o.hard_pinned);
+      put(out, static_cast<int64_t>(o.replaced_charge)), put(out, o.reserved ? static_cast<int64_t>(*o.reserved) : -1);
+      put(out, o.processing), put(out, o.checksum ? static_cast<int64_t>(*o.checksum) : -1);
       put(out, o.task ? client_rank(o.task->owner) : -1);  // a copy under way (rules copy.*)
-      if (o.task) put(out, rank(o.task->source)), rel(o.task->start), put(out, static_cast<int64_t>(o.task->targets));
+      if (o.task) {
+        put(out, rank(o.task->source)), rel(o.task->start), put(out, static_cast<int64_t>(o.task->targets));
+        put(out, static_cast<int64_t>(o.task->grant)), rel(o.task->epoch);
+      }
+      rel(std::max(o.recreate_after, now));  // dynrep.cooldown: only whether and how long it still blocks
     }
   };
   objects(objects_);
   put(out, gauge_);
   for (uint64_t u : segment_used_) put(out, static_cast<int64_t>(u));
-  auto segments = [&](const std::vector<MountState>& all) {  // owner 0 (the setup's client) apart from actors
-    for (const MountState& m : all) put(out, m.mounted * 2 + m.leaving), put(out, m.owner ? client_rank(m.owner) : -1);
+  auto segments = [&](const std::vector<MountState>& all) {  // the setup's client apart from actors
+    for (const MountState& m : all)
+      put(out, m.mounted * 2 + m.leaving), put(out, m.owner != kSetupClient ? client_rank(m.owner) : -1);
   };
   segments(segments_);
   put(out, -2);
@@ -132,6 +132,27 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
     segments(s->segments);
     put(out, -5);
   }
+  if (config_.dynamic_replication) canonical_dynamic(now, out);
+}
+
+// Dynamic replication's state (rules dynrep.*): heat, leases, pending leases,
+// cooldowns; grant ids as they are (they only compare for equality).
+void Model::canonical_dynamic(Time now, std::string& out) const {
+  auto p = [&](int64_t v) { put(out, v); };
+  auto lease = [&](const Lease& l) {
+    p(l.object.tenant), p(l.object.key), p(static_cast<int64_t>(l.grant));
+    p(l.source), p(l.target), p(l.epoch - now), p(l.expire - now);
+  };
+  p(-7);
+  for (const auto& [id, h] : heat_) p(id.tenant), p(id.key), p(h.start - now), p(h.hits);
+  for (const auto* table : {&leases_, &granted_}) {
+    p(-8);
+    for (const auto& [pk, l] : *table) p(pk.first), p(pk.second), lease(l);
+  }
+  p(-9);
+  for (const auto& [id, l] : dyn_pending_) lease(l);
+  for (const auto& [id, t] : dyn_cooldown_) p(id.tenant), p(id.key), p(std::max(t, now) - now);
+  p(static_cast<int64_t>(next_grant_));
 }
 
 }  // namespace pinsim

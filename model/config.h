@@ -21,6 +21,17 @@ struct SegmentConfig {
 // The largest quota a policy may request (Mooncake's 2^63 - 1 charge bound).
 inline constexpr uint64_t kMaxQuotaBytes = (uint64_t{1} << 63) - 1;
 
+// Dynamic replication's settings: a key is hot once `min_hits` reads fall in
+// one heat window of `window_s` seconds; an object is copied up to
+// `max_memory_replicas` memory replicas (Mooncake: heat_window_seconds, the
+// admission QPS threshold as min_hits = ceil(qps x window), max_memory_replicas).
+struct DynamicReplication {
+  uint32_t window_s = 10;
+  uint32_t min_hits = 8;
+  uint32_t max_memory_replicas = 2;
+  bool operator==(const DynamicReplication&) const = default;
+};
+
 struct Config {
   Profile profile = Profile::Rfc;
   uint64_t default_kv_soft_pin_ttl_ms = 30ull * 60 * 1000;  // 30 min
@@ -42,6 +53,9 @@ struct Config {
   // write gets one more replica, a file, PROCESSING until an End names it
   // (rules disk.replica, disk.survives; docs/interpretations.md "Disk replicas").
   bool disk_replica = false;
+  // Mooncake's dynamic replication in enforce mode (rules dynrep.*;
+  // docs/interpretations.md "Dynamic replication"): none = off.
+  std::optional<DynamicReplication> dynamic_replication;
   // PR 2835 group retention.
   uint64_t max_retained_groups = 65'536;
   uint64_t max_group_retention_ttl_ms = 24ull * 3600 * 1000;

@@ -28,6 +28,7 @@ enum class ErrorCode : uint8_t {
   OBJECT_NO_REPLICATION_TASK,     // copy_end, copy_revoke: no copy is under way
   REPLICA_NOT_FOUND,              // copy_start: no COMPLETE replica on the source segment
   REPLICA_IS_GONE,                // copy_end: the source or a target was lost meanwhile
+  INVALID_VERSION,                // a dynamic copy whose lease token is not the object's pending one
   INTERNAL_ERROR,
   UNSUPPORTED,  // a target that cannot perform the op (never the model)
 };

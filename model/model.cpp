@@ -20,6 +20,7 @@ Outcome Model::apply(const Op& op, Time now) {
   last_now_ = now;
   const bool preset = !next_preference_.empty() && (op.kind == OpKind::PutStart || op.kind == OpKind::UpsertStart);
   if (preset) batch_preference_ = std::move(next_preference_);
+  batch_seen_.clear();
   Outcome out = dispatch(op, now);
   if (preset) batch_preference_.clear();
   scan_first_.clear();  // a runner's scan order and preference hold for one op
@@ -62,6 +63,7 @@ Outcome Model::dispatch(const Op& op, Time now) {
     case OpKind::CopyStart: return copy_start(op, now);
     case OpKind::CopyEnd: return copy_end(op);
     case OpKind::CopyRevoke: return copy_revoke(op);
+    case OpKind::Propose: return propose(op, now);
   }
   return Outcome::of(ErrorCode::INVALID_PARAMS);  // unknown op value
 }
@@ -119,12 +121,14 @@ void Model::hold_replica(const Replica& r, uint64_t size) {
 }
 
 void Model::free_replicas(ObjectId, Object& obj, std::vector<Replica>::iterator from) {
+  note_replicas_gone(obj, from);
   for (auto r = from; r != obj.replicas.end(); ++r) release_replica(*r, obj.size);
   obj.replicas.erase(from, obj.replicas.end());
 }
 
 void Model::discard_replicas(ObjectId, Object& obj, std::vector<Replica>::iterator from,
                              Time release_at) {
+  note_replicas_gone(obj, from);
   Discarded d{release_at, {from, obj.replicas.end()}, obj.size};
   obj.replicas.erase(from, obj.replicas.end());
   if (!d.replicas.empty()) discarded_.push_back(std::move(d));
@@ -148,6 +152,7 @@ uint64_t Model::release_discarded(Time now) {
 void Model::erase_object(ObjectTable::Entry* it) {
   Object& obj = it->second;
   set_deadline(it->first, obj, std::nullopt);  // the destructor owns the -1
+  clear_dynamic_state(it->first);
   for (const Replica& r : obj.replicas) release_replica(r, obj.size);
   if (obj.group != 0) {
     const GroupKey g{it->first.tenant, obj.group};

@@ -87,12 +87,12 @@ struct StartRun {
 // A segment as the master knows it (segments.cpp): mounted or not; leaving
 // while a graceful unmount is under way (mounted, readable, takes no new
 // replica); and the client that mounted it, the only one that may start its
-// graceful unmount (0: the setup's client, which mounts the config's
-// segments and is never an actor).
+// graceful unmount (kSetupClient: the setup's client, which mounts the
+// config's segments and is never an actor; actor 0 is an actor like any other).
 struct MountState {
   bool mounted = true;
   bool leaving = false;
-  ClientId owner = 0;
+  ClientId owner = kSetupClient;
   bool operator==(const MountState&) const = default;
 };
 
@@ -283,10 +283,34 @@ class Model {
   Outcome copy_start(const Op& op, Time now);
   Outcome copy_end(const Op& op);
   Outcome copy_revoke(const Op& op);
-  std::optional<ErrorCode> copy_targets_refused(const Op& op) const;
+  struct CopyRequest {  // what a copy op sends (replication.cpp, copy_request)
+    ClientId client = 0;
+    uint32_t source = 0;
+    std::vector<uint32_t> targets;
+    uint64_t grant = 0;  // its token's grant: 0 none (a plain copy), kNoGrant one no grant made
+    Time epoch = 0;
+    bool dynamic = false;
+  };
+  static constexpr uint64_t kNoGrant = UINT64_MAX;
+  CopyRequest copy_request(const Op& op) const;
+  const Replica* copy_source(const Object& obj, uint32_t segment) const;
+  std::optional<ErrorCode> copy_refused(const CopyRequest& req, const Object& obj, const std::vector<uint32_t>& fresh,
+                                        TenantId tenant);
+  std::optional<ErrorCode> copy_targets_refused(const std::vector<uint32_t>& targets) const;
   std::variant<ObjectTable::Entry*, ErrorCode> copy_owned(const Op& op);
   void end_copy(ObjectTable::Entry* it, bool keep);
   void discard_expired_copy_of(ObjectId id, Time now);
+  // dynamic_replication.cpp (rules dynrep.*)
+  void observe_heat(ObjectId id, const Object& obj, Time now);
+  bool hot(ObjectId id, Time now) const;
+  Outcome propose(const Op& op, Time now);
+  std::optional<ErrorCode> proposal_refused(ObjectId id, const Object& obj, Time now);
+  std::optional<std::pair<uint32_t, uint32_t>> dynamic_plan(const Object& obj) const;
+  std::optional<ErrorCode> dynamic_start_refused(const Op& op, const CopyRequest& req, const Object& obj, Time now);
+  bool pending_live(ObjectId id, Time now) const;
+  void clear_dynamic_state(ObjectId id);
+  void note_replicas_gone(Object& obj, std::vector<Replica>::const_iterator from);
+  void canonical_dynamic(Time now, std::string& out) const;
   // retention.cpp (PR 2835)
   Outcome retain_groups(const Op& op, Time now);
   void inherit_retention(ObjectId id, Object& obj, Time now);
@@ -336,6 +360,28 @@ class Model {
   std::map<GroupKey, Time> retention_;  // PR 2835 retention deadlines
   uint64_t retained_group_count_ = 0;   // PR 2835 admission counter
   std::vector<Discarded> discarded_;
+  // Dynamic replication (dynamic_replication.cpp). A lease as granted: the
+  // client keeps every one (its token), the master its live ones by tenant
+  // and proposal id, and a key's pending one until its copy starts.
+  struct Heat {
+    Time start = 0;
+    uint32_t hits = 0;
+  };
+  struct Lease {
+    ObjectId object{};
+    uint64_t grant = 0;  // the token's id, unique per grant
+    uint32_t source = 0, target = 0;
+    Time epoch = 0;   // the object version it names (its write's start)
+    Time expire = 0;  // live while now <= expire
+  };
+  using ProposalKey = std::pair<TenantId, uint32_t>;
+  std::map<ObjectId, Heat> heat_;            // by key name; survives the object
+  std::map<ProposalKey, Lease> leases_;      // the master's
+  std::map<ProposalKey, Lease> granted_;     // the client's memory of its tokens
+  std::map<ObjectId, Lease> dyn_pending_;    // until the copy starts
+  std::map<ObjectId, Time> dyn_cooldown_;    // no proposal before this
+  uint64_t next_grant_ = 1;
+  std::set<ObjectId> batch_seen_;            // keys a batch_get has counted already
   // Images never change once taken, so copies of the model share them.
   std::vector<std::shared_ptr<const SnapshotImage>> snapshots_;
   std::vector<ObjectId> scan_first_;  // the next eviction's second pass visits these first

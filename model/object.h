@@ -26,6 +26,7 @@ struct Replica {
   ReplicaStatus status = ReplicaStatus::Processing;
   uint32_t segment = 0;  // index into Config::segments; kNoSegment for a disk replica
   bool copy = false;     // a copy's target: only its copy_end or copy_revoke acts on it (rule copy.targets)
+  bool dynamic = false;  // made by a dynamic copy (its removal blocks new ones a while, rule dynrep.cooldown)
 };
 
 // A replication task (Mooncake's ReplicationTask of type COPY): one per
@@ -37,6 +38,8 @@ struct CopyTask {
   ReplicaId source = 0;
   Time start = 0;
   uint32_t targets = 0;  // how many targets it made
+  uint64_t grant = 0;    // a dynamic copy: its lease's grant (the token's id); 0 for a plain copy
+  Time epoch = 0;        // a dynamic copy: the object version its lease names
 };
 
 // RFC 3028 "Object state model": Pending(action, ttl, eligible_replica_ids).
@@ -70,6 +73,7 @@ struct Object {
   bool processing = false;  // in Mooncake's processing_keys
   std::optional<uint64_t> checksum;  // declared by the last End of a write (rule read.checksum)
   std::optional<CopyTask> task;      // a copy under way (rules copy.*)
+  Time recreate_after = 0;           // no dynamic copy before this: a dynamic replica went (rule dynrep.cooldown)
 
   bool has_disk() const {
     return std::any_of(replicas.begin(), replicas.end(), [](const Replica& r) { return r.kind == ReplicaKind::Disk; });

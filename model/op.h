@@ -22,6 +22,9 @@ using TenantId = uint32_t;
 using KeyId = uint32_t;
 using GroupId = uint32_t;
 using ClientId = uint32_t;
+// The setup's client: it mounts the config's segments and is never drawn as
+// an actor (actor 0 is an actor like any other).
+inline constexpr ClientId kSetupClient = UINT32_MAX;
 
 struct ObjectId {
   TenantId tenant = 0;
@@ -128,6 +131,9 @@ struct Op {
   std::vector<KeyId> keys;            // batch ops, in call order (duplicates allowed); remove_by_regex: matched keys
   std::vector<uint64_t> sizes;        // batch_upsert_start: one per key (a mismatch is INVALID_PARAMS)
   std::optional<uint64_t> checksum;   // put_end, upsert_end: the object checksum the End declares (ObjectMeta)
+  // propose: the proposal's id; copy_start/end/revoke: the copy of that
+  // proposal's lease (its token, source and target; rules dynrep.*).
+  std::optional<uint32_t> proposal;
   bool operator==(const Op&) const = default;
   // Every field, for digests. A new field must be added here too: the size
   // check below fails to compile until someone looks.
@@ -135,10 +141,11 @@ struct Op {
     return std::tie(kind, client, object.tenant, object.key, size, memory_replicas, nof_replicas, soft_pin.action,
                     soft_pin.ttl_ms, group, hard_pin, group_shape, selector, force, groups, ttl_ms, evict_target_pct,
                     evict_lowerbound_pct,
-                    fail_first_candidate, advance_ms, quota_bytes, segment, targets, keys, sizes, checksum);
+                    fail_first_candidate, advance_ms, quota_bytes, segment, targets, keys, sizes, checksum,
+                    proposal);
   }
 };
-static_assert(sizeof(Op) == 216, "Op changed: update Op::fields() and the op table's field sets");
+static_assert(sizeof(Op) == 224, "Op changed: update Op::fields() and the op table's field sets");
 
 // Element i of a batch op (i < keys.size()): the single-key op on keys[i],
 // with the batch's client, tenant, write config, selector and force, and

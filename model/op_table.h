@@ -47,6 +47,7 @@ enum OpField : uint32_t {
   kFieldSegment = 1u << 14,  // segment: the index (into the config's segments) unmount, mount, graceful_unmount act on
   kFieldChecksum = 1u << 15,  // checksum: the object checksum a single-key End declares (optional)
   kFieldTargets = 1u << 16,   // targets: the segment indices copy_start copies to (segment: its source)
+  kFieldProposal = 1u << 17,  // proposal: propose's id; on a copy op, the copy of that proposal's lease (optional)
 };
 
 inline constexpr uint32_t kKeyFields = kFieldTenant | kFieldKey;
@@ -88,8 +89,9 @@ inline constexpr uint32_t kBatchFields = kFieldTenant | kFieldKeys;
   X(Unmount, "unmount", Segment, 0, kFieldSegment)                                                  \
   X(Mount, "mount", Segment, 0, kFieldSegment)                                                      \
   X(GracefulUnmount, "graceful_unmount", Segment, 0, kFieldSegment)                                 \
-  X(CopyStart, "copy_start", Replication, 0, kKeyFields | kFieldSegment | kFieldTargets)             \
-  X(CopyEnd, "copy_end", Replication, 0, kKeyFields)                                                \
-  X(CopyRevoke, "copy_revoke", Replication, 0, kKeyFields)
+  X(CopyStart, "copy_start", Replication, 0, kKeyFields | kFieldSegment | kFieldTargets | kFieldProposal) \
+  X(CopyEnd, "copy_end", Replication, 0, kKeyFields | kFieldProposal)                               \
+  X(CopyRevoke, "copy_revoke", Replication, 0, kKeyFields | kFieldProposal)                         \
+  X(Propose, "propose", Replication, 0, kKeyFields | kFieldProposal)
 
 }  // namespace pinsim

@@ -30,6 +30,7 @@ struct Outcome {
   std::optional<uint64_t> removed;      // remove_all: objects removed
   std::vector<RetainResult> retained;   // retain_groups, one per element
   std::vector<KeyResult> results;       // batch ops, one per key in order
+  std::optional<uint32_t> segment;      // propose: the segment its lease copies to
   bool operator==(const Outcome&) const = default;
   static Outcome of(ErrorCode c) { Outcome o; o.code = c; return o; }
   KeyResult as_key_result() const { return {code, exists, replicas, checksum}; }

@@ -59,6 +59,7 @@ Outcome Model::get(const Op& op, Time now) {
   if (readable == 0) return Outcome::of(ErrorCode::REPLICA_IS_NOT_READY);
   grant_read_lease(op.object, obj, now);
   count_hit(obj);
+  observe_heat(op.object, obj, now);  // rule dynrep.heat
   Outcome out;
   out.replicas = readable;
   out.checksum = obj.checksum;  // rule read.checksum

@@ -31,8 +31,8 @@ bool on_segment(const Object& obj, uint32_t segment) {
 
 // The targets must be memory segments that take replicas: an unknown or
 // unmounted one is SEGMENT_NOT_FOUND, a leaving one UNAVAILABLE_IN_CURRENT_STATUS.
-std::optional<ErrorCode> Model::copy_targets_refused(const Op& op) const {
-  for (uint32_t s : op.targets) {
+std::optional<ErrorCode> Model::copy_targets_refused(const std::vector<uint32_t>& targets) const {
+  for (uint32_t s : targets) {
     if (s >= segments_.size() || !segments_[s].mounted || config_.segments[s].kind != ReplicaKind::Memory)
       return ErrorCode::SEGMENT_NOT_FOUND;
     if (segments_[s].leaving) return ErrorCode::UNAVAILABLE_IN_CURRENT_STATUS;
@@ -40,30 +40,79 @@ std::optional<ErrorCode> Model::copy_targets_refused(const Op& op) const {
   return std::nullopt;
 }
 
-// Rule copy.start: checked in full before anything changes.
+// What a copy op sends (rule dynrep.copy). With a proposal: the client's
+// token for it (grant, version, source, target), sent by the client of the
+// source segment, to whom the master gives the copy; with no token for it,
+// the op's own source and targets and a token no grant made. Without one:
+// the op's client, source and targets, and no token.
+Model::CopyRequest Model::copy_request(const Op& op) const {
+  CopyRequest req{op.client, op.segment, op.targets, 0, 0, op.proposal.has_value()};
+  if (!req.dynamic) return req;
+  auto token = granted_.find({op.object.tenant, *op.proposal});
+  if (token == granted_.end()) {
+    req.grant = kNoGrant;
+    return req;
+  }
+  const Lease& l = token->second;
+  const ClientId client = segments_[l.source].mounted ? segments_[l.source].owner : op.client;  // no owner: the op's
+  req = CopyRequest{client, l.source, {l.target}, l.grant, l.epoch, true};
+  return req;
+}
+
+const Replica* Model::copy_source(const Object& obj, uint32_t segment) const {
+  for (const Replica& r : obj.replicas)
+    if (r.segment == segment && r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete) return &r;
+  return nullptr;
+}
+
+// The checks of copy.start after the object's and its task's: a dynamic
+// copy's targets, then source, charge and room.
+std::optional<ErrorCode> Model::copy_refused(const CopyRequest& req, const Object& obj,
+                                             const std::vector<uint32_t>& fresh, TenantId tenant) {
+  if (req.dynamic && fresh.empty()) return ErrorCode::OBJECT_ALREADY_EXISTS;
+  if (req.dynamic)
+    if (auto err = copy_targets_refused(req.targets)) return err;
+  if (!copy_source(obj, req.source)) return ErrorCode::REPLICA_NOT_FOUND;
+  if (auto err = charge_admits(tenant, obj.size * fresh.size(), 0)) return err;
+  for (uint32_t s : fresh)
+    if (config_.segments[s].capacity - segment_used_[s] < obj.size) return ErrorCode::NO_AVAILABLE_HANDLE;
+  return std::nullopt;
+}
+
+// Rule copy.start: checked in full before anything changes, except that a
+// dynamic copy refused once its token checked out ends its lease.
 Outcome Model::copy_start(const Op& op, Time now) {
   if (auto err = check_registered(op.object.tenant)) return Outcome::of(*err);
-  if (auto err = copy_targets_refused(op)) return Outcome::of(*err);
+  const CopyRequest req = copy_request(op);
+  if (!req.dynamic)
+    if (auto err = copy_targets_refused(req.targets)) return Outcome::of(*err);
   auto* it = find_object(op.object);
   if (!it) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
   Object& obj = it->second;
   hits_.hit(Rule::CopyStart);
   if (obj.task) return Outcome::of(ErrorCode::OBJECT_HAS_REPLICATION_TASK);
   std::vector<uint32_t> fresh;  // targets without a replica of the object
-  for (uint32_t s : op.targets)
+  for (uint32_t s : req.targets)
     if (!on_segment(obj, s)) fresh.push_back(s);
-  const Replica* source = nullptr;
-  for (const Replica& r : obj.replicas)
-    if (r.segment == op.segment && r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete) source = &r;
-  if (!source) return Outcome::of(ErrorCode::REPLICA_NOT_FOUND);
-  if (auto err = charge_admits(op.object.tenant, obj.size * fresh.size(), 0)) return Outcome::of(*err);
-  for (uint32_t s : fresh)
-    if (config_.segments[s].capacity - segment_used_[s] < obj.size) return Outcome::of(ErrorCode::NO_AVAILABLE_HANDLE);
-  obj.task = CopyTask{op.client, source->id, now, static_cast<uint32_t>(fresh.size())};
+  if (req.dynamic) {
+    if (auto err = dynamic_start_refused(op, req, obj, now)) return Outcome::of(*err);
+  } else if (pending_live(op.object, now)) {
+    return Outcome::of(ErrorCode::OBJECT_HAS_REPLICATION_TASK);
+  }
+  if (auto err = copy_refused(req, obj, fresh, op.object.tenant)) {
+    if (req.dynamic) clear_dynamic_state(op.object);
+    return Outcome::of(*err);
+  }
+  obj.task = CopyTask{req.client, copy_source(obj, req.source)->id, now, static_cast<uint32_t>(fresh.size()),
+                      req.grant, req.epoch};
   for (uint32_t s : fresh) {
-    Replica r{next_replica_id_++, ReplicaKind::Memory, ReplicaStatus::Processing, s, true};
+    Replica r{next_replica_id_++, ReplicaKind::Memory, ReplicaStatus::Processing, s, true, req.dynamic};
     hold_replica(r, obj.size);
     obj.replicas.push_back(r);
+  }
+  if (req.dynamic) {
+    dyn_pending_.erase(op.object);
+    hits_.hit(Rule::DynCopy);
   }
   if (obj.deadline || obj.pending) hits_.hit(Rule::CopyNoPin);
   return Outcome{};
@@ -71,11 +120,16 @@ Outcome Model::copy_start(const Op& op, Time now) {
 
 // The owner's End or Revoke of the copy under way: the object and its task,
 // or the refusal.
+// A copy's End and Revoke send the token the copy started with (none for a
+// plain copy): another is INVALID_VERSION (rule dynrep.copy).
 std::variant<ObjectTable::Entry*, ErrorCode> Model::copy_owned(const Op& op) {
   auto* it = find_object(op.object);
   if (!it) return ErrorCode::OBJECT_NOT_FOUND;
   if (!it->second.task) return ErrorCode::OBJECT_NO_REPLICATION_TASK;
-  if (it->second.task->owner != op.client) return ErrorCode::ILLEGAL_CLIENT;
+  const CopyRequest req = copy_request(op);
+  const CopyTask& task = *it->second.task;
+  if (task.owner != req.client) return ErrorCode::ILLEGAL_CLIENT;
+  if (task.grant != req.grant || task.epoch != req.epoch) return ErrorCode::INVALID_VERSION;
   return it;
 }
 
@@ -112,9 +166,10 @@ Outcome Model::copy_revoke(const Op& op) {
 void Model::end_copy(ObjectTable::Entry* it, bool keep) {
   Object& obj = it->second;
   obj.task.reset();
+  clear_dynamic_state(it->first);
   if (keep) {
     for (Replica& r : obj.replicas)
-      if (r.copy) r = Replica{r.id, r.kind, ReplicaStatus::Complete, r.segment, false};
+      if (r.copy) r = Replica{r.id, r.kind, ReplicaStatus::Complete, r.segment, false, r.dynamic};
     return;
   }
   free_replicas(it->first, obj, targets_last(obj));

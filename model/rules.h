@@ -131,7 +131,17 @@ namespace pinsim {
   X(CopyBlocks, "copy.blocks", "RFC silent; docs/interpretations.md (Copies); Mooncake main Remove, UpsertStart",   \
     "an object being copied is not removed nor replaced by an Upsert, and its source replica is not evicted")     \
   X(CopyExpiry, "copy.expiry", "RFC silent; docs/interpretations.md (Copies); DiscardExpiredProcessingReplicas", \
-    "a copy older than the release timeout is discarded at the next eviction; a restore keeps no copy")
+    "a copy older than the release timeout is discarded at the next eviction; a restore keeps no copy")            \
+  X(DynHeat, "dynrep.heat", "RFC silent; docs/interpretations.md (Dynamic replication); Mooncake main GetReplicaList", \
+    "a read of an object with 1..max-1 COMPLETE memory replicas is a hit of its key (one per batch); min_hits "     \
+    "hits in one window make the key hot")                                                                         \
+  X(DynPropose, "dynrep.propose", "RFC silent; docs/interpretations.md (Dynamic replication); Mooncake main "        \
+    "SubmitReplicaActionProposal", "a proposal for a hot, idle object with room elsewhere is granted a 30-s lease " \
+    "(source, target); a retry of a live one answers it again; a refused one changes nothing")                      \
+  X(DynCooldown, "dynrep.cooldown", "RFC silent; docs/interpretations.md (Dynamic replication)",                     \
+    "a key takes no proposal for 30 s after a grant unless its copy ends, nor for 60 s after a dynamic replica goes") \
+  X(DynCopy, "dynrep.copy", "RFC silent; docs/interpretations.md (Dynamic replication); Mooncake main CopyStart",    \
+    "a copy with the lease's token copies its source to its target and ends its lease; a stale token is refused")
 
 enum class Rule : uint16_t {
 #define PINSIM_RULE_ENUM(id, name, source, summary) id,

@@ -83,6 +83,7 @@ Outcome Model::restore(const Op& op, Time now) {
       hits_.hit(Rule::CopyExpiry);
       std::erase_if(obj.replicas, [](const Replica& r) { return r.copy; });
     }
+    for (Replica& r : obj.replicas) r.dynamic = false;  // nor which replicas dynamic copies made (dynrep.cooldown)
     obj.deadline = saved.deadline;
     obj.lease = saved.lease;
     obj.put_start_time = saved.put_start_time;

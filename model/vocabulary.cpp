@@ -24,13 +24,14 @@ std::string_view name_at(const std::array<std::string_view, N>& names, size_t i)
   return i < N ? names[i] : std::string_view("?");
 }
 
-constexpr std::array<std::string_view, 22> kErrorNames{
+constexpr std::array<std::string_view, 23> kErrorNames{
     "OK", "INVALID_PARAMS", "OBJECT_NOT_FOUND", "OBJECT_ALREADY_EXISTS",
     "OBJECT_HAS_LEASE", "OBJECT_REPLICA_BUSY", "REPLICA_IS_NOT_READY",
     "ILLEGAL_CLIENT", "INVALID_WRITE", "NO_AVAILABLE_HANDLE",
     "TENANT_QUOTA_EXCEEDED", "TENANT_NOT_REGISTERED", "TENANT_NOT_EMPTY", "UNAVAILABLE_IN_CURRENT_MODE",
     "UNAVAILABLE_IN_CURRENT_STATUS", "SEGMENT_NOT_FOUND", "OBJECT_HAS_REPLICATION_TASK",
-    "OBJECT_NO_REPLICATION_TASK", "REPLICA_NOT_FOUND", "REPLICA_IS_GONE", "INTERNAL_ERROR", "UNSUPPORTED"};
+    "OBJECT_NO_REPLICATION_TASK", "REPLICA_NOT_FOUND", "REPLICA_IS_GONE", "INVALID_VERSION", "INTERNAL_ERROR",
+    "UNSUPPORTED"};
 
 constexpr std::array<std::string_view, kOpKindCount> kOpNames = [] {
   std::array<std::string_view, kOpKindCount> names{};

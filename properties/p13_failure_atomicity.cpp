@@ -117,8 +117,12 @@ int64_t lazily_dropped(const View& before, const View& after, Time now) {
 
 namespace {
 
-// The COMPLETE memory replicas eviction leaves an object: the source of a copy under way.
-uint32_t unevictable(const ObjectView& o) { return o.copying && o.complete_memory > 0 ? 1 : 0; }
+// The COMPLETE memory replicas eviction leaves an object (`a` after it): the
+// source of a copy under way, unless the source was lost before (its segment
+// unmounted: the View cannot tell), when nothing is left.
+uint32_t unevictable(const ObjectView& o, const ObjectView* a) {
+  return o.copying && o.complete_memory > 0 && !(a && a->complete_memory == 0) ? 1 : 0;
+}
 
 // Whether exception 4 adjusts anything: an object that could be evicted and
 // lost all its evictable COMPLETE memory replicas, or a charge of zero to drop.
@@ -126,7 +130,7 @@ bool quota_adjusts(const StepContext& s) {
   for (const ObjectView& o : s.before.objects) {
     if (!quota_evictable(s.config, s.op, o, s.now)) continue;
     const ObjectView* a = find_object(s.after, o.id);
-    if (!a || (a->complete_memory == unevictable(o) && a->complete_memory < o.complete_memory)) return true;
+    if (!a || (a->complete_memory == unevictable(o, a) && a->complete_memory < o.complete_memory)) return true;
   }
   return std::any_of(s.before.usage.begin(), s.before.usage.end(), [](const UsageView& u) { return u.bytes == 0; });
 }
@@ -143,7 +147,7 @@ std::optional<View> quota_evicted(const StepContext& s) {
   std::vector<ObjectView> kept;
   for (ObjectView o : v.objects) {
     const ObjectView* a = find_object(s.after, o.id);
-    const uint32_t left = unevictable(o);
+    const uint32_t left = unevictable(o, a);
     if (!quota_evictable(s.config, s.op, o, now) || (a && a->complete_memory != left)) {
       kept.push_back(o);
       continue;

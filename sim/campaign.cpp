@@ -16,6 +16,7 @@ void draw_seed(RandomChoices& choices, const SeedOptions& options, WorkloadConfi
     draw_segment_churn(side, workload);
     if (side.chance(15)) config->disk_replica = true;  // disk mode (rules disk.*), from the side stream too
     draw_copies(side, workload);
+    draw_dynamic_replication(side, workload, config);
   }
   if (options.preset) options.preset->shape(choices, *workload, *config);
   if (options.profile) config->profile = *options.profile;
@@ -94,7 +95,8 @@ CampaignSummary run_campaign(const CampaignOptions& o, TargetFactory factory, co
         sum.lock_edges = std::max(sum.lock_edges, r.lock_edges);
         for (int i = 0; i < kRuleCount; ++i) sum.seeds_hitting.count[i] += r.hits.count[i] != 0;
         const KnownFinding* k = r.failure ? match_known(o.known, failure_signature(*r.failure, r.trace), r.variant,
-                                                        ops_used(r.trace, r.failure->step))
+                                                        ops_used(r.trace, r.failure->step),
+                                                        conditions_met(r.trace, r.failure->step))
                                           : nullptr;
         if (k) ++sum.known[k->file];
         else if (r.failure) ++sum.failures;

@@ -58,6 +58,8 @@ const std::vector<LadderRung>& explore_ladder() {
        5, 20},
       // A copy of a readable replica while its write is still in flight (disk mode), onto a second segment.
       {"copies", 1, 1, "put_start,put_end,copy_start,copy_end,copy_revoke,get", {500}, {1000}, 0, M::Copies, 5, 24},
+      // Dynamic replication: a read makes the key hot, a proposal's lease, its copy revoked, the next proposal.
+      {"dynamic", 1, 1, "put_start,put_end,get,propose,copy_start,copy_revoke", {500}, {1000}, 0, M::Dynamic, 8, 28},
       // 6 ops: a pin replaced by an upsert, then cleanup at the old deadline (a stale index entry);
       // an End with a checksum, time, an End without one, a read. Only the op kinds these use.
       {"deeper writes", 1, 1, kWrites + ",get,advance,cleanup", {500}, {1, 1000}, 1, M::Defaults, 6, 30},
@@ -96,6 +98,7 @@ const char* master_name(RungMaster m) {
     case RungMaster::Quotas: return "quotas (multi-tenant, a 64-byte quota, 32- and 64-byte writes; hard pins)";
     case RungMaster::Disk: return "disk mode";
     case RungMaster::Copies: return "disk mode, two memory segments";
+    case RungMaster::Dynamic: return "dynamic replication (disk mode; one read makes a key hot)";
   }
   return "";
 }
@@ -122,6 +125,10 @@ void apply_master(RungMaster m, WorkloadConfig& w, Config& c) {
     case RungMaster::Copies:
       c.disk_replica = true;
       c.segments.push_back(c.segments.front());
+      break;
+    case RungMaster::Dynamic:
+      c.disk_replica = true;
+      c.dynamic_replication = DynamicReplication{10, 1, 2};
       break;
   }
 }

@@ -30,6 +30,7 @@ enum class RungMaster : uint8_t {
   Quotas,      // multi-tenant mode, tenant 0's quota one write of 64 bytes; hard pins
   Disk,        // disk mode: every write also gets a disk replica
   Copies,      // disk mode and a second memory segment: a copy of a write's readable replica while it is in flight
+  Dynamic,     // dynamic replication (disk mode, two memory segments): one read makes a key hot
 };
 
 struct LadderRung {

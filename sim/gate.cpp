@@ -87,7 +87,8 @@ class Gate {
     f.seconds = o_.elapsed();
     f.signature = failure_signature(f.failure, f.trace);
     f.fingerprint = failure_fingerprint(f.failure);
-    const KnownFinding* k = match_known(o_.known, f.signature, result_.variant, ops_used(f.trace, f.failure.step));
+    const KnownFinding* k = match_known(o_.known, f.signature, result_.variant, ops_used(f.trace, f.failure.step),
+                                        conditions_met(f.trace, f.failure.step));
     const BaseFailure* b = base_failure(f.source);
     const bool same_signature = b && b->signature == f.signature;
     const bool alike = same_signature && (b->fingerprint.empty() || b->fingerprint == f.fingerprint);
@@ -115,7 +116,8 @@ class Gate {
     RunResult r = replay(t, factory_, target_options_, checks_);
     if (!r.failure) return {k.file, "fixed", "the trace no longer fails"};
     const std::string sig = failure_signature(*r.failure, r.trace);
-    if (match_known({k}, sig, result_.variant, ops_used(r.trace, r.failure->step)))
+    if (match_known({k}, sig, result_.variant, ops_used(r.trace, r.failure->step),
+                    conditions_met(r.trace, r.failure->step)))
       return {k.file, "still failing", sig};
     record({.source = "finding " + k.file, .failure = *r.failure, .trace = r.trace});
     return {k.file, "changed", sig};

@@ -88,6 +88,7 @@ json encode_op(const Op& op) {
   if (has_field(k, kFieldQuota)) j["quota"] = op.quota_bytes;
   if (has_field(k, kFieldSegment)) j["segment"] = op.segment;
   if (has_field(k, kFieldTargets)) j["targets"] = op.targets;
+  if (has_field(k, kFieldProposal) && op.proposal) j["proposal"] = *op.proposal;
   if (has_field(k, kFieldWriteConfig)) {
     j["memory_replicas"] = op.memory_replicas;
     j["nof_replicas"] = op.nof_replicas;
@@ -160,6 +161,10 @@ static Op decode_op_fields(Fields& f) {
         Fields::fail(f.at("targets") + "[" + std::to_string(i) + "]",
                      "repeats segment " + std::to_string(op.targets[i]));
   }
+  if (has_field(k, kFieldProposal) && (k == OpKind::Propose || f.has("proposal"))) {
+    if (!f.has("proposal")) Fields::fail(f.at("proposal"), "missing field 'proposal'");
+    op.proposal = f.u32_or("proposal", 0);
+  }
   if (has_field(k, kFieldWriteConfig)) {
     op.memory_replicas = f.u32_or("memory_replicas", 1);
     op.nof_replicas = f.u32_or("nof_replicas", 0);
@@ -223,6 +228,7 @@ json encode_outcome(const Outcome& o) {
   if (o.replicas) j["replicas"] = *o.replicas;
   if (o.checksum) j["checksum"] = *o.checksum;
   if (o.removed) j["removed"] = *o.removed;
+  if (o.segment) j["segment"] = *o.segment;
   if (!o.retained.empty()) {
     json r = json::array();
     for (RetainResult x : o.retained) r.push_back(kRetainNames[static_cast<int>(x)]);
@@ -251,6 +257,7 @@ Outcome decode_outcome(const json& j, const std::string& path) {
   if (f.has("replicas")) o.replicas = f.u32_or("replicas", 0);
   if (f.has("checksum")) o.checksum = f.u64("checksum");
   if (f.has("removed")) o.removed = f.u64("removed");
+  if (f.has("segment")) o.segment = f.u32_or("segment", 0);
   if (f.has("retained")) {
     const json& r = f.raw("retained");
     if (!r.is_array()) Fields::fail(f.at("retained"), "expected an array");
@@ -282,6 +289,20 @@ Outcome decode_outcome(const json& j, const std::string& path) {
   return o;
 }
 
+// A config's dynamic_replication: every number at least 1, a window of at most a day.
+static DynamicReplication decode_dynamic_replication(Fields& f) {
+  Fields d(f.raw("dynamic_replication"), f.at("dynamic_replication"));
+  DynamicReplication dr;
+  dr.window_s = d.u32_or("window_s", dr.window_s);
+  dr.min_hits = d.u32_or("min_hits", dr.min_hits);
+  dr.max_memory_replicas = d.u32_or("max_memory_replicas", dr.max_memory_replicas);
+  if (dr.window_s == 0 || dr.window_s > 86'400) Fields::fail(d.at("window_s"), "must be 1..86400");
+  if (dr.min_hits == 0) Fields::fail(d.at("min_hits"), "must be at least 1");
+  if (dr.max_memory_replicas == 0) Fields::fail(d.at("max_memory_replicas"), "must be at least 1");
+  d.finish();
+  return dr;
+}
+
 json encode_config(const Config& c) {
   json j;
   j["profile"] = std::string(to_string(c.profile));
@@ -300,6 +321,9 @@ json encode_config(const Config& c) {
   for (const auto& [t, q] : c.tenant_quota_bytes) quotas[std::to_string(t)] = q;
   j["tenant_quota_bytes"] = quotas;
   if (c.disk_replica) j["disk_replica"] = true;  // written only when on: older traces stay as they were
+  if (const auto& dr = c.dynamic_replication)
+    j["dynamic_replication"] = {{"window_s", dr->window_s}, {"min_hits", dr->min_hits},
+                                {"max_memory_replicas", dr->max_memory_replicas}};
   j["max_retained_groups"] = c.max_retained_groups;
   j["max_group_retention_ttl_ms"] = c.max_group_retention_ttl_ms;
   return j;
@@ -330,6 +354,7 @@ Config decode_config(const json& j, const std::string& path) {
   }
   c.multi_tenant = f.boolean_or("multi_tenant", c.multi_tenant);
   c.disk_replica = f.boolean_or("disk_replica", c.disk_replica);
+  if (f.has("dynamic_replication")) c.dynamic_replication = decode_dynamic_replication(f);
   if (f.has("tenant_quota_bytes")) {
     const json& q = f.raw("tenant_quota_bytes");
     if (!q.is_object()) Fields::fail(f.at("tenant_quota_bytes"), "expected an object of tenant -> bytes");

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "json_codec.h"
 
@@ -26,7 +27,8 @@ std::vector<KnownFinding> load_known_findings(const std::string& dir) {
   for (const std::string& file : files) {
     const Trace t = load_trace(file);
     if (!t.finding) throw DecodeError(file + ": $.finding: missing (a finding names its tree and signatures)");
-    known.push_back({file, t.finding->tree, t.finding->signatures, t.finding->needs, t.finding->also_on});
+    known.push_back({file, t.finding->tree, t.finding->signatures, t.finding->needs, t.finding->also_on,
+                     t.finding->when});
   }
   if (known.empty()) throw DecodeError(dir + ": no finding traces (*.json)");
   return known;
@@ -66,11 +68,26 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step) {
   return used;
 }
 
+std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
+  std::map<std::pair<TenantId, uint32_t>, KeyId> first_key;  // each proposal id's first key
+  for (size_t i = 0; i < trace.steps.size() && i <= step; ++i) {
+    const Op& op = trace.steps[i].op;
+    if (op.kind != OpKind::Propose || !op.proposal) continue;
+    auto [it, fresh] = first_key.try_emplace({op.object.tenant, *op.proposal}, op.object.key);
+    if (!fresh && it->second != op.object.key) return {"proposal_id_reused"};
+  }
+  return {};
+}
+
 const KnownFinding* match_known(const std::vector<KnownFinding>& known, const std::string& signature,
-                                const std::string& variant, const std::vector<OpKind>& used) {
+                                const std::string& variant, const std::vector<OpKind>& used,
+                                const std::vector<std::string>& conditions) {
   auto needs_met = [&](const KnownFinding& k) {
     return std::all_of(k.needs.begin(), k.needs.end(),
-                       [&](OpKind n) { return std::find(used.begin(), used.end(), n) != used.end(); });
+                       [&](OpKind n) { return std::find(used.begin(), used.end(), n) != used.end(); }) &&
+           std::all_of(k.when.begin(), k.when.end(), [&](const std::string& c) {
+             return std::find(conditions.begin(), conditions.end(), c) != conditions.end();
+           });
   };
   for (const KnownFinding& k : known)
     if (applies_to(k, variant) && needs_met(k))

@@ -6,6 +6,7 @@
 // off to avoid a finding: it is recognised instead.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runner.h"
@@ -24,6 +25,7 @@ struct KnownFinding {
   std::vector<std::string> signatures;  // any of them matches
   std::vector<OpKind> needs;            // op kinds the failing run must have used (FindingInfo::needs)
   std::vector<std::string> also_on;     // other trees it was confirmed on (FindingInfo::also_on)
+  std::vector<std::string> when;        // conditions the failing run must meet (FindingInfo::when)
 };
 
 // Whether `k` is a finding of the tree `variant` (found there, or confirmed there too).
@@ -31,6 +33,12 @@ bool applies_to(const KnownFinding& k, const std::string& variant);
 
 // The op kinds `trace` used at or before step `step` (its failing step).
 std::vector<OpKind> ops_used(const Trace& trace, size_t step);
+
+// The conditions a finding may name in `when` (kFindingConditions) that
+// `trace` met at or before step `step`: "proposal_id_reused", a propose
+// naming an id an earlier propose of its tenant named for another key.
+inline constexpr std::string_view kFindingConditions[] = {"proposal_id_reused"};
+std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`
 // field is an error naming the file (DecodeError), so nothing is skipped.
@@ -40,6 +48,7 @@ std::vector<KnownFinding> load_known_findings(const std::string& dir);
 // finding that needs op kinds matches only when `used` holds each of them
 // (a caller with no trace passes none: such a finding never matches there).
 const KnownFinding* match_known(const std::vector<KnownFinding>& known, const std::string& signature,
-                                const std::string& variant, const std::vector<OpKind>& used = {});
+                                const std::string& variant, const std::vector<OpKind>& used = {},
+                                const std::vector<std::string>& conditions = {});
 
 }  // namespace pinsim

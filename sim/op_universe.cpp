@@ -19,7 +19,7 @@ uint64_t op_hash(const Op& op) {
     if constexpr (std::is_same_v<T, std::vector<GroupId>> || std::is_same_v<T, std::vector<uint64_t>>) {
       word(v.size());
       for (uint64_t x : v) word(x);
-    } else if constexpr (std::is_same_v<T, std::optional<uint64_t>>) {
+    } else if constexpr (std::is_same_v<T, std::optional<uint64_t>> || std::is_same_v<T, std::optional<uint32_t>>) {
       word(v.has_value());
       word(v.value_or(0));
     } else {

@@ -151,6 +151,44 @@ void copies(Choices& c, WorkloadConfig& w, Config& m) {
   at_least(w, {OpKind::Snapshot, OpKind::Restore, OpKind::Unmount, OpKind::Mount, OpKind::RemoveAll}, 2);
 }
 
+// Dynamic replication (rules dynrep.*) on two memory segments (where the
+// rules fix a proposal's target): hot keys from heavy reads, proposals with
+// repeating ids, the leases' copies (and stale or foreign tokens) while
+// writes replace objects, memory is evicted, segments leave and time passes
+// the 30-s lease and 60-s recreate cooldowns; a third of the seeds in disk
+// mode (objects read from disk alone), half in multi-tenant mode (quota
+// eviction takes dynamic replicas).
+void dynamic(Choices& c, WorkloadConfig& w, Config& m) {
+  m.segments = {{ReplicaKind::Memory, m.segments.front().capacity}, {ReplicaKind::Memory, m.segments.front().capacity}};
+  const uint32_t windows[] = {1, 5, 10, 30};
+  m.dynamic_replication = DynamicReplication{windows[c.pick(4)], 1 + static_cast<uint32_t>(c.pick(3)),
+                                             c.chance(70) ? 2u : 1u + 2 * static_cast<uint32_t>(c.pick(2))};
+  if (c.chance(33)) m.disk_replica = true;
+  w.tenants = 1;
+  if (c.chance(50)) {
+    w.tenants = 2;
+    draw_tenants(c, w.tenants, &m);
+  }
+  w.keys = 2 + static_cast<uint32_t>(c.pick(2));
+  w.actors = 2;
+  w.sizes = {32, 64, 128};
+  w.advance_steps = {1, 10, 250, 1'000, 5'000, 30'001, 60'001};  // within windows, past the 30-s and 60-s cooldowns
+  w.aim_pct = 20;
+  w.max_memory_replicas = c.chance(70) ? 1 : 2;  // one replica mostly: the dynamic copy makes the second
+  w.weights.fill(0);  // a mix of its own: reads, proposals and copies; writes enough to keep objects coming
+  at_least(w, {OpKind::Get}, 20);
+  at_least(w, {OpKind::Propose}, 14);
+  at_least(w, {OpKind::CopyStart, OpKind::CopyEnd, OpKind::PutStart, OpKind::PutEnd}, 8);
+  at_least(w, {OpKind::BatchGet}, 6);
+  at_least(w, {OpKind::Advance}, 4);
+  at_least(w, {OpKind::UpsertStart, OpKind::UpsertEnd}, 3);
+  at_least(w, {OpKind::Mount, OpKind::Exist}, 2);
+  at_least(w, {OpKind::CopyRevoke, OpKind::PutRevoke, OpKind::Unmount, OpKind::Snapshot}, 1);
+  if (c.chance(30)) at_least(w, {OpKind::Restore}, 1);  // a restore without a snapshot empties the master
+  at_least(w, {OpKind::Remove, OpKind::Evict, OpKind::Cleanup, OpKind::BatchUpsertStart, OpKind::BatchUpsertEnd}, 1);
+  if (m.multi_tenant) at_least(w, {OpKind::SetQuota}, 1);
+}
+
 constexpr Preset kPresets[] = {
     {"swarm", "the plain swarm draw", &swarm},
     {"groups", "groups with reads, leases, removal and grouped eviction", &groups},
@@ -165,6 +203,8 @@ constexpr Preset kPresets[] = {
     {"disk", "disk mode: every write also gets a disk replica; memory evicted and segments lost under it", &disk},
     {"copies", "copies of pinned and in-flight objects while writes end, segments leave, memory is evicted, copies "
                "time out and snapshots are taken", &copies},
+    {"dynamic", "dynamic replication: hot keys, proposals and their leases' copies while objects change, memory is "
+                "evicted and segments leave", &dynamic},
 };
 
 }  // namespace

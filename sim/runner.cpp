@@ -154,10 +154,12 @@ Difference describe_difference(const View& e, const View& a) {
 
 // The target evicted other objects than the model's key-order scan (in an
 // evict, or in a write's quota eviction): replay the op on the model with the
-// objects the target took scanned first.
-// If that gives the target's View, the target's choice was admissible and the
+// objects the target took scanned first, in each order of them (up to 5: an
+// eviction that stops once it has freed enough keeps a later object only in
+// some orders).
+// If one gives the target's View, the target's choice was admissible and the
 // model adopts it; otherwise the comparison below reports the difference.
-void Lockstep::follow_eviction_choice(const Op& op, Model before, Outcome* om, View* vm, const View& vt) {
+void Lockstep::follow_eviction_choice(const Op& op, const Model& before, Outcome* om, View* vm, const View& vt) {
   const Capabilities caps = target_->capabilities();
   if (same_masked(*vm, vt, caps)) return;
   std::vector<ObjectId> taken;  // objects that lost memory replicas on the target
@@ -165,13 +167,18 @@ void Lockstep::follow_eviction_choice(const Op& op, Model before, Outcome* om, V
     auto it = std::find_if(vt.objects.begin(), vt.objects.end(), [&](const ObjectView& x) { return x.id == o.id; });
     if (it == vt.objects.end() || it->complete_memory < o.complete_memory) taken.push_back(o.id);
   }
-  before.scan_first_in_next_eviction(std::move(taken));
-  const Outcome alt = before.apply(op, now_);
-  View alt_view = before.view(now_);
-  if (alt != *om || !same_masked(alt_view, vt, caps)) return;
-  model_ = std::move(before);
-  *om = alt;
-  *vm = std::move(alt_view);
+  std::sort(taken.begin(), taken.end());
+  do {
+    Model alt_model = before;
+    alt_model.scan_first_in_next_eviction(taken);
+    const Outcome alt = alt_model.apply(op, now_);
+    View alt_view = alt_model.view(now_);
+    if (alt != *om || !same_masked(alt_view, vt, caps)) continue;
+    model_ = std::move(alt_model);
+    *om = alt;
+    *vm = std::move(alt_view);
+    return;
+  } while (taken.size() <= 5 && std::next_permutation(taken.begin(), taken.end()));
 }
 
 std::optional<Failure> Lockstep::check_outcome_expectation(const Outcome& expect, const Outcome& got,
@@ -218,7 +225,7 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
   model_.view(now_, &model_next_);
   View& vm = model_next_;
   View vt = target_->view(now_);
-  if (before_evict) follow_eviction_choice(op, std::move(*before_evict), &om, &vm, vt);
+  if (before_evict) follow_eviction_choice(op, *before_evict, &om, &vm, vt);
   if (expect_state) {
     if (auto f = check_state_expectation(*expect_state, vm, kCapAll, "model")) return f;
     if (auto f = check_state_expectation(*expect_state, vt, target_->capabilities(), target_->name())) return f;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "json_codec.h"
+#include "known_findings.h"
 
 namespace pinsim {
 
@@ -26,6 +27,7 @@ std::string write_trace(const Trace& trace) {
     j["finding"] = {{"tree", trace.finding->tree}, {"signatures", trace.finding->signatures}};
     for (OpKind k : trace.finding->needs) j["finding"]["needs"].push_back(std::string(to_string(k)));
     for (const std::string& t : trace.finding->also_on) j["finding"]["also_on"].push_back(t);
+    for (const std::string& c : trace.finding->when) j["finding"]["when"].push_back(c);
   }
   if (trace.run) {
     json run = {{"target", trace.run->target}, {"faults", trace.run->faults}, {"compare", trace.run->compare}};
@@ -73,7 +75,8 @@ namespace {
 FindingInfo decode_finding(const json& f) {
   if (!f.is_object()) throw DecodeError("$.finding: expected an object");
   for (auto it = f.begin(); it != f.end(); ++it)
-    if (it.key() != "tree" && it.key() != "signatures" && it.key() != "needs" && it.key() != "also_on")
+    if (it.key() != "tree" && it.key() != "signatures" && it.key() != "needs" && it.key() != "also_on" &&
+        it.key() != "when")
       throw DecodeError("$.finding." + it.key() + ": unknown field");
   FindingInfo info;
   if (!f.contains("tree") || !f["tree"].is_string() || f["tree"].get<std::string>().empty())
@@ -101,6 +104,13 @@ FindingInfo decode_finding(const json& f) {
     if (!also.is_array() || !also[i].is_string() || also[i].get<std::string>().empty())
       throw DecodeError("$.finding.also_on: expected an array of tree names");
     info.also_on.push_back(also[i].get<std::string>());
+  }
+  const json& when = f.contains("when") ? f["when"] : none;
+  for (size_t i = 0; i < (when.is_array() ? when.size() : 1); ++i) {
+    const std::string c = when.is_array() && when[i].is_string() ? when[i].get<std::string>() : "";
+    if (std::find(std::begin(kFindingConditions), std::end(kFindingConditions), c) == std::end(kFindingConditions))
+      throw DecodeError("$.finding.when: expected an array of conditions (proposal_id_reused)");
+    info.when.push_back(c);
   }
   return info;
 }

@@ -39,6 +39,9 @@ struct FindingInfo {
   // Other trees its trace was replayed on and failed there with one of its
   // signatures ("also_on", optional): the same defect, recognised there too.
   std::vector<std::string> also_on;
+  // Conditions the defect needs ("when", optional; kFindingConditions in
+  // known_findings.h), for a defect only a certain use of an op shows.
+  std::vector<std::string> when;
 };
 
 // The flags that shaped a recorded run (`"run"` in the trace): the target it

@@ -90,6 +90,15 @@ void draw_copies(Choices& side, WorkloadConfig* w) {
   w->weights[static_cast<int>(OpKind::CopyRevoke)] = 1;
 }
 
+void draw_dynamic_replication(Choices& side, WorkloadConfig* w, Config* m) {
+  const auto memory = std::count_if(m->segments.begin(), m->segments.end(),
+                                    [](const SegmentConfig& s) { return s.kind == ReplicaKind::Memory; });
+  if (memory != 2 || !side.chance(20)) return;
+  const uint32_t windows[] = {1, 5, 10, 30};
+  m->dynamic_replication = DynamicReplication{windows[side.pick(4)], 1 + static_cast<uint32_t>(side.pick(3)), 2};
+  w->weights[static_cast<int>(OpKind::Propose)] = 2 + static_cast<uint32_t>(side.pick(3));
+}
+
 // A write that asks for no replica at all breaks a request rule (INVALID_PARAMS,
 // nothing changes). When the draw gave no replica, one write in four of those
 // keeps it: derived from the write's key, writer and size rather than drawn,
@@ -252,7 +261,11 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
       break;
     }
     case OpKind::Restore: op.fail_first_candidate = c.chance(30); break;
-    case OpKind::CopyStart: case OpKind::CopyEnd: case OpKind::CopyRevoke: copy_op(c, model, &op); break;
+    case OpKind::CopyStart: case OpKind::CopyEnd: case OpKind::CopyRevoke:
+      copy_op(c, model, &op);
+      if (master_.dynamic_replication && c.chance(70)) op.proposal = proposal_id(c, op);  // dynrep.copy
+      break;
+    case OpKind::Propose: op.proposal = proposal_id(c, op); break;
     case OpKind::SetQuota:  // now and then 0 or above 2^63 - 1 (INVALID_PARAMS)
       op.quota_bytes = !c.chance(w_.invalid_request_pct) ? draw_quota(c) : c.chance(50) ? 0 : kMaxQuotaBytes + 1;
       break;
@@ -310,7 +323,8 @@ Op Workload::segment_op(Choices& c, OpKind kind) const {
 void Workload::copy_op(Choices& c, const Model& model, Op* op) const {
   const auto* it = model.objects().find(op->object);
   if (op->kind != OpKind::CopyStart) {
-    if (it && it->second.task && c.chance(85)) op->client = it->second.task->owner;
+    if (it && it->second.task && it->second.task->owner != kSetupClient && c.chance(85))
+      op->client = it->second.task->owner;  // a dynamic copy's owner is the setup's client, never an actor
     return;
   }
   const std::vector<uint32_t> sources = copy_sources(it ? &it->second : nullptr);
@@ -325,6 +339,13 @@ void Workload::copy_op(Choices& c, const Model& model, Op* op) const {
     op->targets.push_back(memory[at]);
     memory.erase(memory.begin() + static_cast<std::ptrdiff_t>(at));
   }
+}
+
+// A proposal's id: mostly the key's own (a client retrying, and copying
+// what its proposal was granted), now and then another of a few (an id
+// reused for another key, a token for another object, one never granted).
+uint32_t Workload::proposal_id(Choices& c, const Op& op) const {
+  return c.chance(80) ? op.object.key : static_cast<uint32_t>(c.pick(4));
 }
 
 // A batch's keys: 1-4 keys of the universe in call order, sometimes one

@@ -75,6 +75,10 @@ void draw_segment_churn(Choices& side, WorkloadConfig* workload);
 // half the seeds, drawn from the same side stream after the churn and disk
 // mode, so those draws and the seeds without copies are as they were.
 void draw_copies(Choices& side, WorkloadConfig* workload);
+// A swarm's dynamic replication (rules dynrep.*): one seed in five of those
+// with two memory segments (where the rules fix a lease's target), with
+// proposals; drawn last from the side stream, so other seeds are as before.
+void draw_dynamic_replication(Choices& side, WorkloadConfig* workload, Config* config);
 // Multi-tenant mode with a quota policy for most of `tenants` tenants.
 void draw_tenants(Choices& choices, uint32_t tenants, Config* config);
 
@@ -98,6 +102,7 @@ class Workload {
   bool no_replica_request(const Op& op) const;
   Op advance(Choices& c, const Model& model, Time now) const;
   std::vector<KeyId> batch_keys(Choices& c) const;
+  uint32_t proposal_id(Choices& c, const Op& op) const;
   Op segment_op(Choices& c, OpKind kind) const;
   void copy_op(Choices& c, const Model& model, Op* op) const;
   static void copy_input(const Object* obj, std::vector<uint64_t>* out);

@@ -10,6 +10,7 @@
 #include "embedded_target.h"
 #include "fault_hunt.h"
 #include "faults.h"
+#include "presets.h"
 #include "property.h"
 #include "shrink.h"
 #include "wall_clock.h"
@@ -60,7 +61,9 @@ std::vector<MutantResult> run_mutants(uint64_t max_seeds, uint64_t steps, const 
       continue;
     }
     std::optional<RunResult> failing;
-    run_campaign(options, &make_embedded_target, target, checks, [&](uint64_t, RunResult& r, const KnownFinding*) {
+    CampaignOptions aimed = options;  // a fault that needs a feature is hunted on the preset that draws it
+    if (!f.hunt_preset.empty()) aimed.seed.preset = find_preset(f.hunt_preset);
+    run_campaign(aimed, &make_embedded_target, target, checks, [&](uint64_t, RunResult& r, const KnownFinding*) {
       ++m.seeds;
       m.steps += r.trace.steps.size();
       if (r.failure) failing = std::move(r);

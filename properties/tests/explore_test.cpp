@@ -122,7 +122,9 @@ class WrappedTarget final : public Target {
   std::string_view name() const override { return inner_->name(); }
   Capabilities capabilities() const override { return inner_->capabilities(); }
   Outcome apply(const Op& op, Time now) override { return inner_->apply(op, now); }
-  bool supports(const Op& op) const override { return !(no_retention_ && op.kind == OpKind::RetainGroups); }
+  bool supports(const Op& op) const override {
+    return inner_->supports(op) && !(no_retention_ && op.kind == OpKind::RetainGroups);
+  }
   View view(Time now) const override { return inner_->view(now); }
   std::optional<Placement> placement() const override { return inner_->placement(); }
 

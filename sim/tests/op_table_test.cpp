@@ -34,6 +34,7 @@ std::set<std::string> expected_fields(OpKind k) {
   if (has_field(k, kFieldQuota)) f.insert("quota");
   if (has_field(k, kFieldSegment)) f.insert("segment");
   if (has_field(k, kFieldTargets)) f.insert("targets");
+  if (has_field(k, kFieldProposal)) f.insert("proposal");  // optional on copy ops: the test sets it
   if (has_field(k, kFieldSizes)) f.insert("sizes");
   if (has_field(k, kFieldSize)) f.insert("size");
   if (has_field(k, kFieldWriteConfig)) f.insert({"memory_replicas", "nof_replicas", "soft_pin", "group"});
@@ -56,6 +57,7 @@ TEST(OpTable, EveryOpEncodesItsFieldsAndRoundTrips) {
     if (has_field(info.kind, kFieldSize)) op.size = 32;
     if (has_field(info.kind, kFieldKeys) || has_field(info.kind, kFieldPattern)) op.keys = {1, 2, 1};
     if (has_field(info.kind, kFieldSizes)) op.sizes = {32, 64};
+    if (has_field(info.kind, kFieldProposal)) op.proposal = 3;
     const json j = encode_op(op);
     std::set<std::string> keys;
     for (auto it = j.begin(); it != j.end(); ++it) keys.insert(it.key());

@@ -24,7 +24,11 @@ EmbeddedMaster::EmbeddedMaster(const EmbeddedMaster& other)
       retained_group_count_(other.retained_group_count_.load()),
       memory_hit_bytes_(other.memory_hit_bytes_.load()),
       disk_hit_bytes_(other.disk_hit_bytes_.load()),
-      snapshots_(other.snapshots_) {
+      snapshots_(other.snapshots_),
+      heat_(other.heat_),
+      leases_(other.leases_),
+      next_lease_id_(other.next_lease_id_.load()),
+      tokens_(other.tokens_) {
   for (size_t i = 0; i < shards_.size(); ++i) {
     const Shard& from = other.shards_[i];
     Shard& to = shards_[i];
@@ -32,6 +36,8 @@ EmbeddedMaster::EmbeddedMaster(const EmbeddedMaster& other)
     to.group_members = from.group_members;
     to.dirty_groups = from.dirty_groups;
     to.retention = from.retention;
+    to.dynamic_pending = from.dynamic_pending;
+    to.dynamic_cooldowns = from.dynamic_cooldowns;
   }
 }
 

@@ -4,6 +4,7 @@
 #include "embedded_master.h"
 
 #include <algorithm>
+#include <set>
 
 namespace pinsim::embedded {
 
@@ -69,6 +70,8 @@ Outcome EmbeddedMaster::apply(const Op& op, Time now) {
     case OpKind::CopyStart: return copy_start(op, now);
     case OpKind::CopyEnd: return copy_end(op, now);
     case OpKind::CopyRevoke: return copy_revoke(op);
+    // dynamic_replication.cpp: a proposal for a hot key.
+    case OpKind::Propose: return propose(op, now);
     case OpKind::Advance: return Outcome{};
     case OpKind::Snapshot:
     case OpKind::Restore: break;  // taken above, under the exclusive lock
@@ -88,13 +91,14 @@ Outcome EmbeddedMaster::batch(const Op& op, Time now) {
     return out;
   }
   const PreferredSegments preferred = is_start(op.kind) ? preferred_segments() : PreferredSegments{};
+  std::set<ObjectId> seen;  // a batch_get's keys counted as heat already
   for (size_t i = 0; i < op.keys.size(); ++i) {
     const Op e = batch_element(op, i);
     Outcome r;
     if (e.kind == OpKind::UpsertStart) r = upsert_start(e, now, &preferred);
     else if (is_end(e.kind)) r = end(e, now);
     else if (is_revoke(e.kind)) r = revoke(e, now);
-    else if (e.kind == OpKind::Get) r = get(e, now);
+    else if (e.kind == OpKind::Get) r = get(e, now, &seen);
     else if (e.kind == OpKind::Exist) r = exist(e, now);
     else r = remove(e, now);
     out.results.push_back(r.as_key_result());
@@ -267,6 +271,7 @@ void EmbeddedMaster::erase_object(size_t shard, ObjectId id, bool keep_route) {
   ObjectMetadata& md = *it->second;
   const GroupId group = md.group;
   if (md.committed_deadline()) index_.remove(id);
+  clear_dynamic_state(shard, id);
   release_all_quota(id, md.quota);
   {
     std::lock_guard lock(alloc_mutex_);
@@ -393,8 +398,14 @@ ErrorCode EmbeddedMaster::create_object(const Op& op, size_t shard, Inherited fr
   return ErrorCode::OK;
 }
 
-// Frees replicas now; the caller settles their charge with the ledger.
+// Frees replicas now; the caller settles their charge with the ledger. A
+// dynamic replica among them is recorded as gone, as Mooncake's
+// EraseReplicasWithCacheTotalAccounting does (so is one discarded below).
 void EmbeddedMaster::free_replicas(ObjectMetadata& md, std::vector<Replica>::iterator from) {
+  // F26: the freed replicas' dynamic marks are dropped unrecorded (the
+  // removal is not RecordDynamicReplicaRemoval's): no recreate cooldown.
+  if (faults_.f26_freed_dynamic_replica_no_cooldown) md.forget_dynamic_replicas(from, md.replicas.end());
+  record_dynamic_removal(md, from);
   std::lock_guard lock(alloc_mutex_);
   for (auto r = from; r != md.replicas.end(); ++r) segments_.release(r->segment, md.size);
   md.replicas.erase(from, md.replicas.end());
@@ -403,6 +414,7 @@ void EmbeddedMaster::free_replicas(ObjectMetadata& md, std::vector<Replica>::ite
 // discarded_replicas_: the memory stays allocated until `release_at` and the
 // next eviction pass (no longer charged once the caller settles).
 void EmbeddedMaster::discard_replicas(ObjectMetadata& md, std::vector<Replica>::iterator from, Time release_at) {
+  record_dynamic_removal(md, from);
   Discarded d{release_at, {from, md.replicas.end()}, md.size};
   md.replicas.erase(from, md.replicas.end());
   std::lock_guard lock(alloc_mutex_);

@@ -4,9 +4,10 @@
 // state, the deadline index and its expiry cycle, an incremental gauge, and
 // the PR 2835 retention table with one global admission counter, hard pins,
 // and in multi-tenant mode the tenant quota accounts with a per-object
-// ledger and the quota-eviction retry of Starts (tenant_quota*.h). It is
-// thread-safe, and carries the seeded faults of faults.h. The lockstep runner
-// checks it against the model step by step.
+// ledger and the quota-eviction retry of Starts (tenant_quota*.h), copies of
+// a replica, and dynamic replication (heat, proposals and their leases,
+// dynamic_replication.cpp). It is thread-safe, and carries the seeded faults
+// of faults.h. The lockstep runner checks it against the model step by step.
 #pragma once
 #include <array>
 #include <atomic>
@@ -14,6 +15,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <shared_mutex>
 #include <unordered_map>
 #include <vector>
@@ -168,7 +170,8 @@ class EmbeddedMaster final : public Target {
   Outcome revoke(const Op& op, Time now);
   // read_path.cpp
   void grant_read_lease(ObjectId id, size_t shard, ObjectMetadata& md, Time now);
-  Outcome get(const Op& op, Time now);
+  // `batch_seen`: a batch_get's keys already counted as heat (one hit per key per batch).
+  Outcome get(const Op& op, Time now, std::set<ObjectId>* batch_seen = nullptr);
   void count_hit(const ObjectMetadata& md);
   Outcome exist(const Op& op, Time now);
   Outcome remove(const Op& op, Time now);
@@ -222,15 +225,52 @@ class EmbeddedMaster final : public Target {
   void inherit_retention(Shard& shard, ObjectId id, ObjectMetadata& md, Time now);
   void prune_expired_retention(Time now);
   // replication.cpp (a copy of a replica: CopyStart, CopyEnd, CopyRevoke)
+  struct CopyCall {  // what a copy op sends: its client, segments and dynamic-replication token
+    ClientId client = 0;
+    uint32_t source = 0;
+    std::vector<uint32_t> targets;
+    uint64_t lease = 0;  // the token's lease id: 0 none (a plain copy), kUngrantedLease one no grant made
+    Time epoch = 0;      // the token's version epoch
+    bool dynamic() const { return lease != 0; }
+  };
+  static constexpr uint64_t kUngrantedLease = UINT64_MAX;
   Outcome copy_start(const Op& op, Time now);
   Outcome copy_end(const Op& op, Time now);
   Outcome copy_revoke(const Op& op);
-  std::optional<ErrorCode> copy_targets_refused(const Op& op) const;
+  std::optional<ErrorCode> copy_targets_refused(const std::vector<uint32_t>& targets) const;
+  std::optional<ErrorCode> copy_refused(size_t shard, ObjectId id, ObjectMetadata& md, const CopyCall& call,
+                                        const std::vector<uint32_t>& fresh, Time now, ReplicaId* source);
   ErrorCode reserve_copy(ObjectId id, ObjectMetadata& md, const std::vector<uint32_t>& targets);
-  ObjectMetadata* copy_owned(const Op& op, size_t shard, ErrorCode* refused);
+  ObjectMetadata* copy_owned(ObjectId id, const CopyCall& call, size_t shard, ErrorCode* refused);
   void end_copy(size_t shard, ObjectId id, ObjectMetadata& md, bool keep);
   void release_copy_charge(ObjectId id, ObjectMetadata& md, size_t targets);
   void discard_expired_copies(size_t shard, Time now);
+  // dynamic_replication.cpp (rules dynrep.*; Mooncake's enforce mode, its
+  // admission thread not run: proposals come through the API)
+  using ProposalKey = std::pair<TenantId, uint32_t>;  // a tenant's proposal id
+  struct HeatWindow {  // DynamicReplicationWindow
+    Time start = 0;
+    uint32_t hits = 0;
+  };
+  Outcome propose(const Op& op, Time now);  // SubmitReplicaActionProposal
+  Outcome answer_proposal(ProposalKey key, const DynamicLease& lease);
+  bool heat_observed(const ObjectMetadata& md) const;  // GetReplicaList's test before it observes a read
+  void observe_heat(ObjectId id, Time now);            // ObserveDynamicReplicationAccess
+  bool heat_admitted(ObjectId id, Time now) const;     // DynamicReplicationHeatAdmitted
+  std::optional<DynamicLease> live_lease(ProposalKey key, Time now);
+  bool admit_lease(ProposalKey key, const DynamicLease& lease, Time now);
+  std::optional<ErrorCode> proposal_refused(size_t shard, ObjectId id, const ObjectMetadata& md, Time now);
+  bool has_pending(size_t shard, ObjectId id, Time now);  // HasDynamicReplicationPending
+  std::optional<std::pair<uint32_t, uint32_t>> select_plan(const ObjectMetadata& md) const;  // SelectDynamicReplicaPlan
+  CopyCall copy_call(const Op& op) const;
+  std::optional<ErrorCode> validate_pending_for_copy_start(size_t shard, ObjectId id, const CopyCall& call,
+                                                           Time current_epoch, Time now);
+  void register_dynamic_start(size_t shard, ObjectId id, ObjectMetadata& md, const std::vector<ReplicaId>& made,
+                              Time now);
+  void clear_dynamic_state(size_t shard, ObjectId id);  // ClearDynamicReplicationStateForKey
+  void clear_all_dynamic_state();                       // every shard held (restore)
+  // RecordDynamicReplicaRemoval: replicas [from, end) of `md` leave it.
+  void record_dynamic_removal(ObjectMetadata& md, std::vector<Replica>::const_iterator from);
   // segments.cpp
   Outcome unmount(const Op& op);
   void unmount_segment(uint32_t segment);  // takes every shard
@@ -251,7 +291,9 @@ class EmbeddedMaster final : public Target {
   // Lock order: snapshot_mutex_ (shared for ops, exclusive for snapshot and
   // restore) -> op stripe (Starts only) -> shards (ascending; a Start that
   // moves an object holds both, lock_home_shard_and) -> alloc_mutex_ ->
-  // route_mutex_ -> the deadline index's mutex. The object lock is taken
+  // route_mutex_ -> the deadline index's mutex; dynamic_mutex_ and
+  // tokens_mutex_ are taken after the shard locks and hold no other lock
+  // (leaves, as dynamic_replication_mutex_ is). The object lock is taken
   // under a shard lock and released before the index mutex. A Start's quota
   // eviction runs between its attempts, with no op stripe held; the tenant
   // accounts are atomics and take no lock.
@@ -270,6 +312,17 @@ class EmbeddedMaster final : public Target {
   std::atomic<uint64_t> retained_group_count_{0};  // PR 2835 admission counter
   std::atomic<uint64_t> memory_hit_bytes_{0}, disk_hit_bytes_{0};  // read-hit metrics; a restore keeps them
   std::vector<SnapshotImage> snapshots_;           // under snapshot_mutex_ (exclusive)
+  // Dynamic replication: the heat window of each key ever read (it outlives
+  // the object) and the live leases by tenant and proposal id (the model's
+  // scope: Mooncake keeps them per metadata shard), under dynamic_mutex_.
+  mutable std::mutex dynamic_mutex_;
+  std::map<ObjectId, HeatWindow> heat_;
+  std::map<ProposalKey, DynamicLease> leases_;
+  std::atomic<uint64_t> next_lease_id_{1};  // generate_uuid: a fresh lease id per grant
+  // The client's side: the lease each proposal was answered with, the token
+  // its copies send (never cleared: a client keeps its tokens).
+  mutable std::mutex tokens_mutex_;
+  std::map<ProposalKey, DynamicLease> tokens_;
 };
 
 }  // namespace pinsim::embedded

@@ -7,7 +7,7 @@ namespace pinsim::embedded {
 
 namespace {
 
-constexpr std::array<FaultInfo, 24> kFaults{{
+constexpr std::array<FaultInfo, 26> kFaults{{
     {"F1", "reads renew the soft pin (the pre-#2909 behaviour)", &Faults::f1_reads_renew_soft_pin},
     {"F2", "cleanup clears a pin without the deadline-equality check (stale index entry)",
      &Faults::f2_cleanup_skips_deadline_check},
@@ -44,6 +44,11 @@ constexpr std::array<FaultInfo, 24> kFaults{{
      &Faults::f23_copy_end_rearms_soft_pin},
     {"F24", "a write's End also completes a copy's PROCESSING targets, as Mooncake main's PutEnd (rule copy.targets)",
      &Faults::f24_end_completes_copy_targets},
+    {"F25", "a read of an object with no COMPLETE memory replica counts heat (GetReplicaList's test; rule dynrep.heat)",
+     &Faults::f25_heat_without_memory_replica, FaultLane::Sequential, "dynamic"},
+    {"F26", "a dynamic replica freed at once (evicted, or a revoked or failed copy's target) sets no recreate "
+     "cooldown (rule dynrep.cooldown)", &Faults::f26_freed_dynamic_replica_no_cooldown, FaultLane::Sequential,
+     "dynamic"},
 }};
 
 }  // namespace

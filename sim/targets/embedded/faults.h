@@ -34,6 +34,8 @@ struct Faults {
   bool f22_disk_hit_counted_as_memory = false;      // F22
   bool f23_copy_end_rearms_soft_pin = false;        // F23
   bool f24_end_completes_copy_targets = false;      // F24
+  bool f25_heat_without_memory_replica = false;     // F25
+  bool f26_freed_dynamic_replica_no_cooldown = false;  // F26
 };
 
 // Where a fault can show: in a sequential run (every campaign and `pinsim
@@ -47,7 +49,10 @@ struct FaultInfo {
   bool Faults::*flag;
   FaultLane lane = FaultLane::Sequential;
   // An interleaving fault's hunt draws this preset's seeds instead of the
-  // plain swarm's, when the swarm shows it too rarely (sim/presets.h).
+  // plain swarm's, when the swarm shows it too rarely (sim/presets.h); a
+  // sequential fault names the preset whose seeds show it, where the plain
+  // swarm never does (the dynamic-replication faults: the swarm draws no
+  // dynamic_replication config).
   std::string_view hunt_preset = "";
 };
 

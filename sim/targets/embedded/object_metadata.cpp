@@ -30,9 +30,9 @@ ObjectMetadata::~ObjectMetadata() {
 ObjectMetadata::ObjectMetadata(const ObjectMetadata& o, SoftPinGauge& gauge)
     : client(o.client), size(o.size), replicas(o.replicas), pending(o.pending), lease(o.lease),
       put_start_time(o.put_start_time), group(o.group), hard_pinned(o.hard_pinned), processing(o.processing),
-      checksum(o.checksum), task(o.task),
-      quota(o.quota), gauge_(gauge), soft_pin_timeout_(o.soft_pin_timeout_), last_committed_(o.last_committed_),
-      f3_shadow_(o.f3_shadow_), committed_ttl_ms_(o.committed_ttl_ms_) {}
+      checksum(o.checksum), task(o.task), quota(o.quota), dynamic_replicas(o.dynamic_replicas),
+      recreate_after(o.recreate_after), gauge_(gauge), soft_pin_timeout_(o.soft_pin_timeout_),
+      last_committed_(o.last_committed_), f3_shadow_(o.f3_shadow_), committed_ttl_ms_(o.committed_ttl_ms_) {}
 
 std::unique_ptr<ObjectMetadata> ObjectMetadata::copy_for(SoftPinGauge& gauge) const {
   return std::unique_ptr<ObjectMetadata>(new ObjectMetadata(*this, gauge));
@@ -109,6 +109,25 @@ SoftPinEvaluation ObjectMetadata::renew_to(Time deadline) {
   eval.deadline_to_index = deadline;
   eval.active = true;
   return eval;
+}
+
+size_t ObjectMetadata::forget_dynamic_replicas(std::vector<Replica>::const_iterator from,
+                                               std::vector<Replica>::const_iterator end) {
+  size_t forgotten = 0;
+  for (auto r = from; r != end && !dynamic_replicas.empty(); ++r) forgotten += dynamic_replicas.erase(r->id);
+  return forgotten;
+}
+
+const Replica* ObjectMetadata::replica_on(uint32_t segment) const {
+  for (const Replica& r : replicas)
+    if (r.segment == segment) return &r;
+  return nullptr;
+}
+
+uint32_t ObjectMetadata::complete_memory_replicas() const {
+  return static_cast<uint32_t>(std::count_if(replicas.begin(), replicas.end(), [](const Replica& r) {
+    return r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete;
+  }));
 }
 
 bool ObjectMetadata::any_complete() const {

@@ -2,7 +2,9 @@
 // committed soft pin (soft_pin_timeout, behind the object's own lock because
 // the expiry cycle clears it under a shard *read* lock), the Pending write
 // intent with its eligible replica ids, the read lease, the group, the hard
-// pin, the replication task (a copy under way) and the tenant quota ledger. The
+// pin, the replication task (a copy under way), the marks of the replicas
+// dynamic copies made with the recreate cooldown they leave, and the tenant
+// quota ledger. The
 // object owns its share of the gauge: +1 when built with a deadline, -1 when
 // destroyed with one stored (RFC 3028 "Metrics": object destruction remains
 // responsible for decrementing an active committed soft pin).
@@ -11,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "object.h"
@@ -73,6 +76,11 @@ class ObjectMetadata {
   std::optional<uint64_t> checksum;  // object_checksum: set by every End of a write
   std::optional<CopyTask> task;      // the replication task: its targets are the replicas marked `copy`
   TenantQuotaLedger quota;   // multi-tenant mode: this object's charge
+  // Dynamic replication (MarkDynamicReplica): the replicas dynamic copies
+  // made, and (DynamicReplicationRecreateBlocked) no dynamic copy before
+  // `recreate_after`, set when one of them leaves. Neither is serialised.
+  std::set<ReplicaId> dynamic_replicas;
+  Time recreate_after = 0;
 
   // VisitReplicas(fn_is_completed, fn).
   template <typename Fn>
@@ -84,6 +92,11 @@ class ObjectMetadata {
   void begin_soft_pin_action(SoftPinAction action, uint64_t ttl_ms, std::vector<ReplicaId> eligible) {
     pending = Pending{action, ttl_ms, std::move(eligible)};
   }
+
+  // ForgetDynamicReplicas for replicas [from, end): how many were marked.
+  size_t forget_dynamic_replicas(std::vector<Replica>::const_iterator from, std::vector<Replica>::const_iterator end);
+  const Replica* replica_on(uint32_t segment) const;  // GetReplicaBySegmentName
+  uint32_t complete_memory_replicas() const;          // readable memory replicas
 
   bool any_complete() const;
   bool all_complete() const;

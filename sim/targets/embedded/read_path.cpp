@@ -1,6 +1,7 @@
 // The embedded master's reads and removal (RFC 3028 rules 3 and 10, "Read and
 // eviction paths"): reads grant only the read lease (and the coalesced group
-// refresh); removal is never blocked by a soft pin.
+// refresh) and, with dynamic replication, count a hit of the key's heat
+// (dynamic_replication.cpp); removal is never blocked by a soft pin.
 #include "embedded_master.h"
 
 #include <algorithm>
@@ -48,7 +49,7 @@ void EmbeddedMaster::count_hit(const ObjectMetadata& md) {
     disk_hit_bytes_.fetch_add(md.size);
 }
 
-Outcome EmbeddedMaster::get(const Op& op, Time now) {
+Outcome EmbeddedMaster::get(const Op& op, Time now, std::set<ObjectId>* batch_seen) {
   ShardLock lock;
   const size_t shard = lock_home_shard(op.object, &lock);
   ObjectMetadata* md = find_in(shard, op.object);
@@ -58,6 +59,10 @@ Outcome EmbeddedMaster::get(const Op& op, Time now) {
   if (readable == 0) return Outcome::of(ErrorCode::REPLICA_IS_NOT_READY);
   grant_read_lease(op.object, shard, *md, now);
   count_hit(*md);
+  // The hit of the key's heat, one per key per batch: Mooncake counts it once
+  // the shard lock is released; here under it, so that a read and its hit
+  // are one step to a concurrent proposal (rule dynrep.heat).
+  if (heat_observed(*md) && (!batch_seen || batch_seen->insert(op.object).second)) observe_heat(op.object, now);
   Outcome out;
   out.replicas = readable;
   out.checksum = md->checksum;

@@ -7,7 +7,9 @@
 // eviction check it), charges its targets to the tenant from its start (the
 // ledger's copy bucket), and never touches a soft pin, a Pending or a lease
 // (RFC 3028: a copy is no activation point). A copy older than the release
-// timeout is discarded with the expired writes (discard_expired_copies).
+// timeout is discarded with the expired writes (discard_expired_copies). A
+// copy op with a proposal sends that proposal's lease token (copy_call): the
+// dynamic copy's checks and marks are in dynamic_replication.cpp.
 #include <algorithm>
 
 #include "embedded_master.h"
@@ -15,10 +17,6 @@
 namespace pinsim::embedded {
 
 namespace {
-
-bool on_segment(const ObjectMetadata& md, uint32_t segment) {
-  return std::any_of(md.replicas.begin(), md.replicas.end(), [&](const Replica& r) { return r.segment == segment; });
-}
 
 // The copy's targets to the end of `md.replicas`; returns the first of them.
 std::vector<Replica>::iterator partition_targets(ObjectMetadata& md) {
@@ -30,9 +28,9 @@ std::vector<Replica>::iterator partition_targets(ObjectMetadata& md) {
 // The targets must be mounted memory segments that take replicas: an unknown
 // or unmounted one (or a NoF one) is SEGMENT_NOT_FOUND, a leaving one
 // UNAVAILABLE_IN_CURRENT_STATUS, checked in the order named.
-std::optional<ErrorCode> EmbeddedMaster::copy_targets_refused(const Op& op) const {
+std::optional<ErrorCode> EmbeddedMaster::copy_targets_refused(const std::vector<uint32_t>& targets) const {
   std::lock_guard lock(alloc_mutex_);
-  for (uint32_t s : op.targets) {
+  for (uint32_t s : targets) {
     if (s >= config_.segments.size() || config_.segments[s].kind != ReplicaKind::Memory ||
         !segments_.record(s).mounted)
       return ErrorCode::SEGMENT_NOT_FOUND;
@@ -59,40 +57,72 @@ ErrorCode EmbeddedMaster::reserve_copy(ObjectId id, ObjectMetadata& md, const st
   return ErrorCode::OK;
 }
 
+// CopyStart's checks after the object's and its task's, in Mooncake's order:
+// the pending lease (validate_pending_for_copy_start), a dynamic copy's
+// targets (none left to make: OBJECT_ALREADY_EXISTS), the source replica,
+// then the charge and the buffers, reserved when everything else passed. A
+// dynamic copy refused once its token checked out ends the key's lease.
+std::optional<ErrorCode> EmbeddedMaster::copy_refused(size_t shard, ObjectId id, ObjectMetadata& md,
+                                                      const CopyCall& call, const std::vector<uint32_t>& fresh,
+                                                      Time now, ReplicaId* source) {
+  if (auto err = validate_pending_for_copy_start(shard, id, call, md.put_start_time, now)) return err;
+  auto refused = [&](ErrorCode err) {
+    if (call.dynamic()) clear_dynamic_state(shard, id);
+    return std::optional(err);
+  };
+  if (call.dynamic() && fresh.empty()) return refused(ErrorCode::OBJECT_ALREADY_EXISTS);
+  if (call.dynamic())
+    if (auto err = copy_targets_refused(call.targets)) return refused(*err);
+  const Replica* from = md.replica_on(call.source);
+  if (!from || from->kind != ReplicaKind::Memory || from->status != ReplicaStatus::Complete)
+    return refused(ErrorCode::REPLICA_NOT_FOUND);
+  *source = from->id;
+  if (ErrorCode err = reserve_copy(id, md, fresh); err != ErrorCode::OK) return refused(err);
+  return std::nullopt;
+}
+
 // CopyStart (rule copy.start): every check before anything changes; a
 // PROCESSING target on each named segment that holds no replica of the
 // object yet. The home shard is taken first, so no unmount runs between the
-// targets' check and their allocation.
+// targets' check and their allocation. A dynamic copy (the call carries a
+// lease's token) consumes the key's pending lease and marks its target.
 Outcome EmbeddedMaster::copy_start(const Op& op, Time now) {
   if (auto err = check_registered(op.object.tenant)) return Outcome::of(*err);
   ShardLock lock;
   const size_t shard = lock_home_shard(op.object, &lock);
-  if (auto err = copy_targets_refused(op)) return Outcome::of(*err);
+  const CopyCall call = copy_call(op);
+  if (!call.dynamic())
+    if (auto err = copy_targets_refused(call.targets)) return Outcome::of(*err);
   ObjectMetadata* md = find_in(shard, op.object);
   if (!md) return Outcome::of(ErrorCode::OBJECT_NOT_FOUND);
   if (md->task) return Outcome::of(ErrorCode::OBJECT_HAS_REPLICATION_TASK);
   std::vector<uint32_t> fresh;  // targets without a replica of the object
-  for (uint32_t s : op.targets)
-    if (!on_segment(*md, s)) fresh.push_back(s);
-  std::optional<ReplicaId> source;
-  for (const Replica& r : md->replicas)
-    if (r.segment == op.segment && r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete) source = r.id;
-  if (!source) return Outcome::of(ErrorCode::REPLICA_NOT_FOUND);
-  if (ErrorCode err = reserve_copy(op.object, *md, fresh); err != ErrorCode::OK) return Outcome::of(err);
-  md->task = CopyTask{op.client, *source, now, static_cast<uint32_t>(fresh.size())};
-  std::lock_guard alloc(alloc_mutex_);  // next_replica_id_
-  for (uint32_t s : fresh)
-    md->replicas.push_back({next_replica_id_++, ReplicaKind::Memory, ReplicaStatus::Processing, s, true});
+  for (uint32_t s : call.targets)
+    if (!md->replica_on(s)) fresh.push_back(s);
+  ReplicaId source = 0;
+  if (auto err = copy_refused(shard, op.object, *md, call, fresh, now, &source)) return Outcome::of(*err);
+  md->task = CopyTask{call.client, source, now, static_cast<uint32_t>(fresh.size()), call.lease, call.epoch};
+  std::vector<ReplicaId> made;
+  {
+    std::lock_guard alloc(alloc_mutex_);  // next_replica_id_
+    for (uint32_t s : fresh) {
+      made.push_back(next_replica_id_++);
+      md->replicas.push_back({made.back(), ReplicaKind::Memory, ReplicaStatus::Processing, s, true});
+    }
+  }
+  register_dynamic_start(shard, op.object, *md, made, now);
   return Outcome{};
 }
 
-// The owner's copy under way on the object (home shard held), or the refusal.
-ObjectMetadata* EmbeddedMaster::copy_owned(const Op& op, size_t shard, ErrorCode* refused) {
-  ObjectMetadata* md = find_in(shard, op.object);
-  *refused = !md                             ? ErrorCode::OBJECT_NOT_FOUND
-             : !md->task                     ? ErrorCode::OBJECT_NO_REPLICATION_TASK
-             : md->task->owner != op.client  ? ErrorCode::ILLEGAL_CLIENT
-                                             : ErrorCode::OK;
+// The owner's copy under way on the object (home shard held), or the
+// refusal: the End or Revoke must send the token its start sent.
+ObjectMetadata* EmbeddedMaster::copy_owned(ObjectId id, const CopyCall& call, size_t shard, ErrorCode* refused) {
+  ObjectMetadata* md = find_in(shard, id);
+  *refused = !md                                   ? ErrorCode::OBJECT_NOT_FOUND
+             : !md->task                           ? ErrorCode::OBJECT_NO_REPLICATION_TASK
+             : md->task->owner != call.client      ? ErrorCode::ILLEGAL_CLIENT
+             : md->task->grant != call.lease || md->task->epoch != call.epoch ? ErrorCode::INVALID_VERSION
+                                                   : ErrorCode::OK;
   return *refused == ErrorCode::OK ? md : nullptr;
 }
 
@@ -103,7 +133,7 @@ Outcome EmbeddedMaster::copy_end(const Op& op, Time now) {
   ShardLock lock;
   const size_t shard = lock_home_shard(op.object, &lock);
   ErrorCode refused = ErrorCode::OK;
-  ObjectMetadata* md = copy_owned(op, shard, &refused);
+  ObjectMetadata* md = copy_owned(op.object, copy_call(op), shard, &refused);
   if (!md) return Outcome::of(refused);
   const CopyTask task = *md->task;
   const bool source_left = std::any_of(md->replicas.begin(), md->replicas.end(), [&](const Replica& r) {
@@ -129,7 +159,7 @@ Outcome EmbeddedMaster::copy_revoke(const Op& op) {
   ShardLock lock;
   const size_t shard = lock_home_shard(op.object, &lock);
   ErrorCode refused = ErrorCode::OK;
-  ObjectMetadata* md = copy_owned(op, shard, &refused);
+  ObjectMetadata* md = copy_owned(op.object, copy_call(op), shard, &refused);
   if (!md) return Outcome::of(refused);
   end_copy(shard, op.object, *md, false);
   return Outcome{};
@@ -137,9 +167,11 @@ Outcome EmbeddedMaster::copy_revoke(const Op& op) {
 
 // Ends the task: its targets become COMPLETE replicas of the object, their
 // charge committed (`keep`), or are freed with their charge; the object goes
-// when no replica is left (EraseMetadata).
+// when no replica is left (EraseMetadata). A dynamic target keeps its mark
+// (MarkDynamicReplicasComplete); one freed is recorded as gone.
 void EmbeddedMaster::end_copy(size_t shard, ObjectId id, ObjectMetadata& md, bool keep) {
   md.task.reset();
+  clear_dynamic_state(shard, id);  // the key's lease ends with its copy
   if (keep) {
     for (Replica& r : md.replicas) {
       if (!r.copy) continue;

@@ -89,6 +89,11 @@ void SegmentAllocators::start_leaving(uint32_t segment) {
   s.record.leaving = true;
 }
 
+bool SegmentAllocators::allocatable(uint32_t segment) const {
+  const std::vector<uint32_t>& list = names(segments_[segment].kind);
+  return std::find(list.begin(), list.end(), segment) != list.end();
+}
+
 uint64_t SegmentAllocators::memory_capacity() const {
   uint64_t bytes = 0;
   for (const Segment& s : segments_)

@@ -17,11 +17,11 @@ namespace pinsim::embedded {
 // A segment as the segment manager records it (and SegmentSerializer
 // writes it): mounted or not, leaving (GRACEFULLY_UNMOUNTING: its allocator
 // has left the manager, its buffers are still valid) and the client that
-// mounted it (0: the setup's client).
+// mounted it (the setup's client, never an actor: the model's kSetupClient).
 struct SegmentRecord {
   bool mounted = true;
   bool leaving = false;
-  ClientId owner = 0;
+  ClientId owner = kSetupClient;
 };
 
 // ReplicateConfig's preferred_segments and preferred_nof_segments: where a
@@ -66,6 +66,13 @@ class SegmentAllocators {
   // new is placed there) and the buffers stay valid until the unmount.
   void start_leaving(uint32_t segment);
   const SegmentRecord& record(uint32_t segment) const { return segments_[segment].record; }
+  // IsSegmentAllocatable: in its kind's manager (mounted, not leaving).
+  bool allocatable(uint32_t segment) const;
+  // QuerySegments: a segment's bytes allocated and its capacity.
+  void query(uint32_t segment, uint64_t* used, uint64_t* capacity) const {
+    *used = segments_[segment].used;
+    *capacity = segments_[segment].capacity;
+  }
   // GetTenantQuotaAllocatableCapacityBytes (GetAllSegments): the mounted
   // memory segments' bytes, leaving ones included.
   uint64_t memory_capacity() const;

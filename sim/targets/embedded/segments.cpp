@@ -60,6 +60,7 @@ void EmbeddedMaster::clear_invalid_handles(size_t shard, ObjectId id, uint32_t s
   if (TenantQuotaAccount* account = quotas_.FindAny(id.tenant); account && committed != 0)
     md->quota.ReleaseCommitted(*account, committed);
   release_copy_charge(id, *md, static_cast<size_t>(targets));
+  record_dynamic_removal(*md, stale);
   md->replicas.erase(stale, md->replicas.end());  // nothing to free: the allocator went with the segment
   if (md->pending && md->viable_pending_replicas() == 0) md->pending.reset();
   if (md->replicas.empty()) erase_object(shard, id);

@@ -50,6 +50,7 @@ void EmbeddedMaster::reset_state(bool clear_index) {
     std::lock_guard lock(route_mutex_);
     routes_.clear();
   }
+  clear_all_dynamic_state();  // the heat windows stay: they are not the objects'
   std::lock_guard lock(alloc_mutex_);
   segments_.clear();
   discarded_.clear();

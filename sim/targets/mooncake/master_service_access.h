@@ -96,6 +96,14 @@ class MasterServiceSnapshotTestBase {
 
   static constexpr size_t kShards = MasterService::kNumShards;
 
+  // The client that mounted segment `name`; none when it is not mounted.
+  static std::optional<UUID> SegmentOwner(MasterService& s, const std::string& name) {
+    UUID client{};
+    ScopedSegmentAccess access = s.segment_manager_.getSegmentAccess();
+    if (access.GetClientIdBySegmentName(name, client) != ErrorCode::OK) return std::nullopt;
+    return client;
+  }
+
   // The shard that holds (or would hold) `key` of `tenant`: Mooncake's own
   // routing, which puts a grouped key in its group's shard.
   template <typename Tenant>

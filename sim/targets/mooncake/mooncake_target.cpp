@@ -98,13 +98,26 @@ std::optional<TenantId> parse_tenant(const std::string& s) {
   return parse_id(s, 't');
 }
 
-mc::UUID client_uuid(ClientId c) { return {0x70696e73696d0000ull | c, 0x636c69656e74ull}; }
+// The setup's client mounts the config's segments (the model's kSetupClient);
+// a trace that names it acts as that client.
 const mc::UUID kSegmentOwner{0x70696e73696d5345ull, 0x676d656e74ull};
+mc::UUID client_uuid(ClientId c) {
+  if (c == kSetupClient) return kSegmentOwner;
+  return {0x70696e73696d0000ull | c, 0x636c69656e74ull};
+}
 
 // MasterService's configuration for ours; the segments are mounted after
 // construction, the quota policies come from `policy_file` (multi-tenant mode).
 mc::MasterServiceConfig service_config(const Config& c, const std::string& policy_file) {
   mc::MasterServiceConfig m;
+#if PINSIM_MC_HAS_DYN_REPL_PROPOSAL
+  if (const auto& dr = c.dynamic_replication) {  // enforce mode; min_hits = ceil(qps x window) for this qps
+    m.dynamic_replication_mode = "enforce";
+    m.dynamic_replication_heat_window_seconds = dr->window_s;
+    m.dynamic_replication_admission_qps_threshold = (dr->min_hits - 0.5) / dr->window_s;
+    m.dynamic_replication_max_memory_replicas = dr->max_memory_replicas;
+  }
+#endif
   m.default_kv_lease_ttl = c.default_kv_lease_ttl_ms;
   m.default_kv_soft_pin_ttl = c.default_kv_soft_pin_ttl_ms;
 #if PINSIM_MC_HAS_SOFT_PIN_ACTION
@@ -473,15 +486,80 @@ class MooncakeTarget final : public Target {
     return out;
   }
 
-  // CopyStart (source seg<segment>, targets seg<i>), CopyEnd, CopyRevoke, with no dynamic-replication token.
+  // CopyStart (source seg<segment>, targets seg<i>), CopyEnd, CopyRevoke. A
+  // copy of a proposal's lease sends the token the proposal was answered
+  // with, its source and target, as the client of the source segment (to
+  // whom the master gives the copy); with no token for it, the op's own
+  // source and targets and a lease id no grant made (rule dynrep.copy).
+  struct CopyCall {
+    mc::UUID client;
+    std::string source;
+    std::vector<std::string> targets;
+    mc::UUID lease{};
+    uint64_t epoch = 0;
+  };
+  CopyCall copy_call(const Op& op) const {
+    CopyCall call{client_uuid(op.client), segment_name(op.segment), {}, {}, 0};
+    for (uint32_t s : op.targets) call.targets.push_back(segment_name(s));
+    if (!op.proposal) return call;
+    auto t = tokens_.find({op.object.tenant, *op.proposal});
+    if (t == tokens_.end()) {
+      call.lease = mc::UUID{0x6e6f2d6c65617365ull, *op.proposal + 1ull};
+      return call;
+    }
+    call = CopyCall{client_uuid(op.client), t->second.source, {t->second.target}, t->second.lease, t->second.epoch};
+    if (auto owner = Access::SegmentOwner(*service_, call.source)) call.client = *owner;
+    return call;
+  }
+
   template <typename Tenant>
   Outcome copy(const Op& op, const std::string& key, const Tenant& tenant) {
+#if PINSIM_MC_HAS_DYN_REPL_PROPOSAL
+    const CopyCall c = copy_call(op);
+    if (op.kind == OpKind::CopyEnd) return outcome_of(service_->CopyEnd(c.client, key, tenant, c.lease, c.epoch));
+    if (op.kind == OpKind::CopyRevoke) return outcome_of(service_->CopyRevoke(c.client, key, tenant, c.lease, c.epoch));
+    return outcome_of(service_->CopyStart(c.client, key, tenant, c.source, c.targets, c.lease, c.epoch));
+#else
     const mc::UUID client = client_uuid(op.client);
     if (op.kind == OpKind::CopyEnd) return outcome_of(service_->CopyEnd(client, key, tenant));
     if (op.kind == OpKind::CopyRevoke) return outcome_of(service_->CopyRevoke(client, key, tenant));
     std::vector<std::string> targets;
     for (uint32_t s : op.targets) targets.push_back(segment_name(s));
     return outcome_of(service_->CopyStart(client, key, tenant, segment_name(op.segment), targets));
+#endif
+  }
+
+  // SubmitReplicaActionProposal: an ADD for the key with the op's proposal id
+  // (unique per tenant and id), no preferred target, no expiry of its own.
+  // The lease's token is kept for the copy ops of that proposal.
+  Outcome propose(const Op& op, const std::string& key) {
+#if PINSIM_MC_HAS_DYN_REPL_PROPOSAL
+    mc::ReplicaActionProposal p;
+    p.proposal_id = mc::UUID{0x70726f706f73616cull, (uint64_t{op.object.tenant} << 32) | *op.proposal};
+    p.tenant_id = tenant_name(op.object.tenant);
+    p.key = key;
+    auto r = service_->SubmitReplicaActionProposal(p);
+    if (!r) return Outcome::of(map_error(r.error()));
+    tokens_[{op.object.tenant, *op.proposal}] = Token{r->lease_id, r->version_epoch, r->source_segment,
+                                                      r->target_segment};
+    Outcome out;
+    out.segment = segment_index(r->target_segment);
+    return out;
+#else
+    (void)op, (void)key;
+    return Outcome::of(ErrorCode::UNSUPPORTED);
+#endif
+  }
+
+  // "seg<i>" to i; UINT32_MAX for a name this adapter did not mount.
+  static uint32_t segment_index(const std::string& name) {
+    if (name.rfind("seg", 0) != 0 || name.size() == 3 || name.size() > 12) return UINT32_MAX;
+    uint64_t i = 0;
+    for (char ch : name.substr(3)) {
+      if (ch < '0' || ch > '9') return UINT32_MAX;
+      i = i * 10 + static_cast<uint64_t>(ch - '0');
+    }
+    return i < UINT32_MAX ? static_cast<uint32_t>(i) : UINT32_MAX;
   }
 
   template <typename Tenant>
@@ -547,6 +625,8 @@ class MooncakeTarget final : public Target {
       case OpKind::CopyEnd:
       case OpKind::CopyRevoke:
         return copy(op, key, tenant);
+      case OpKind::Propose:
+        return propose(op, key);
       case OpKind::BatchExist:
       case OpKind::BatchGet:
       case OpKind::BatchPutEnd:
@@ -586,7 +666,7 @@ class MooncakeTarget final : public Target {
       case OpKind::BatchPutEnd: case OpKind::BatchPutRevoke: case OpKind::BatchUpsertEnd:
       case OpKind::BatchUpsertRevoke: case OpKind::BatchRemove: case OpKind::Advance:
       case OpKind::PutStart: case OpKind::UpsertStart: case OpKind::BatchUpsertStart:
-      case OpKind::CopyStart: case OpKind::CopyEnd: case OpKind::CopyRevoke:
+      case OpKind::CopyStart: case OpKind::CopyEnd: case OpKind::CopyRevoke: case OpKind::Propose:
         return true;
       case OpKind::Cleanup:  // its objects are the due pins' (touch)
         return PINSIM_MC_HAS_CLEANUP && !PINSIM_MC_HAS_RETAIN_GROUPS;
@@ -977,6 +1057,7 @@ class MooncakeTarget final : public Target {
       case OpKind::Cleanup: case OpKind::Snapshot: case OpKind::Restore: case OpKind::Advance:
       case OpKind::SetQuota: case OpKind::DeleteQuota: case OpKind::Unmount: case OpKind::Mount:
       case OpKind::GracefulUnmount: case OpKind::CopyStart: case OpKind::CopyEnd: case OpKind::CopyRevoke:
+      case OpKind::Propose:
         break;
     }
     return Outcome::of(ErrorCode::UNSUPPORTED);
@@ -1142,6 +1223,12 @@ class MooncakeTarget final : public Target {
   int64_t baseline_ = 0;
   std::pair<int64_t, int64_t> hit_baseline_{0, 0};  // the read-hit byte metrics (memory, file) at the run's start
   const std::thread::id owner_;  // the thread that started the target
+  struct Token {  // a proposal's lease, as the client keeps it (rule dynrep.copy)
+    mc::UUID lease;
+    uint64_t epoch = 0;
+    std::string source, target;
+  };
+  std::map<std::pair<TenantId, uint32_t>, Token> tokens_;  // by tenant and proposal id
   std::atomic<Time> last_now_{0};
   std::atomic<uint64_t> evictions_{0};
   std::atomic<uint64_t> writes_{0};
@@ -1252,7 +1339,9 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
     case OpKind::CopyStart:  // a NoF segment, named as a source or target, is not mounted: as any unknown one
     case OpKind::CopyEnd:
     case OpKind::CopyRevoke:
-      return tenant_ok;
+      return tenant_ok && (!op.proposal || PINSIM_MC_HAS_DYN_REPL_PROPOSAL);
+    case OpKind::Propose:
+      return tenant_ok && PINSIM_MC_HAS_DYN_REPL_PROPOSAL;
     case OpKind::RemoveByRegex:
       return PINSIM_MC_HAS_TENANT_ID_CLASS != 0 && tenant_ok;
     case OpKind::GracefulUnmount:
@@ -1289,6 +1378,8 @@ std::string refusal(const Config& config) {
            "; run with --profile " + std::string(mooncake_target_profile());
   if (config.multi_tenant && !PINSIM_MC_HAS_MULTI_TENANT)
     return "this Mooncake tree has no multi-tenant mode (tenant quotas)";
+  if (config.dynamic_replication && !PINSIM_MC_HAS_DYN_REPL_PROPOSAL)
+    return "this Mooncake tree has no dynamic replication (SubmitReplicaActionProposal)";
   if (config.put_start_discard_timeout_ms % 1000 != 0 || config.put_start_release_timeout_ms % 1000 != 0)
     return "Mooncake's put-start timeouts are whole seconds";
   return "";

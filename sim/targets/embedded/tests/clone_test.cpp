@@ -1,8 +1,9 @@
 // Target::clone of the embedded master: a copy taken at any point of a run
 // goes on exactly as the original does (same outcomes, Views and replica
 // placement for the rest of the run), and the two are independent. Swarm
-// seeds cover multi-tenant quotas, snapshots, retention and segment churn;
-// a fault is carried into the copy.
+// seeds cover multi-tenant quotas, snapshots, retention and segment churn,
+// the dynamic preset's seeds dynamic replication (heat, leases, cooldowns,
+// dynamic-replica marks, the client's tokens); a fault is carried into the copy.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -11,6 +12,7 @@
 #include "campaign.h"
 #include "embedded_target.h"
 #include "model_target.h"
+#include "presets.h"
 
 namespace pinsim {
 namespace {
@@ -41,6 +43,17 @@ TEST(EmbeddedClone, CopyGoesOnAsTheOriginal) {
     const RunResult run = run_seed(seed, {.steps = 120, .swarm = true}, &make_model_target);
     ASSERT_TRUE(run.error.empty()) << run.error;
     for (const size_t at : {size_t{0}, run.trace.steps.size() / 3, run.trace.steps.size() * 2 / 3})
+      ASSERT_EQ(first_difference(run.trace, at, {}), "") << "seed " << seed;
+  }
+}
+
+TEST(EmbeddedClone, CopyGoesOnAsTheOriginalWithDynamicReplication) {
+  const SeedOptions options{.steps = 120, .swarm = true, .preset = find_preset("dynamic")};
+  ASSERT_NE(options.preset, nullptr);
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    const RunResult run = run_seed(seed, options, &make_model_target);
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    for (const size_t at : {run.trace.steps.size() / 3, run.trace.steps.size() * 2 / 3})
       ASSERT_EQ(first_difference(run.trace, at, {}), "") << "seed " << seed;
   }
 }

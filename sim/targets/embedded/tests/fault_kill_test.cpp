@@ -1,6 +1,7 @@
 // The mutation check (the seeded faults of faults.h): lockstep against the model
 // must kill every seeded fault of the embedded target within a fixed seed
-// budget (swarm seeds 1..kSeedBudget, kSteps steps each), and with no fault
+// budget (swarm seeds 1..kSeedBudget, kSteps steps each; a fault's preset's
+// seeds where it names one, FaultInfo::hunt_preset), and with no fault
 // every one of those seeds must pass. The first failing seed and step of each
 // fault are printed and recorded as test properties.
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include "campaign.h"
 #include "embedded_target.h"
 #include "faults.h"
+#include "presets.h"
 
 namespace pinsim {
 namespace {
@@ -24,6 +26,8 @@ TEST_P(FaultKill, KilledWithinSeedBudget) {
   const std::string fault(GetParam());
   CampaignOptions options;
   options.seed = {.steps = kSteps, .swarm = true};
+  if (const std::string_view preset = embedded::find_fault(fault)->hunt_preset; !preset.empty())
+    options.seed.preset = find_preset(preset);  // a fault the plain swarm never shows (no config it needs)
   options.last = kSeedBudget;
   uint64_t refused = 0;
   const auto found = first_failure(options, &make_embedded_target, fault_options({fault}), {}, &refused);
