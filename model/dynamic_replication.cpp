@@ -18,9 +18,8 @@ constexpr uint64_t kRecreateMs = 60'000;  // an object's after a dynamic replica
 constexpr double kHighWatermark = 0.85;   // a target's use after the copy stays below this
 
 uint32_t complete_memory(const Object& obj) {
-  return static_cast<uint32_t>(std::count_if(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) {
-    return r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete;
-  }));
+  return static_cast<uint32_t>(
+      std::count_if(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) { return r.complete_memory(); }));
 }
 
 }  // namespace
@@ -57,7 +56,7 @@ std::optional<std::pair<uint32_t, uint32_t>> Model::dynamic_plan(const Object& o
   if (c == 0 || c >= config_.dynamic_replication->max_memory_replicas) return std::nullopt;
   std::optional<uint32_t> source, target;
   for (const Replica& r : obj.replicas)
-    if (r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete && (!source || r.segment < *source))
+    if (r.complete_memory() && (!source || r.segment < *source))
       source = r.segment;
   for (uint32_t s = 0; s < config_.segments.size(); ++s) {
     const uint64_t cap = config_.segments[s].capacity;

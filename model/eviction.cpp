@@ -30,7 +30,7 @@ namespace {
 // A COMPLETE memory replica no copy is reading (rule copy.blocks).
 bool evictable_replica(const Object& obj, const Replica& r) {
   const bool source = obj.task && obj.task->source == r.id;
-  return r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete && !source;
+  return r.complete_memory() && !source;
 }
 
 bool has_evictable_memory(const Object& obj) {

@@ -27,6 +27,7 @@ struct Replica {
   uint32_t segment = 0;  // index into Config::segments; kNoSegment for a disk replica
   bool copy = false;     // a copy's target: only its copy_end or copy_revoke acts on it (rule copy.targets)
   bool dynamic = false;  // made by a dynamic copy (its removal blocks new ones a while, rule dynrep.cooldown)
+  bool complete_memory() const { return kind == ReplicaKind::Memory && status == ReplicaStatus::Complete; }
 };
 
 // A replication task (Mooncake's ReplicationTask of type COPY): one per

@@ -55,13 +55,12 @@ Model::CopyRequest Model::copy_request(const Op& op) const {
   }
   const Lease& l = token->second;
   const ClientId client = segments_[l.source].mounted ? segments_[l.source].owner : op.client;  // no owner: the op's
-  req = CopyRequest{client, l.source, {l.target}, l.grant, l.epoch, true};
-  return req;
+  return CopyRequest{client, l.source, {l.target}, l.grant, l.epoch, true};
 }
 
 const Replica* Model::copy_source(const Object& obj, uint32_t segment) const {
   for (const Replica& r : obj.replicas)
-    if (r.segment == segment && r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete) return &r;
+    if (r.segment == segment && r.complete_memory()) return &r;
   return nullptr;
 }
 
@@ -69,9 +68,10 @@ const Replica* Model::copy_source(const Object& obj, uint32_t segment) const {
 // copy's targets, then source, charge and room.
 std::optional<ErrorCode> Model::copy_refused(const CopyRequest& req, const Object& obj,
                                              const std::vector<uint32_t>& fresh, TenantId tenant) {
-  if (req.dynamic && fresh.empty()) return ErrorCode::OBJECT_ALREADY_EXISTS;
-  if (req.dynamic)
+  if (req.dynamic) {
+    if (fresh.empty()) return ErrorCode::OBJECT_ALREADY_EXISTS;
     if (auto err = copy_targets_refused(req.targets)) return err;
+  }
   if (!copy_source(obj, req.source)) return ErrorCode::REPLICA_NOT_FOUND;
   if (auto err = charge_admits(tenant, obj.size * fresh.size(), 0)) return err;
   for (uint32_t s : fresh)

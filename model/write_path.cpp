@@ -106,7 +106,7 @@ std::optional<ErrorCode> Model::admit_replacement(const Op& op, const Object& ob
   uint64_t kept = 0;
   if (keeps_charge)
     for (const Replica& r : obj.replicas)
-      kept += r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete ? obj.size : 0;
+      kept += r.complete_memory() ? obj.size : 0;
   auto err = admit(op, obj.charged_bytes() - kept, placed);
   if (err) hits_.hit(Rule::StartFailureAtomic);
   return err;

@@ -76,10 +76,10 @@ Outcome outcome_of(const tl::expected<T, mc::ErrorCode>& r) {
 std::string key_name(KeyId k) { return "k" + std::to_string(k); }
 std::string group_name(GroupId g) { return "g" + std::to_string(g); }
 
-std::optional<uint32_t> parse_id(const std::string& s, char prefix) {
-  if (s.size() < 2 || s[0] != prefix) return std::nullopt;
+std::optional<uint32_t> parse_id(const std::string& s, std::string_view prefix) {
+  if (s.size() <= prefix.size() || !s.starts_with(prefix)) return std::nullopt;
   uint32_t v = 0;
-  auto [p, ec] = std::from_chars(s.data() + 1, s.data() + s.size(), v);
+  auto [p, ec] = std::from_chars(s.data() + prefix.size(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
   return v;
 }
@@ -95,7 +95,7 @@ std::string tenant_name(TenantId t) {
 
 std::optional<TenantId> parse_tenant(const std::string& s) {
   if (s == "default") return 0;
-  return parse_id(s, 't');
+  return parse_id(s, "t");
 }
 
 // The setup's client mounts the config's segments (the model's kSetupClient);
@@ -288,7 +288,7 @@ class BookkeepingLock {
 
 // One object as the View shows it; nullopt for a key this adapter did not write.
 std::optional<ObjectView> object_view(const Access::Object& o) {
-  auto key = parse_id(o.key, 'k');
+  auto key = parse_id(o.key, "k");
   auto tenant = parse_tenant(o.tenant);
   if (!key || !tenant) return std::nullopt;
   ObjectView ov;
@@ -318,7 +318,7 @@ std::optional<ObjectView> object_view(const Access::Object& o) {
         ++p.viable;
     ov.pending = p;
   }
-  if (!o.group.empty()) ov.group = parse_id(o.group, 'g').value_or(0);
+  if (!o.group.empty()) ov.group = parse_id(o.group, "g").value_or(0);
   ov.lease = from_tp(o.lease);
   return ov;
 }
@@ -514,18 +514,15 @@ class MooncakeTarget final : public Target {
 
   template <typename Tenant>
   Outcome copy(const Op& op, const std::string& key, const Tenant& tenant) {
-#if PINSIM_MC_HAS_DYN_REPL_PROPOSAL
     const CopyCall c = copy_call(op);
+#if PINSIM_MC_HAS_DYN_REPL_PROPOSAL
     if (op.kind == OpKind::CopyEnd) return outcome_of(service_->CopyEnd(c.client, key, tenant, c.lease, c.epoch));
     if (op.kind == OpKind::CopyRevoke) return outcome_of(service_->CopyRevoke(c.client, key, tenant, c.lease, c.epoch));
     return outcome_of(service_->CopyStart(c.client, key, tenant, c.source, c.targets, c.lease, c.epoch));
-#else
-    const mc::UUID client = client_uuid(op.client);
-    if (op.kind == OpKind::CopyEnd) return outcome_of(service_->CopyEnd(client, key, tenant));
-    if (op.kind == OpKind::CopyRevoke) return outcome_of(service_->CopyRevoke(client, key, tenant));
-    std::vector<std::string> targets;
-    for (uint32_t s : op.targets) targets.push_back(segment_name(s));
-    return outcome_of(service_->CopyStart(client, key, tenant, segment_name(op.segment), targets));
+#else  // no tokens in this tree: supports() refuses a copy op with a proposal
+    if (op.kind == OpKind::CopyEnd) return outcome_of(service_->CopyEnd(c.client, key, tenant));
+    if (op.kind == OpKind::CopyRevoke) return outcome_of(service_->CopyRevoke(c.client, key, tenant));
+    return outcome_of(service_->CopyStart(c.client, key, tenant, c.source, c.targets));
 #endif
   }
 
@@ -543,7 +540,7 @@ class MooncakeTarget final : public Target {
     tokens_[{op.object.tenant, *op.proposal}] = Token{r->lease_id, r->version_epoch, r->source_segment,
                                                       r->target_segment};
     Outcome out;
-    out.segment = segment_index(r->target_segment);
+    out.segment = parse_id(r->target_segment, "seg").value_or(UINT32_MAX);  // one this adapter did not mount: max
     return out;
 #else
     (void)op, (void)key;
@@ -551,16 +548,6 @@ class MooncakeTarget final : public Target {
 #endif
   }
 
-  // "seg<i>" to i; UINT32_MAX for a name this adapter did not mount.
-  static uint32_t segment_index(const std::string& name) {
-    if (name.rfind("seg", 0) != 0 || name.size() == 3 || name.size() > 12) return UINT32_MAX;
-    uint64_t i = 0;
-    for (char ch : name.substr(3)) {
-      if (ch < '0' || ch > '9') return UINT32_MAX;
-      i = i * 10 + static_cast<uint64_t>(ch - '0');
-    }
-    return i < UINT32_MAX ? static_cast<uint32_t>(i) : UINT32_MAX;
-  }
 
   template <typename Tenant>
   Outcome perform(const Op& op, Time now, const Tenant& tenant) {
@@ -873,7 +860,7 @@ class MooncakeTarget final : public Target {
     for (const auto& [name, deadline] : Access::Retention(*service_)) {
       ++v.retention_entries;
       const Time d = from_tp(deadline);
-      if (d > now) v.retention.push_back({0, parse_id(name, 'g').value_or(0), d});
+      if (d > now) v.retention.push_back({0, parse_id(name, "g").value_or(0), d});
     }
     std::sort(v.retention.begin(), v.retention.end(), [](const RetentionView& a, const RetentionView& b) {
       return std::tie(a.tenant, a.group) < std::tie(b.tenant, b.group);
