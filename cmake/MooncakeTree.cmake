@@ -1,7 +1,8 @@
 # What a Mooncake tree offers, for the Mooncake target (sim/targets/mooncake):
 # the features its headers show (MC_HAS_<name>, collected in MC_FEATURES),
 # the include directories and definitions of its own master_service.cpp
-# (MC_INCS, MC_DEFS, from the build tree's compile_commands.json), the
+# (MC_INCS, MC_DEFS, from the build tree's compile_commands.json) and its
+# sanitizer options (MC_SANITIZE), the
 # libraries to link (MC_LIBS, MC_DEBIAN_LIBS) and the model profile and tree
 # name (MC_PROFILE, MC_TREE, MC_TREE_ID). It reads PINSIM_MOONCAKE_SOURCE_DIR
 # and PINSIM_MOONCAKE_BUILD_DIR, builds nothing and fails configuration with
@@ -146,6 +147,7 @@ string(REPLACE "\\\"" "\"" MC_CMD "${MC_CMD}")
 separate_arguments(MC_ARGS UNIX_COMMAND "${MC_CMD}")
 set(MC_DEFS "")
 set(MC_INCS "")
+set(MC_SANITIZE "")
 mc_feature(NOF 0)
 set(_next "")
 foreach(arg IN LISTS MC_ARGS)
@@ -161,8 +163,13 @@ foreach(arg IN LISTS MC_ARGS)
     list(APPEND MC_INCS "${CMAKE_MATCH_1}")
   elseif(arg STREQUAL "-isystem" OR arg STREQUAL "-I")
     set(_next "inc")
+  elseif(arg MATCHES "^-fsanitize=")
+    list(APPEND MC_SANITIZE "${arg}")
   endif()
 endforeach()
+# A sanitizer build of Mooncake (its ENABLE_ASAN) needs the same -fsanitize
+# options on the adapter and on every executable that links it.
+list(REMOVE_DUPLICATES MC_SANITIZE)
 
 # --- Libraries from the build tree -----------------------------------------
 set(MC_MASTER_LIB "${MC_BUILD}/mooncake-store/src/libmooncake_store_master.a")
@@ -230,4 +237,9 @@ endforeach()
 if(MC_HAS_RETAIN_GROUPS)  # cleanup is then the task-cleanup cycle's retention prune
   string(REPLACE " cleanup" "" _unsupported "${_unsupported}")
 endif()
-message(STATUS "pinsim: Mooncake target: tree ${MC_SRC} (${MC_TREE}), profile ${MC_PROFILE}; unsupported:${_unsupported}")
+set(_sanitized "")
+if(MC_SANITIZE)
+  list(JOIN MC_SANITIZE " " _sanitized)
+  set(_sanitized "; built with ${_sanitized}")
+endif()
+message(STATUS "pinsim: Mooncake target: tree ${MC_SRC} (${MC_TREE}), profile ${MC_PROFILE}; unsupported:${_unsupported}${_sanitized}")
