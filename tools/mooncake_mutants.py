@@ -396,8 +396,10 @@ def defines_of(argv):
 def mutant_argv(argv, src_file, new_src, obj, keep_g):
     """The compile command with the source and output replaced, dependency
     file options dropped, -g dropped unless keep_g; quoted includes still
-    find the original directory's headers first."""
-    out, i = [], 0
+    find the original directory's headers first. The copy's directory is
+    mapped to the original's (__FILE__ in log lines, debug paths), so that
+    two copies of one text compile to the same bytes (same_object)."""
+    out, i = [argv[0], "-ffile-prefix-map=" + os.path.dirname(new_src) + "=" + os.path.dirname(src_file)], 1
     while i < len(argv):
         a = argv[i]
         if a == "-o":
@@ -419,6 +421,16 @@ def mutant_argv(argv, src_file, new_src, obj, keep_g):
     if new_src not in out:
         sys.exit("mooncake_mutants: the compile command has no '-c <source>'")
     return out
+
+
+def same_object(a, b):
+    """Trivial compiler equivalence: a mutant whose object is byte for byte
+    the unmutated source's (a site the compiler folds away, or code built
+    out by the build's options) cannot behave otherwise in this build."""
+    if not a or not b or not os.path.exists(a) or not os.path.exists(b):
+        return False
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
 
 
 def archive_members(lib):
@@ -502,6 +514,7 @@ class Runner:
         self.args, self.text, self.shadow = args, text, shadow
         self.src_file = os.path.join(args.src, FILE)
         self.cwd, self.argv = compile_command(args.build, self.src_file)
+        self.baseline_object = os.path.join(args.work, "baseline", MEMBER)
 
     def compile(self, tag, site):
         """Writes the mutated source under WORK/tag and compiles it; returns
@@ -581,17 +594,25 @@ class Runner:
         except (OSError, ValueError):
             pass
         if verdict == "crashed":
-            with open(os.path.join(g["out"], "gate.log"), errors="replace") as f:
-                lines = f.read().strip().splitlines()
-            named = [x for x in lines if x.startswith("pinsim: the process crashed")]
-            tail = (named or lines[-1:] or [""])[0]
-            r["signature"] = f"exit {rc}: {tail[:200]}"
-            if rc < 0 and named:
-                # The gate went down with the master, and said on which run
-                # and step (and left the trace): a CI job is red, with a
-                # counterexample. That is a kill.
-                r["verdict"], r["crash"] = "killed", True
+            r.update(crash_verdict(g["out"], rc))
         return r
+
+
+def crash_verdict(out, rc):
+    """A gate that ended without a summary: killed when its log names the run
+    and step the process crashed in (a CI job is red, with a counterexample),
+    else crashed; rc None when the exit code is not known (--collect)."""
+    try:
+        with open(os.path.join(out, "gate.log"), errors="replace") as f:
+            lines = f.read().strip().splitlines()
+    except OSError:
+        lines = []
+    named = [x for x in lines if x.startswith("pinsim: the process crashed")]
+    tail = (named or lines[-1:] or [""])[0]
+    r = {"verdict": "crashed", "signature": f"exit {rc}: {tail[:200]}"}
+    if (rc is None or rc < 0) and named:
+        r["verdict"], r["crash"] = "killed", True
+    return r
 
 
 def pipeline(runner, jobs, budget, log, base=None, stop=True):
@@ -609,6 +630,12 @@ def pipeline(runner, jobs, budget, log, base=None, stop=True):
                 log(f"{tag}: does not compile ({secs:.0f} s): {err}")
                 yield tag, res
                 continue
+        if tag != "baseline" and same_object(obj, runner.baseline_object):
+            res.update(verdict="equivalent", detail="object code identical to the unmutated source's "
+                       "(trivial compiler equivalence): no gate run", seconds=0)
+            log(f"{tag}: equivalent, its object is the unmutated one")
+            yield tag, res
+            continue
         exe, secs = runner.prepare(tag, obj)  # a private copy: the running gate keeps its own
         res["link_seconds"] = round(secs, 1)
         res["object"] = obj
@@ -659,10 +686,13 @@ def markdown(r):
         if key == "rerun" and not b:
             continue
         k, s = score_at(r, key)
-        other = sum(1 for m in r["mutants"] if m.get("budget", {}).get("verdict") not in ("killed", "survived"))
+        other = sum(1 for m in r["mutants"]
+                    if m.get("budget", {}).get("verdict") not in ("killed", "survived", "equivalent"))
+        same = sum(1 for m in r["mutants"] if m.get("budget", {}).get("verdict") == "equivalent")
         out.append(f"Score at {b} s: {k}/{k + s} killed"
                    + (f" = {100.0 * k / (k + s):.0f}%" if k + s else "")
-                   + (f" ({other} not counted: invalid, crashed, timeout or error)" if other else "") + ".")
+                   + (f" ({other} not counted: invalid, crashed, timeout or error)" if other else "")
+                   + (f"; {same} equivalent by their object code, not run" if same else "") + ".")
     surv = [m for m in r["mutants"] if final_verdict(m) == "survived"]
     out += ["", f"## Survivors ({len(surv)})", ""]
     for m in surv:
@@ -765,7 +795,7 @@ def collected(work, tag, budget):
         if not os.path.exists(os.path.join(out, "gate.log")):
             return None
         # The gate wrote its log but no summary: it died (a signal) or was stopped.
-        return {"verdict": "crashed", "exit": None, "seconds": None, "signature": "no summary (see gate.log)"}
+        return dict({"exit": None, "seconds": None}, **crash_verdict(out, None))
     verdict = {"red": "killed", "green": "survived"}.get(j.get("verdict"), "error")
     new = [x for x in j.get("failures", []) if x.get("verdict") in ("new", "changed")]
     r = {"verdict": verdict, "exit": {"killed": 1, "survived": 0}.get(verdict, 3),
@@ -787,6 +817,8 @@ def collect(report, a, budget, rerun):
     done = []
     for m in report["mutants"]:
         r = collected(a.work, m["id"], budget)
+        if r is None and same_object(os.path.join(a.work, m["id"], MEMBER), os.path.join(a.work, "baseline", MEMBER)):
+            r = {"verdict": "equivalent", "seconds": 0, "detail": "object code identical to the unmutated source's"}
         if r is None:
             continue
         m["budget"] = r
