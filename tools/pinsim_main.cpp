@@ -203,11 +203,11 @@ int report_explore(const po::variables_map& vm, const ExploreRun& run, double se
   const std::string found = run.rungs.empty() || !r.counterexample ? "" : ", found by " + rung_label(run.rungs.back());
   if (text)
     std::printf("explored depth %u%s: %llu distinct states (%llu expanded), %llu transitions, %.2f s, "
-                "%.0f states/s%s\n",
+                "%.0f states/s, %.0f transitions/s%s\n",
                 r.depth, run.stopped_by.empty() ? "" : (" (stopped by " + run.stopped_by + ")").c_str(),
                 static_cast<unsigned long long>(r.states), static_cast<unsigned long long>(r.expanded),
                 static_cast<unsigned long long>(r.transitions), secs, secs > 0 ? r.states / secs : 0.0,
-                found.c_str());
+                secs > 0 ? r.transitions / secs : 0.0, found.c_str());
   const std::string target = vm["target"].as<std::string>();
   const int code = r.counterexample ? 1 : run.stopped_by.empty() ? 0 : 3;
   Summary sum{"explore", target, r.counterexample ? r.counterexample->variant : "",
