@@ -401,6 +401,13 @@ std::string violation_signature(const Model& start, const sched::History& histor
   return "not-linearizable/view/" + diffs.front().field + ":-";
 }
 
+std::vector<OpKind> ops_used(const sched::History& history) {
+  std::vector<OpKind> used;
+  for (const sched::Call& call : history.calls)
+    if (std::find(used.begin(), used.end(), call.op.kind) == used.end()) used.push_back(call.op.kind);
+  return used;
+}
+
 std::string lock_kind(const std::string& name) { return name.substr(0, name.find('[')); }
 
 bool against_lock_order(const Edge& e) {

@@ -110,6 +110,10 @@ RunResult replay_trace(const Trace& trace);
 // "not-linearizable/placement/-" when only the placement differs.
 std::string violation_signature(const Model& start, const sched::History& history, Time now, Capabilities caps);
 
+// The op kinds the calls of `history` used, each once: what a known finding's
+// `needs` is matched against (known_findings.h), as a sequential run's steps are.
+std::vector<OpKind> ops_used(const sched::History& history);
+
 // "shard" for "shard[17]", "object_op_lock" for "object_op_lock[5]": a lock
 // name without its index.
 std::string lock_kind(const std::string& name);
