@@ -105,6 +105,8 @@ mc_feature_if_text(EVICT_FOR_TESTING MC_MS_TEXT "RunBatchEvictForTesting")
 mc_feature_if_text(GAUGE MC_METRIC_TEXT "get_soft_pin_key_count")
 # The read-hit byte metrics (memory and file cache hits) and their getters.
 mc_feature_if_text(HIT_BYTES MC_METRIC_TEXT "get_file_cache_hit_bytes")
+# The valid-get metric (successful reads), compared with the read-hit bytes.
+mc_feature_if_text(VALID_GETS MC_METRIC_TEXT "valid_get_nums_")
 # The batch lifecycle calls (BatchExistKey ... BatchRemove); BatchUpsertStart
 # is the newest of them.
 mc_feature_if_text(BATCH_UPSERT MC_MS_TEXT "BatchUpsertStart")

@@ -58,7 +58,7 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
   std::string& out = *buffer;
   out.clear();
   if (counters == Counters::Kept)
-    for (uint64_t b : {memory_hit_bytes_, disk_hit_bytes_}) put(out, static_cast<int64_t>(b));
+    for (uint64_t b : {memory_hit_bytes_, disk_hit_bytes_, reads_served_}) put(out, static_cast<int64_t>(b));
   auto rel = [&](Time t) { put(out, t == kTimeMax ? INT64_MIN : t - now); };
   IdRanker rank(ranks);
   if (ranks == IdRanks::Global) {

@@ -278,6 +278,7 @@ void Model::view(Time now, View* out) const {
   v.allocated = allocated_memory(v.memory_used);
   v.memory_hit_bytes = memory_hit_bytes_;
   v.disk_hit_bytes = disk_hit_bytes_;
+  v.reads_served = reads_served_;
 }
 
 }  // namespace pinsim

@@ -351,6 +351,7 @@ class Model {
   uint64_t quota_deficit_ = 0;                    // of the last refused charge
   int64_t gauge_ = 0;
   uint64_t memory_hit_bytes_ = 0, disk_hit_bytes_ = 0;  // rule read.hit; a restore keeps them
+  uint64_t reads_served_ = 0;  // successful reads (rule read.hit); a restore keeps it
   // Stored deadlines in time order: lets cleanup visit only due objects
   // (derived from objects_, kept in step by set_deadline alone).
   std::set<std::pair<Time, ObjectId>> deadlines_;

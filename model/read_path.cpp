@@ -38,7 +38,9 @@ void Model::grant_read_lease(ObjectId id, Object& obj, Time now) {
 // Rule read.hit: a read is served from memory when the object has a
 // completed memory replica, else from disk when it has a completed disk
 // replica; a read served from NoF alone is neither (no metric names it).
+// Every successful read counts as served, whatever served it.
 void Model::count_hit(const Object& obj) {
+  ++reads_served_;
   bool memory = false, disk = false;
   for (const Replica& r : obj.replicas) {
     if (r.status != ReplicaStatus::Complete) continue;

@@ -116,7 +116,7 @@ namespace pinsim {
   X(DiskSurvives, "disk.survives", "RFC silent; docs/interpretations.md (Disk replicas); Mooncake main BatchEvict",  \
     "eviction and unmount take memory only: an object with a disk replica stays, readable from disk once COMPLETE") \
   X(ReadHit, "read.hit", "RFC silent; docs/interpretations.md (Metrics the View compares); Mooncake GetReplicaList", \
-    "a successful get counts the object's bytes as a memory hit, else a disk hit when served from disk") \
+    "a successful get counts as a read served, and its bytes as a memory hit, else a disk hit from disk") \
   X(ReqReplicas, "request.replicas", "RFC silent; Mooncake main PutStart, UpsertStart (replica_num, size checks)",    \
     "a write that asks for no replica at all, or for 0 bytes, is INVALID_PARAMS and changes nothing")              \
   X(CopyStart, "copy.start", "RFC silent; docs/interpretations.md (Copies); Mooncake main CopyStart",               \

@@ -81,6 +81,10 @@ struct View {
   // Compared with kCapHits.
   uint64_t memory_hit_bytes = 0;
   uint64_t disk_hit_bytes = 0;
+  // The successful reads since the run began (rule read.hit): a get that
+  // answered OK, each OK key of a batch get. Mooncake's valid-get metric; a
+  // restore does not reset it. Compared with kCapHits.
+  uint64_t reads_served = 0;
   bool operator==(const View&) const = default;
 };
 

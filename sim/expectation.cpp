@@ -73,6 +73,7 @@ std::optional<StateMismatch> mismatch(const StateExpectation& e, const View& vie
   m.field("keys", kCapObjects, e.keys, static_cast<uint64_t>(view.objects.size()), "", as_number);
   m.field("memory_hit_bytes", kCapHits, e.memory_hit_bytes, view.memory_hit_bytes, "", as_number);
   m.field("disk_hit_bytes", kCapHits, e.disk_hit_bytes, view.disk_hit_bytes, "", as_number);
+  m.field("reads_served", kCapHits, e.reads_served, view.reads_served, "", as_number);
   for (const ObjectExpectation& o : e.objects) match_object(m, o, view);
   for (const RetentionExpectation& r : e.retention) {
     std::optional<Time> live;

@@ -43,6 +43,7 @@ struct StateExpectation {
   std::vector<UsageView> usage;  // bytes charged per listed tenant (0: nothing)
   std::vector<UsageView> quotas;  // effective quota per listed tenant (0: no policy)
   std::optional<uint64_t> memory_hit_bytes, disk_hit_bytes;  // the read-hit counters (rule read.hit)
+  std::optional<uint64_t> reads_served;                       // the successful reads (rule read.hit)
   bool operator==(const StateExpectation&) const = default;
 };
 

@@ -415,6 +415,7 @@ json encode_view(const View& v) {
   j["allocated"] = v.allocated;
   if (v.memory_hit_bytes) j["memory_hit_bytes"] = v.memory_hit_bytes;
   if (v.disk_hit_bytes) j["disk_hit_bytes"] = v.disk_hit_bytes;
+  if (v.reads_served) j["reads_served"] = v.reads_served;
   return j;
 }
 
@@ -474,6 +475,7 @@ StateExpectation decode_state_expectation(const json& j, const std::string& path
   if (f.has("keys")) e.keys = f.u64("keys");
   if (f.has("memory_hit_bytes")) e.memory_hit_bytes = f.u64("memory_hit_bytes");
   if (f.has("disk_hit_bytes")) e.disk_hit_bytes = f.u64("disk_hit_bytes");
+  if (f.has("reads_served")) e.reads_served = f.u64("reads_served");
   if (f.has("objects")) {
     const json& a = array_field(f, "objects");
     for (size_t i = 0; i < a.size(); ++i)
@@ -512,6 +514,7 @@ json encode_state_expectation(const StateExpectation& e) {
   if (e.keys) j["keys"] = *e.keys;
   if (e.memory_hit_bytes) j["memory_hit_bytes"] = *e.memory_hit_bytes;
   if (e.disk_hit_bytes) j["disk_hit_bytes"] = *e.disk_hit_bytes;
+  if (e.reads_served) j["reads_served"] = *e.reads_served;
   if (!e.objects.empty()) {
     json a = json::array();
     for (const ObjectExpectation& o : e.objects) {

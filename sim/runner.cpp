@@ -73,7 +73,7 @@ View masked(View v, Capabilities caps) {
   }
   if (!(caps & kCapSegments)) v.memory_used.clear(), v.mounted.clear(), v.allocated = 0;
   if (!(caps & kCapCached)) v.cached = 0;
-  if (!(caps & kCapHits)) v.memory_hit_bytes = 0, v.disk_hit_bytes = 0;
+  if (!(caps & kCapHits)) v.memory_hit_bytes = 0, v.disk_hit_bytes = 0, v.reads_served = 0;
   return v;
 }
 
@@ -149,6 +149,9 @@ Difference describe_difference(const View& e, const View& a) {
     return {"hits", "read-hit bytes (memory, disk): expected " + std::to_string(e.memory_hit_bytes) + ", " +
                         std::to_string(e.disk_hit_bytes) + ", got " + std::to_string(a.memory_hit_bytes) + ", " +
                         std::to_string(a.disk_hit_bytes)};
+  if (e.reads_served != a.reads_served)
+    return {"reads", "reads served: expected " + std::to_string(e.reads_served) + ", got " +
+                         std::to_string(a.reads_served)};
   return {};
 }
 

@@ -24,6 +24,7 @@ EmbeddedMaster::EmbeddedMaster(const EmbeddedMaster& other)
       retained_group_count_(other.retained_group_count_.load()),
       memory_hit_bytes_(other.memory_hit_bytes_.load()),
       disk_hit_bytes_(other.disk_hit_bytes_.load()),
+      reads_served_(other.reads_served_.load()),
       snapshots_(other.snapshots_),
       heat_(other.heat_),
       leases_(other.leases_),

@@ -152,6 +152,7 @@ View EmbeddedMaster::view(Time now) const {
   v.allocated = allocated_memory(v.memory_used);
   v.memory_hit_bytes = memory_hit_bytes_.load();
   v.disk_hit_bytes = disk_hit_bytes_.load();
+  v.reads_served = reads_served_.load();
   return v;
 }
 

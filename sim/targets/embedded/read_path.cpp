@@ -36,8 +36,10 @@ void EmbeddedMaster::grant_read_lease(ObjectId id, size_t shard, ObjectMetadata&
 
 // The read-hit metrics (GetReplicaList's): the object's bytes count as a
 // memory hit when a completed memory replica serves the read, else as a disk
-// (file) hit when a completed disk replica does.
+// (file) hit when a completed disk replica does; every successful read counts
+// as served (the valid-get metric).
 void EmbeddedMaster::count_hit(const ObjectMetadata& md) {
+  reads_served_.fetch_add(1);
   const auto complete = [&](ReplicaKind kind) {
     return std::any_of(md.replicas.begin(), md.replicas.end(),
                        [&](const Replica& r) { return r.kind == kind && r.status == ReplicaStatus::Complete; });

@@ -31,6 +31,9 @@
 #include "inline_threads.h"
 #include "master_metric_manager.h"
 #include "master_service_access.h"
+#if PINSIM_MC_HAS_VALID_GETS
+#include "valid_gets.h"
+#endif
 #if PINSIM_MC_HAS_RANDOM_ENGINE
 #include "random.h"
 #endif
@@ -359,6 +362,9 @@ class MooncakeTarget final : public Target {
     hit_baseline_ = {mc::MasterMetricManager::instance().get_mem_cache_hit_bytes(),
                      mc::MasterMetricManager::instance().get_file_cache_hit_bytes()};
 #endif
+#if PINSIM_MC_HAS_VALID_GETS
+    reads_baseline_ = mooncake_metrics::valid_get_nums();  // it only grows too
+#endif
     // The master is empty now, whatever ran here before: so is its
     // cached-objects gauge (a process-wide metric, kept by hand by Mooncake).
     mc::MasterMetricManager::instance().reset_cache_total_nums();
@@ -390,7 +396,7 @@ class MooncakeTarget final : public Target {
 #if PINSIM_MC_HAS_GAUGE
     caps |= kCapGauge;
 #endif
-#if PINSIM_MC_HAS_HIT_BYTES
+#if PINSIM_MC_HAS_HIT_BYTES && PINSIM_MC_HAS_VALID_GETS  // the read counters are compared together
     caps |= kCapHits;
 #endif
 #if PINSIM_MC_HAS_SOFT_PIN_ACTION
@@ -826,6 +832,9 @@ class MooncakeTarget final : public Target {
     v.disk_hit_bytes =
         static_cast<uint64_t>(mc::MasterMetricManager::instance().get_file_cache_hit_bytes() - hit_baseline_.second);
 #endif
+#if PINSIM_MC_HAS_VALID_GETS
+    v.reads_served = static_cast<uint64_t>(mooncake_metrics::valid_get_nums() - reads_baseline_);
+#endif
     v.allocated = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_allocated_mem_size());
     if (config_.disk_replica) v.shared_disk_files = shared_disk_files();
 #if PINSIM_MC_HAS_GRACEFUL_UNMOUNT
@@ -1209,6 +1218,7 @@ class MooncakeTarget final : public Target {
 #endif
   int64_t baseline_ = 0;
   std::pair<int64_t, int64_t> hit_baseline_{0, 0};  // the read-hit byte metrics (memory, file) at the run's start
+  int64_t reads_baseline_ = 0;                       // the valid-get metric at the run's start
   const std::thread::id owner_;  // the thread that started the target
   struct Token {  // a proposal's lease, as the client keeps it (rule dynrep.copy)
     mc::UUID lease;
