@@ -54,11 +54,17 @@ std::string Model::canonical_state(Time now) const {
   return out;
 }
 
+// The metrics that count requests (reads, refusals): a restore keeps them.
+void Model::put_counters(std::string& out) const {
+  for (uint64_t b : {memory_hit_bytes_, disk_hit_bytes_, reads_served_, quota_rejections_, placement_failures_,
+                     partial_placements_})
+    put(out, static_cast<int64_t>(b));
+}
+
 void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors actors, Counters counters) const {
   std::string& out = *buffer;
   out.clear();
-  if (counters == Counters::Kept)
-    for (uint64_t b : {memory_hit_bytes_, disk_hit_bytes_, reads_served_}) put(out, static_cast<int64_t>(b));
+  if (counters == Counters::Kept) put_counters(out);
   auto rel = [&](Time t) { put(out, t == kTimeMax ? INT64_MIN : t - now); };
   IdRanker rank(ranks);
   if (ranks == IdRanks::Global) {

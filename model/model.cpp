@@ -279,6 +279,9 @@ void Model::view(Time now, View* out) const {
   v.memory_hit_bytes = memory_hit_bytes_;
   v.disk_hit_bytes = disk_hit_bytes_;
   v.reads_served = reads_served_;
+  v.quota_rejections = quota_rejections_;
+  v.placement_failures = placement_failures_;
+  v.partial_placements = partial_placements_;
 }
 
 }  // namespace pinsim

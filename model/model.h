@@ -186,6 +186,7 @@ class Model {
   const ObjectTable& objects() const { return objects_; }
 
  private:
+  void put_counters(std::string& out) const;  // canonical_state's counters
   explicit Model(const Config& config);
   using GroupKey = std::pair<TenantId, GroupId>;
 
@@ -220,6 +221,7 @@ class Model {
   // request changes anything (failure atomicity). `released` is the charge
   // the replaced object gives back when the write goes ahead.
   std::optional<ErrorCode> admit(const Op& op, uint64_t released, std::vector<Replica>* placed);
+  void count_partial(const Op& op, const std::vector<Replica>& placed);
   void create_object(const Op& op, GroupId group, const Resolved& req, std::vector<Replica> placed,
                      std::optional<Time> carried, Time now, bool hard_pinned);
   std::optional<ErrorCode> admit_replacement(const Op& op, const Object& obj, bool keeps_charge,
@@ -352,6 +354,8 @@ class Model {
   int64_t gauge_ = 0;
   uint64_t memory_hit_bytes_ = 0, disk_hit_bytes_ = 0;  // rule read.hit; a restore keeps them
   uint64_t reads_served_ = 0;  // successful reads (rule read.hit); a restore keeps it
+  // Refusals (rules tenant.quota, alloc.no-handle, alloc.partial); a restore keeps them.
+  uint64_t quota_rejections_ = 0, placement_failures_ = 0, partial_placements_ = 0;
   // Stored deadlines in time order: lets cleanup visit only due objects
   // (derived from objects_, kept in step by set_deadline alone).
   std::set<std::pair<Time, ObjectId>> deadlines_;

@@ -83,7 +83,10 @@ namespace pinsim {
   X(HardPinNeverEvicted, "hardpin.never-evicted", "Mooncake main BatchEvict, EvictTenantMemoryForQuota",              \
     "no eviction takes a hard-pinned object, and none normalises its soft pin")                                      \
   X(NoHandle, "alloc.no-handle", "Mooncake main PutStart, UpsertStart (unchanged path)",                             \
-    "allocation without room fails with NO_AVAILABLE_HANDLE")                                                        \
+    "allocation without room fails with NO_AVAILABLE_HANDLE and counts a placement failure")                         \
+  X(PartialPlacement, "alloc.partial", "RFC silent; docs/interpretations.md (Metrics the View compares); "          \
+    "Mooncake main AllocateAndInsertMetadata",                                                                     \
+    "a write placed with fewer replicas than it asked for succeeds and counts a partial placement")                 \
   X(RestoreRfc, "restore.rfc", "RFC 3028 Snapshot and HA semantics", "restore keeps unexpired deadlines, normalises expired ones")    \
   X(RestoreMain, "restore.mooncake-main", "Mooncake main ApplySnapshotState (mooncake-main profile)",                \
     "restore makes every object ordinary cache, drops lease-expired ones")                                           \

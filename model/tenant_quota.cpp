@@ -182,7 +182,10 @@ Outcome Model::start_attempt(const Op& op, StartRun& run, Time now, const std::v
   if (own_preference) batch_preference_.clear();
   ++run.attempts;
   run.ended = out.code != ErrorCode::TENANT_QUOTA_EXCEEDED || run.attempts == kAttempts;
-  if (run.ended && out.code == ErrorCode::TENANT_QUOTA_EXCEEDED) hits_.hit(Rule::Quota);
+  if (run.ended && out.code == ErrorCode::TENANT_QUOTA_EXCEEDED) {
+    hits_.hit(Rule::Quota);
+    ++quota_rejections_;  // counted once per request, after its retries
+  }
   if (!run.ended) run.deficit = quota_deficit_;
   return out;
 }

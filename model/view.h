@@ -85,6 +85,16 @@ struct View {
   // answered OK, each OK key of a batch get. Mooncake's valid-get metric; a
   // restore does not reset it. Compared with kCapHits.
   uint64_t reads_served = 0;
+  // The refused and degraded writes since the run began: Starts and copies
+  // refused TENANT_QUOTA_EXCEEDED (rule tenant.quota; a Start once, after its
+  // retries), Starts refused for placement (rule alloc.no-handle), and
+  // Starts placed with fewer replicas than asked (rule alloc.partial).
+  // Mooncake's quota-rejection, put-start allocation-failure and
+  // partial-allocation metrics; a restore does not reset them. Compared with
+  // kCapRefusals.
+  uint64_t quota_rejections = 0;
+  uint64_t placement_failures = 0;
+  uint64_t partial_placements = 0;
   bool operator==(const View&) const = default;
 };
 
@@ -100,14 +110,15 @@ enum Capability : uint32_t {
   kCapSegments = 1u << 7,   // bytes allocated per memory segment, and the allocated-memory metric
   kCapCached = 1u << 8,     // the cached-objects gauge
   kCapHits = 1u << 9,       // the read-hit counters
-  kCapAll = (1u << 10) - 1,
+  kCapRefusals = 1u << 10,  // the quota-rejection and placement counters
+  kCapAll = (1u << 11) - 1,
   // Not a part of the View: the target may be called from several threads at
   // once (the concurrent lane, sim/sched, runs only such targets).
-  kCapThreadSafe = 1u << 10,
+  kCapThreadSafe = 1u << 16,
   // Not a part of the View: the target's eviction takes one shard lock at a
   // time (census, pass 1, release, pass 2, as Mooncake's BatchEvict), so a
   // concurrent history is explained with other calls between its steps.
-  kCapEvictionInSteps = 1u << 11,
+  kCapEvictionInSteps = 1u << 17,
 };
 using Capabilities = uint32_t;
 

@@ -55,10 +55,26 @@ std::optional<ErrorCode> Model::admit(const Op& op, uint64_t released, std::vect
   auto plan = plan_placement(op);
   if (!plan) {
     hits_.hit(Rule::NoHandle);
+    ++placement_failures_;
     return ErrorCode::NO_AVAILABLE_HANDLE;
   }
+  count_partial(op, *plan);
   *placed = std::move(*plan);
   return std::nullopt;
+}
+
+// Rule alloc.partial: a write placed with fewer memory or NoF replicas than
+// it asked for (best effort, or one side of a flexible dual write) succeeds
+// and counts a partial placement.
+void Model::count_partial(const Op& op, const std::vector<Replica>& placed) {
+  uint32_t memory = 0, nof = 0;
+  for (const Replica& r : placed) {
+    memory += r.kind == ReplicaKind::Memory;
+    nof += r.kind == ReplicaKind::Nof;
+  }
+  if (memory >= op.memory_replicas && nof >= op.nof_replicas) return;
+  hits_.hit(Rule::PartialPlacement);
+  ++partial_placements_;
 }
 
 // Inserts the admitted object: Pending(action, ttl, E = the new replica ids),

@@ -74,6 +74,9 @@ std::optional<StateMismatch> mismatch(const StateExpectation& e, const View& vie
   m.field("memory_hit_bytes", kCapHits, e.memory_hit_bytes, view.memory_hit_bytes, "", as_number);
   m.field("disk_hit_bytes", kCapHits, e.disk_hit_bytes, view.disk_hit_bytes, "", as_number);
   m.field("reads_served", kCapHits, e.reads_served, view.reads_served, "", as_number);
+  m.field("quota_rejections", kCapRefusals, e.quota_rejections, view.quota_rejections, "", as_number);
+  m.field("placement_failures", kCapRefusals, e.placement_failures, view.placement_failures, "", as_number);
+  m.field("partial_placements", kCapRefusals, e.partial_placements, view.partial_placements, "", as_number);
   for (const ObjectExpectation& o : e.objects) match_object(m, o, view);
   for (const RetentionExpectation& r : e.retention) {
     std::optional<Time> live;

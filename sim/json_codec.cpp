@@ -416,6 +416,9 @@ json encode_view(const View& v) {
   if (v.memory_hit_bytes) j["memory_hit_bytes"] = v.memory_hit_bytes;
   if (v.disk_hit_bytes) j["disk_hit_bytes"] = v.disk_hit_bytes;
   if (v.reads_served) j["reads_served"] = v.reads_served;
+  if (v.quota_rejections) j["quota_rejections"] = v.quota_rejections;
+  if (v.placement_failures) j["placement_failures"] = v.placement_failures;
+  if (v.partial_placements) j["partial_placements"] = v.partial_placements;
   return j;
 }
 
@@ -476,6 +479,10 @@ StateExpectation decode_state_expectation(const json& j, const std::string& path
   if (f.has("memory_hit_bytes")) e.memory_hit_bytes = f.u64("memory_hit_bytes");
   if (f.has("disk_hit_bytes")) e.disk_hit_bytes = f.u64("disk_hit_bytes");
   if (f.has("reads_served")) e.reads_served = f.u64("reads_served");
+  for (auto [name, field] : {std::pair{"quota_rejections", &e.quota_rejections},
+                             std::pair{"placement_failures", &e.placement_failures},
+                             std::pair{"partial_placements", &e.partial_placements}})
+    if (f.has(name)) *field = f.u64(name);
   if (f.has("objects")) {
     const json& a = array_field(f, "objects");
     for (size_t i = 0; i < a.size(); ++i)
@@ -515,6 +522,9 @@ json encode_state_expectation(const StateExpectation& e) {
   if (e.memory_hit_bytes) j["memory_hit_bytes"] = *e.memory_hit_bytes;
   if (e.disk_hit_bytes) j["disk_hit_bytes"] = *e.disk_hit_bytes;
   if (e.reads_served) j["reads_served"] = *e.reads_served;
+  if (e.quota_rejections) j["quota_rejections"] = *e.quota_rejections;
+  if (e.placement_failures) j["placement_failures"] = *e.placement_failures;
+  if (e.partial_placements) j["partial_placements"] = *e.partial_placements;
   if (!e.objects.empty()) {
     json a = json::array();
     for (const ObjectExpectation& o : e.objects) {

@@ -74,6 +74,7 @@ View masked(View v, Capabilities caps) {
   if (!(caps & kCapSegments)) v.memory_used.clear(), v.mounted.clear(), v.allocated = 0;
   if (!(caps & kCapCached)) v.cached = 0;
   if (!(caps & kCapHits)) v.memory_hit_bytes = 0, v.disk_hit_bytes = 0, v.reads_served = 0;
+  if (!(caps & kCapRefusals)) v.quota_rejections = 0, v.placement_failures = 0, v.partial_placements = 0;
   return v;
 }
 
@@ -81,6 +82,13 @@ bool same_masked(const View& a, const View& b, Capabilities caps) {
   if ((caps & kCapAll) == kCapAll) return a == b;  // masked() keeps everything
   return masked(a, caps) == masked(b, caps);
 }
+
+namespace {
+std::string refusals(const View& v) {
+  return std::to_string(v.quota_rejections) + ", " + std::to_string(v.placement_failures) + ", " +
+         std::to_string(v.partial_placements);
+}
+}  // namespace
 
 Difference describe_difference(const View& e, const View& a) {
   if (e.gauge != a.gauge) return {"gauge", "gauge: expected " + std::to_string(e.gauge) + ", got " + std::to_string(a.gauge)};
@@ -152,6 +160,10 @@ Difference describe_difference(const View& e, const View& a) {
   if (e.reads_served != a.reads_served)
     return {"reads", "reads served: expected " + std::to_string(e.reads_served) + ", got " +
                          std::to_string(a.reads_served)};
+  if (e.quota_rejections != a.quota_rejections || e.placement_failures != a.placement_failures ||
+      e.partial_placements != a.partial_placements)
+    return {"refusals", "quota rejections, placement failures, partial placements: expected " + refusals(e) +
+                            ", got " + refusals(a)};
   return {};
 }
 

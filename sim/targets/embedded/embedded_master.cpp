@@ -153,6 +153,9 @@ View EmbeddedMaster::view(Time now) const {
   v.memory_hit_bytes = memory_hit_bytes_.load();
   v.disk_hit_bytes = disk_hit_bytes_.load();
   v.reads_served = reads_served_.load();
+  v.quota_rejections = quota_rejections_.load();
+  v.placement_failures = placement_failures_.load();
+  v.partial_placements = partial_placements_.load();
   return v;
 }
 
@@ -322,8 +325,10 @@ bool EmbeddedMaster::allocate_locked(const Op& op, const PreferredSegments& pref
   if (!has_expected_allocation(op, memory.size(), nof.size())) {
     for (uint32_t s : memory) segments_.release(s, op.size);
     for (uint32_t s : nof) segments_.release(s, op.size);
+    placement_failures_.fetch_add(1);
     return false;
   }
+  if (memory.size() < op.memory_replicas || nof.size() < op.nof_replicas) partial_placements_.fetch_add(1);
   out->clear();
   for (uint32_t s : memory) out->push_back({next_replica_id_++, ReplicaKind::Memory, ReplicaStatus::Processing, s});
   for (uint32_t s : nof) out->push_back({next_replica_id_++, ReplicaKind::Nof, ReplicaStatus::Processing, s});

@@ -312,6 +312,8 @@ class EmbeddedMaster final : public Target {
   std::atomic<uint64_t> retained_group_count_{0};  // PR 2835 admission counter
   std::atomic<uint64_t> memory_hit_bytes_{0}, disk_hit_bytes_{0};  // read-hit metrics; a restore keeps them
   std::atomic<uint64_t> reads_served_{0};  // the valid-get metric; a restore keeps it
+  // The quota-rejection, put-start allocation-failure and partial-allocation metrics.
+  std::atomic<uint64_t> quota_rejections_{0}, placement_failures_{0}, partial_placements_{0};
   std::vector<SnapshotImage> snapshots_;           // under snapshot_mutex_ (exclusive)
   // Dynamic replication: the heat window of each key ever read (it outlives
   // the object) and the live leases by tenant and proposal id (the model's

@@ -47,7 +47,10 @@ ErrorCode EmbeddedMaster::reserve_copy(ObjectId id, ObjectMetadata& md, const st
   if (account && requested > TenantQuotaAccount::kMaxChargedBytes) return ErrorCode::INVALID_PARAMS;
   const uint64_t need = account ? static_cast<uint64_t>(requested) : 0;
   uint64_t deficit = 0;
-  if (account && !account->TryCharge(need, 0, &deficit)) return ErrorCode::TENANT_QUOTA_EXCEEDED;
+  if (account && !account->TryCharge(need, 0, &deficit)) {
+    quota_rejections_.fetch_add(1);
+    return ErrorCode::TENANT_QUOTA_EXCEEDED;
+  }
   std::lock_guard lock(alloc_mutex_);
   if (!segments_.allocate_each(targets, md.size)) {
     if (account) account->Release(need);

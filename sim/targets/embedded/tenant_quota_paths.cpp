@@ -23,7 +23,11 @@ Outcome EmbeddedMaster::with_quota_eviction(const Op& op, Time now, StartAttempt
   request.preferred = preferred ? *preferred : preferred_segments();
   for (int attempt = 0;; ++attempt) {
     Outcome out = (this->*attempt_once)(op, now, &request);
-    if (out.code != ErrorCode::TENANT_QUOTA_EXCEEDED || attempt == kMaxTenantQuotaEvictionRetries) return out;
+    if (out.code != ErrorCode::TENANT_QUOTA_EXCEEDED) return out;
+    if (attempt == kMaxTenantQuotaEvictionRetries) {
+      quota_rejections_.fetch_add(1);
+      return out;
+    }
     evict_tenant_memory_for_quota(op.object.tenant, request.deficit, now);
   }
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <charconv>
 #include <chrono>
@@ -31,9 +32,7 @@
 #include "inline_threads.h"
 #include "master_metric_manager.h"
 #include "master_service_access.h"
-#if PINSIM_MC_HAS_VALID_GETS
-#include "valid_gets.h"
-#endif
+#include "unexported_metrics.h"
 #if PINSIM_MC_HAS_RANDOM_ENGINE
 #include "random.h"
 #endif
@@ -365,6 +364,9 @@ class MooncakeTarget final : public Target {
 #if PINSIM_MC_HAS_VALID_GETS
     reads_baseline_ = mooncake_metrics::valid_get_nums();  // it only grows too
 #endif
+#if PINSIM_MC_HAS_REFUSALS
+    refusals_baseline_ = refusal_metrics();  // so do these
+#endif
     // The master is empty now, whatever ran here before: so is its
     // cached-objects gauge (a process-wide metric, kept by hand by Mooncake).
     mc::MasterMetricManager::instance().reset_cache_total_nums();
@@ -398,6 +400,9 @@ class MooncakeTarget final : public Target {
 #endif
 #if PINSIM_MC_HAS_HIT_BYTES && PINSIM_MC_HAS_VALID_GETS  // the read counters are compared together
     caps |= kCapHits;
+#endif
+#if PINSIM_MC_HAS_REFUSALS
+    caps |= kCapRefusals;
 #endif
 #if PINSIM_MC_HAS_SOFT_PIN_ACTION
     caps |= kCapPending;
@@ -835,6 +840,12 @@ class MooncakeTarget final : public Target {
 #if PINSIM_MC_HAS_VALID_GETS
     v.reads_served = static_cast<uint64_t>(mooncake_metrics::valid_get_nums() - reads_baseline_);
 #endif
+#if PINSIM_MC_HAS_REFUSALS
+    const std::array<int64_t, 3> refusals = refusal_metrics();
+    v.quota_rejections = static_cast<uint64_t>(refusals[0] - refusals_baseline_[0]);
+    v.placement_failures = static_cast<uint64_t>(refusals[1] - refusals_baseline_[1]);
+    v.partial_placements = static_cast<uint64_t>(refusals[2] - refusals_baseline_[2]);
+#endif
     v.allocated = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_allocated_mem_size());
     if (config_.disk_replica) v.shared_disk_files = shared_disk_files();
 #if PINSIM_MC_HAS_GRACEFUL_UNMOUNT
@@ -1219,6 +1230,16 @@ class MooncakeTarget final : public Target {
   int64_t baseline_ = 0;
   std::pair<int64_t, int64_t> hit_baseline_{0, 0};  // the read-hit byte metrics (memory, file) at the run's start
   int64_t reads_baseline_ = 0;                       // the valid-get metric at the run's start
+#if PINSIM_MC_HAS_REFUSALS
+  // The quota-rejection, put-start allocation-failure and partial-allocation
+  // metrics (rules tenant.quota, alloc.no-handle, alloc.partial): they only grow.
+  static std::array<int64_t, 3> refusal_metrics() {
+    auto& m = mc::MasterMetricManager::instance();
+    return {mooncake_metrics::tenant_quota_rejects(), m.get_put_start_alloc_failures(),
+            m.get_put_start_partial_allocations()};
+  }
+  std::array<int64_t, 3> refusals_baseline_{};  // at the run's start
+#endif
   const std::thread::id owner_;  // the thread that started the target
   struct Token {  // a proposal's lease, as the client keeps it (rule dynrep.copy)
     mc::UUID lease;
@@ -1298,6 +1319,18 @@ std::string_view mooncake_target_description() {
 
 bool mooncake_evict_is_seedable() { return PINSIM_MC_HAS_RANDOM_ENGINE != 0; }
 
+// NoF segments are not mounted by this adapter yet. A tree built with NoF
+// (USE_NOF) may still be asked for NoF replicas where the config has no NoF
+// segment: none is placed, as in the model, and placement judges the request
+// (a flexible 1 + 1 write keeps its memory replica, any other fails
+// NO_AVAILABLE_HANDLE). A tree built without it refuses any NoF request
+// INVALID_PARAMS (its NoF pool is off), which no rule of the model states.
+static bool nof_request_ok(const Op& op, const Config& config) {
+  return op.nof_replicas == 0 ||
+         (PINSIM_MC_HAS_NOF && std::none_of(config.segments.begin(), config.segments.end(),
+                                            [](const SegmentConfig& s) { return s.kind == ReplicaKind::Nof; }));
+}
+
 bool mooncake_target_supports(const Op& op, const Config& config) {
   // Tenants other than 0 exist only in multi-tenant mode (Mooncake folds every
   // tenant into "default" outside it); the PR 2835 tree has no such mode.
@@ -1317,8 +1350,7 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
       return PINSIM_MC_HAS_RETAIN_GROUPS != 0 && op.object.tenant == 0;
     case OpKind::PutStart:
     case OpKind::UpsertStart:
-      if (op.nof_replicas > 0) return false;  // NoF segments are not mounted by this adapter yet
-      return pin_ok && tenant_ok;
+      return nof_request_ok(op, config) && pin_ok && tenant_ok;
     case OpKind::PutEnd:
     case OpKind::UpsertEnd:
       if (op.checksum && !PINSIM_MC_HAS_OBJECT_CHECKSUM) return false;  // no object checksum in this tree
@@ -1326,7 +1358,7 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
     case OpKind::PutRevoke:
     case OpKind::UpsertRevoke:
       // A NoF selector is fine: no object here has a NoF replica (no NoF
-      // segment is mounted, NoF writes are refused above), so it targets
+      // segment is mounted, so none is placed), so it targets
       // nothing, which Mooncake answers like any other empty selection.
       return tenant_ok;
     case OpKind::Get:
@@ -1352,7 +1384,7 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
       return PINSIM_MC_HAS_MULTI_TENANT != 0;
     // The batch calls, like their single-key elements: no NoF.
     case OpKind::BatchUpsertStart:
-      return op.nof_replicas == 0 && pin_ok && batch_ok;
+      return nof_request_ok(op, config) && pin_ok && batch_ok;
     case OpKind::BatchPutEnd:
     case OpKind::BatchPutRevoke:
       return batch_ok;
