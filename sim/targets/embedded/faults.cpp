@@ -7,7 +7,7 @@ namespace pinsim::embedded {
 
 namespace {
 
-constexpr std::array<FaultInfo, 26> kFaults{{
+constexpr std::array<FaultInfo, 27> kFaults{{
     {"F1", "reads renew the soft pin (the pre-#2909 behaviour)", &Faults::f1_reads_renew_soft_pin},
     {"F2", "cleanup clears a pin without the deadline-equality check (stale index entry)",
      &Faults::f2_cleanup_skips_deadline_check},
@@ -49,6 +49,8 @@ constexpr std::array<FaultInfo, 26> kFaults{{
     {"F26", "a dynamic replica freed at once (evicted, or a revoked or failed copy's target) sets no recreate "
      "cooldown (rule dynrep.cooldown)", &Faults::f26_freed_dynamic_replica_no_cooldown, FaultLane::Sequential,
      "dynamic"},
+    {"F27", "a Start refused for quota counts a quota rejection at each of its attempts, not once (rule tenant.quota)",
+     &Faults::f27_quota_rejection_per_attempt},
 }};
 
 }  // namespace
