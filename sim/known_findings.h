@@ -36,8 +36,10 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 
 // The conditions a finding may name in `when` (kFindingConditions) that
 // `trace` met at or before step `step`: "proposal_id_reused", a propose
-// naming an id an earlier propose of its tenant named for another key.
-inline constexpr std::string_view kFindingConditions[] = {"proposal_id_reused"};
+// naming an id an earlier propose of its tenant named for another key;
+// "restore_applied", the failing step is a restore that had a snapshot
+// candidate to apply (not one that finds none usable and starts empty).
+inline constexpr std::string_view kFindingConditions[] = {"proposal_id_reused", "restore_applied"};
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`

@@ -42,6 +42,22 @@ TEST(KnownFindings, AFindingThatNeedsAnOpMatchesOnlyInARunThatUsedIt) {
   EXPECT_EQ(ops_used(t, 2).size(), 3u);
 }
 
+// "restore_applied": the failing restore had a snapshot to apply (the newest
+// one unless it is made to fail); one that finds none is not that condition.
+TEST(KnownFindings, ARestoreAppliesOnlyWithAUsableSnapshot) {
+  Trace t;
+  for (OpKind k : {OpKind::Restore, OpKind::Snapshot, OpKind::Restore, OpKind::Restore})
+    t.steps.push_back({0, Op{k}, {}, {}});
+  t.steps[3].op.fail_first_candidate = true;
+  EXPECT_EQ(conditions_met(t, 0), std::vector<std::string>{});  // no snapshot yet
+  EXPECT_EQ(conditions_met(t, 1), std::vector<std::string>{});  // not a restore
+  EXPECT_EQ(conditions_met(t, 2), std::vector<std::string>{"restore_applied"});
+  EXPECT_EQ(conditions_met(t, 3), std::vector<std::string>{});  // its only candidate fails
+  const std::vector<KnownFinding> known{{"e.json", "main", {"view/restore/allocated"}, {}, {}, {"restore_applied"}}};
+  EXPECT_EQ(match_known(known, "view/restore/allocated", "main", {}, conditions_met(t, 2)), &known[0]);
+  EXPECT_EQ(match_known(known, "view/restore/allocated", "main", {}, conditions_met(t, 3)), nullptr);
+}
+
 // A finding confirmed on another tree (also_on) is recognised there too.
 TEST(KnownFindings, AFindingAlsoOnAnotherTreeMatchesThere) {
   const std::vector<KnownFinding> known{{"d.json", "main", {"view/get/hits"}, {}, {"pr-2835"}}};
