@@ -107,6 +107,8 @@ mc_feature_if_text(GAUGE MC_METRIC_TEXT "get_soft_pin_key_count")
 mc_feature_if_text(HIT_BYTES MC_METRIC_TEXT "get_file_cache_hit_bytes")
 # The valid-get metric (successful reads), compared with the read-hit bytes.
 mc_feature_if_text(VALID_GETS MC_METRIC_TEXT "valid_get_nums_")
+# The read-hit counts (memory and file; no getters), compared with the bytes.
+mc_feature_if_text(HIT_NUMS MC_METRIC_TEXT "file_cache_hit_nums_")
 # The refusal metrics, compared together: put-start allocation failures and
 # partial allocations (their getters), tenant quota rejections (no getter).
 mc_feature_if_text(REFUSALS MC_METRIC_TEXT "get_put_start_partial_allocations")

@@ -56,8 +56,8 @@ std::string Model::canonical_state(Time now) const {
 
 // The metrics that count requests (reads, refusals): a restore keeps them.
 void Model::put_counters(std::string& out) const {
-  for (uint64_t b : {memory_hit_bytes_, disk_hit_bytes_, reads_served_, quota_rejections_, placement_failures_,
-                     partial_placements_})
+  for (uint64_t b : {memory_hit_bytes_, disk_hit_bytes_, memory_hits_, disk_hits_, reads_served_, quota_rejections_,
+                     placement_failures_, partial_placements_})
     put(out, static_cast<int64_t>(b));
 }
 

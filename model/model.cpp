@@ -278,6 +278,8 @@ void Model::view(Time now, View* out) const {
   v.allocated = allocated_memory(v.memory_used);
   v.memory_hit_bytes = memory_hit_bytes_;
   v.disk_hit_bytes = disk_hit_bytes_;
+  v.memory_hits = memory_hits_;
+  v.disk_hits = disk_hits_;
   v.reads_served = reads_served_;
   v.quota_rejections = quota_rejections_;
   v.placement_failures = placement_failures_;

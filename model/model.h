@@ -353,6 +353,7 @@ class Model {
   uint64_t quota_deficit_ = 0;                    // of the last refused charge
   int64_t gauge_ = 0;
   uint64_t memory_hit_bytes_ = 0, disk_hit_bytes_ = 0;  // rule read.hit; a restore keeps them
+  uint64_t memory_hits_ = 0, disk_hits_ = 0;            // the same reads counted
   uint64_t reads_served_ = 0;  // successful reads (rule read.hit); a restore keeps it
   // Refusals (rules tenant.quota, alloc.no-handle, alloc.partial); a restore keeps them.
   uint64_t quota_rejections_ = 0, placement_failures_ = 0, partial_placements_ = 0;

@@ -37,7 +37,8 @@ void Model::grant_read_lease(ObjectId id, Object& obj, Time now) {
 
 // Rule read.hit: a read is served from memory when the object has a
 // completed memory replica, else from disk when it has a completed disk
-// replica; a read served from NoF alone is neither (no metric names it).
+// replica (its bytes and one hit counted); a read served from NoF alone is
+// neither (no metric names it).
 // Every successful read counts as served, whatever served it.
 void Model::count_hit(const Object& obj) {
   ++reads_served_;
@@ -48,8 +49,8 @@ void Model::count_hit(const Object& obj) {
     disk |= r.kind == ReplicaKind::Disk;
   }
   if (memory || disk) hits_.hit(Rule::ReadHit);
-  if (memory) memory_hit_bytes_ += obj.size;
-  else if (disk) disk_hit_bytes_ += obj.size;
+  if (memory) memory_hit_bytes_ += obj.size, ++memory_hits_;
+  else if (disk) disk_hit_bytes_ += obj.size, ++disk_hits_;
 }
 
 Outcome Model::get(const Op& op, Time now) {

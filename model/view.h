@@ -81,6 +81,9 @@ struct View {
   // Compared with kCapHits.
   uint64_t memory_hit_bytes = 0;
   uint64_t disk_hit_bytes = 0;
+  // The same reads counted (Mooncake's mem/file cache-hit count metrics).
+  uint64_t memory_hits = 0;
+  uint64_t disk_hits = 0;
   // The successful reads since the run began (rule read.hit): a get that
   // answered OK, each OK key of a batch get. Mooncake's valid-get metric; a
   // restore does not reset it. Compared with kCapHits.

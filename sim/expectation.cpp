@@ -73,6 +73,8 @@ std::optional<StateMismatch> mismatch(const StateExpectation& e, const View& vie
   m.field("keys", kCapObjects, e.keys, static_cast<uint64_t>(view.objects.size()), "", as_number);
   m.field("memory_hit_bytes", kCapHits, e.memory_hit_bytes, view.memory_hit_bytes, "", as_number);
   m.field("disk_hit_bytes", kCapHits, e.disk_hit_bytes, view.disk_hit_bytes, "", as_number);
+  m.field("memory_hits", kCapHits, e.memory_hits, view.memory_hits, "", as_number);
+  m.field("disk_hits", kCapHits, e.disk_hits, view.disk_hits, "", as_number);
   m.field("reads_served", kCapHits, e.reads_served, view.reads_served, "", as_number);
   m.field("quota_rejections", kCapRefusals, e.quota_rejections, view.quota_rejections, "", as_number);
   m.field("placement_failures", kCapRefusals, e.placement_failures, view.placement_failures, "", as_number);

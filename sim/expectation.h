@@ -43,6 +43,7 @@ struct StateExpectation {
   std::vector<UsageView> usage;  // bytes charged per listed tenant (0: nothing)
   std::vector<UsageView> quotas;  // effective quota per listed tenant (0: no policy)
   std::optional<uint64_t> memory_hit_bytes, disk_hit_bytes;  // the read-hit counters (rule read.hit)
+  std::optional<uint64_t> memory_hits, disk_hits;            // and the same reads counted
   std::optional<uint64_t> reads_served;                       // the successful reads (rule read.hit)
   // The refusal counters (rules tenant.quota, alloc.no-handle, alloc.partial).
   std::optional<uint64_t> quota_rejections, placement_failures, partial_placements;

@@ -415,6 +415,8 @@ json encode_view(const View& v) {
   j["allocated"] = v.allocated;
   if (v.memory_hit_bytes) j["memory_hit_bytes"] = v.memory_hit_bytes;
   if (v.disk_hit_bytes) j["disk_hit_bytes"] = v.disk_hit_bytes;
+  if (v.memory_hits) j["memory_hits"] = v.memory_hits;
+  if (v.disk_hits) j["disk_hits"] = v.disk_hits;
   if (v.reads_served) j["reads_served"] = v.reads_served;
   if (v.quota_rejections) j["quota_rejections"] = v.quota_rejections;
   if (v.placement_failures) j["placement_failures"] = v.placement_failures;
@@ -479,7 +481,8 @@ StateExpectation decode_state_expectation(const json& j, const std::string& path
   if (f.has("memory_hit_bytes")) e.memory_hit_bytes = f.u64("memory_hit_bytes");
   if (f.has("disk_hit_bytes")) e.disk_hit_bytes = f.u64("disk_hit_bytes");
   if (f.has("reads_served")) e.reads_served = f.u64("reads_served");
-  for (auto [name, field] : {std::pair{"quota_rejections", &e.quota_rejections},
+  for (auto [name, field] : {std::pair{"memory_hits", &e.memory_hits}, std::pair{"disk_hits", &e.disk_hits},
+                             std::pair{"quota_rejections", &e.quota_rejections},
                              std::pair{"placement_failures", &e.placement_failures},
                              std::pair{"partial_placements", &e.partial_placements}})
     if (f.has(name)) *field = f.u64(name);
@@ -521,6 +524,8 @@ json encode_state_expectation(const StateExpectation& e) {
   if (e.keys) j["keys"] = *e.keys;
   if (e.memory_hit_bytes) j["memory_hit_bytes"] = *e.memory_hit_bytes;
   if (e.disk_hit_bytes) j["disk_hit_bytes"] = *e.disk_hit_bytes;
+  if (e.memory_hits) j["memory_hits"] = *e.memory_hits;
+  if (e.disk_hits) j["disk_hits"] = *e.disk_hits;
   if (e.reads_served) j["reads_served"] = *e.reads_served;
   if (e.quota_rejections) j["quota_rejections"] = *e.quota_rejections;
   if (e.placement_failures) j["placement_failures"] = *e.placement_failures;

@@ -73,7 +73,8 @@ View masked(View v, Capabilities caps) {
   }
   if (!(caps & kCapSegments)) v.memory_used.clear(), v.mounted.clear(), v.allocated = 0;
   if (!(caps & kCapCached)) v.cached = 0;
-  if (!(caps & kCapHits)) v.memory_hit_bytes = 0, v.disk_hit_bytes = 0, v.reads_served = 0;
+  if (!(caps & kCapHits)) v.memory_hit_bytes = 0, v.disk_hit_bytes = 0, v.memory_hits = 0, v.disk_hits = 0;
+  if (!(caps & kCapHits)) v.reads_served = 0;
   if (!(caps & kCapRefusals)) v.quota_rejections = 0, v.placement_failures = 0, v.partial_placements = 0;
   return v;
 }
@@ -157,6 +158,10 @@ Difference describe_difference(const View& e, const View& a) {
     return {"hits", "read-hit bytes (memory, disk): expected " + std::to_string(e.memory_hit_bytes) + ", " +
                         std::to_string(e.disk_hit_bytes) + ", got " + std::to_string(a.memory_hit_bytes) + ", " +
                         std::to_string(a.disk_hit_bytes)};
+  if (e.memory_hits != a.memory_hits || e.disk_hits != a.disk_hits)
+    return {"hits", "read hits (memory, disk): expected " + std::to_string(e.memory_hits) + ", " +
+                        std::to_string(e.disk_hits) + ", got " + std::to_string(a.memory_hits) + ", " +
+                        std::to_string(a.disk_hits)};
   if (e.reads_served != a.reads_served)
     return {"reads", "reads served: expected " + std::to_string(e.reads_served) + ", got " +
                          std::to_string(a.reads_served)};

@@ -24,6 +24,8 @@ EmbeddedMaster::EmbeddedMaster(const EmbeddedMaster& other)
       retained_group_count_(other.retained_group_count_.load()),
       memory_hit_bytes_(other.memory_hit_bytes_.load()),
       disk_hit_bytes_(other.disk_hit_bytes_.load()),
+      memory_hits_(other.memory_hits_.load()),
+      disk_hits_(other.disk_hits_.load()),
       reads_served_(other.reads_served_.load()),
       quota_rejections_(other.quota_rejections_.load()),
       placement_failures_(other.placement_failures_.load()),

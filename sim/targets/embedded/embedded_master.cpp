@@ -152,6 +152,8 @@ View EmbeddedMaster::view(Time now) const {
   v.allocated = allocated_memory(v.memory_used);
   v.memory_hit_bytes = memory_hit_bytes_.load();
   v.disk_hit_bytes = disk_hit_bytes_.load();
+  v.memory_hits = memory_hits_.load();
+  v.disk_hits = disk_hits_.load();
   v.reads_served = reads_served_.load();
   v.quota_rejections = quota_rejections_.load();
   v.placement_failures = placement_failures_.load();

@@ -311,6 +311,7 @@ class EmbeddedMaster final : public Target {
   SoftPinGauge gauge_;
   std::atomic<uint64_t> retained_group_count_{0};  // PR 2835 admission counter
   std::atomic<uint64_t> memory_hit_bytes_{0}, disk_hit_bytes_{0};  // read-hit metrics; a restore keeps them
+  std::atomic<uint64_t> memory_hits_{0}, disk_hits_{0};            // the same reads counted
   std::atomic<uint64_t> reads_served_{0};  // the valid-get metric; a restore keeps it
   // The quota-rejection, put-start allocation-failure and partial-allocation metrics.
   std::atomic<uint64_t> quota_rejections_{0}, placement_failures_{0}, partial_placements_{0};

@@ -36,7 +36,8 @@ void EmbeddedMaster::grant_read_lease(ObjectId id, size_t shard, ObjectMetadata&
 
 // The read-hit metrics (GetReplicaList's): the object's bytes count as a
 // memory hit when a completed memory replica serves the read, else as a disk
-// (file) hit when a completed disk replica does; every successful read counts
+// (file) hit when a completed disk replica does, and the read as one such
+// hit; every successful read counts
 // as served (the valid-get metric).
 void EmbeddedMaster::count_hit(const ObjectMetadata& md) {
   reads_served_.fetch_add(1);
@@ -45,10 +46,13 @@ void EmbeddedMaster::count_hit(const ObjectMetadata& md) {
                        [&](const Replica& r) { return r.kind == kind && r.status == ReplicaStatus::Complete; });
   };
   const bool disk = complete(ReplicaKind::Disk);
-  if (complete(ReplicaKind::Memory) || (disk && faults_.f22_disk_hit_counted_as_memory))
+  if (complete(ReplicaKind::Memory) || (disk && faults_.f22_disk_hit_counted_as_memory)) {
     memory_hit_bytes_.fetch_add(md.size);
-  else if (disk)
+    memory_hits_.fetch_add(1);
+  } else if (disk) {
     disk_hit_bytes_.fetch_add(md.size);
+    disk_hits_.fetch_add(1);
+  }
 }
 
 Outcome EmbeddedMaster::get(const Op& op, Time now, std::set<ObjectId>* batch_seen) {

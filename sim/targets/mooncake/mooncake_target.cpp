@@ -364,6 +364,9 @@ class MooncakeTarget final : public Target {
 #if PINSIM_MC_HAS_VALID_GETS
     reads_baseline_ = mooncake_metrics::valid_get_nums();  // it only grows too
 #endif
+#if PINSIM_MC_HAS_HIT_NUMS
+    hit_nums_baseline_ = mooncake_metrics::cache_hit_nums();  // and these
+#endif
 #if PINSIM_MC_HAS_REFUSALS
     refusals_baseline_ = refusal_metrics();  // so do these
 #endif
@@ -398,7 +401,7 @@ class MooncakeTarget final : public Target {
 #if PINSIM_MC_HAS_GAUGE
     caps |= kCapGauge;
 #endif
-#if PINSIM_MC_HAS_HIT_BYTES && PINSIM_MC_HAS_VALID_GETS  // the read counters are compared together
+#if PINSIM_MC_HAS_HIT_BYTES && PINSIM_MC_HAS_VALID_GETS && PINSIM_MC_HAS_HIT_NUMS  // the read counters, together
     caps |= kCapHits;
 #endif
 #if PINSIM_MC_HAS_REFUSALS
@@ -840,6 +843,11 @@ class MooncakeTarget final : public Target {
 #if PINSIM_MC_HAS_VALID_GETS
     v.reads_served = static_cast<uint64_t>(mooncake_metrics::valid_get_nums() - reads_baseline_);
 #endif
+#if PINSIM_MC_HAS_HIT_NUMS
+    const auto [memory_hits, disk_hits] = mooncake_metrics::cache_hit_nums();
+    v.memory_hits = static_cast<uint64_t>(memory_hits - hit_nums_baseline_.first);
+    v.disk_hits = static_cast<uint64_t>(disk_hits - hit_nums_baseline_.second);
+#endif
 #if PINSIM_MC_HAS_REFUSALS
     const std::array<int64_t, 3> refusals = refusal_metrics();
     v.quota_rejections = static_cast<uint64_t>(refusals[0] - refusals_baseline_[0]);
@@ -1230,6 +1238,7 @@ class MooncakeTarget final : public Target {
   int64_t baseline_ = 0;
   std::pair<int64_t, int64_t> hit_baseline_{0, 0};  // the read-hit byte metrics (memory, file) at the run's start
   int64_t reads_baseline_ = 0;                       // the valid-get metric at the run's start
+  std::pair<int64_t, int64_t> hit_nums_baseline_{0, 0};  // the read-hit counts (memory, file) at the run's start
 #if PINSIM_MC_HAS_REFUSALS
   // The quota-rejection, put-start allocation-failure and partial-allocation
   // metrics (rules tenant.quota, alloc.no-handle, alloc.partial): they only grow.

@@ -1,7 +1,8 @@
 // Mooncake metrics the View compares that MasterMetricManager exports but has
 // no getter for: the valid-get count (a successful GetReplicaList, each OK
-// key of a BatchGetReplicaList; the View's reads_served, rule read.hit) and
-// the tenant quota rejections (the View's quota_rejections, rule
+// key of a BatchGetReplicaList; the View's reads_served, rule read.hit), the
+// memory and file cache-hit counts (memory_hits, disk_hits) and the tenant
+// quota rejections (the View's quota_rejections, rule
 // tenant.quota). They are read through the member pointers an explicit
 // instantiation may name: access checks do not apply to the names in an
 // explicit instantiation, and the friend function it defines hands the
@@ -9,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "master_metric_manager.h"
 
@@ -26,6 +28,21 @@ template struct Expose<ValidGetsTag, &mooncake::MasterMetricManager::valid_get_n
 
 inline int64_t valid_get_nums() {
   return (mooncake::MasterMetricManager::instance().*member(ValidGetsTag{})).value();
+}
+#endif
+
+#if PINSIM_MC_HAS_HIT_NUMS
+struct MemHitsTag {};
+struct FileHitsTag {};
+auto member(MemHitsTag);
+auto member(FileHitsTag);
+template struct Expose<MemHitsTag, &mooncake::MasterMetricManager::mem_cache_hit_nums_>;
+template struct Expose<FileHitsTag, &mooncake::MasterMetricManager::file_cache_hit_nums_>;
+
+// The read-hit counts (memory, file), beside the bytes their getters give.
+inline std::pair<int64_t, int64_t> cache_hit_nums() {
+  auto& m = mooncake::MasterMetricManager::instance();
+  return {(m.*member(MemHitsTag{})).value(), (m.*member(FileHitsTag{})).value()};
 }
 #endif
 
