@@ -73,10 +73,7 @@ std::optional<ErrorCode> Model::copy_refused(const CopyRequest& req, const Objec
     if (auto err = copy_targets_refused(req.targets)) return err;
   }
   if (!copy_source(obj, req.source)) return ErrorCode::REPLICA_NOT_FOUND;
-  if (auto err = charge_admits(tenant, obj.size * fresh.size(), 0)) {
-    if (*err == ErrorCode::TENANT_QUOTA_EXCEEDED) ++quota_rejections_;  // rule tenant.quota's count
-    return err;
-  }
+  if (auto err = charge_admits(tenant, obj.size * fresh.size(), 0)) return err;
   for (uint32_t s : fresh)
     if (config_.segments[s].capacity - segment_used_[s] < obj.size) return ErrorCode::NO_AVAILABLE_HANDLE;
   return std::nullopt;
@@ -103,6 +100,7 @@ Outcome Model::copy_start(const Op& op, Time now) {
     return Outcome::of(ErrorCode::OBJECT_HAS_REPLICATION_TASK);
   }
   if (auto err = copy_refused(req, obj, fresh, op.object.tenant)) {
+    if (*err == ErrorCode::TENANT_QUOTA_EXCEEDED) ++quota_rejections_;  // rule tenant.quota's count
     if (req.dynamic) clear_dynamic_state(op.object);
     return Outcome::of(*err);
   }

@@ -471,21 +471,28 @@ const json& array_field(Fields& f, const char* key) {
   return a;
 }
 
+// The counters a state expectation may name, decoded and encoded alike.
+using Counter = std::optional<uint64_t> StateExpectation::*;
+constexpr std::pair<const char*, Counter> kCounters[] = {
+    {"keys", &StateExpectation::keys},
+    {"memory_hit_bytes", &StateExpectation::memory_hit_bytes},
+    {"disk_hit_bytes", &StateExpectation::disk_hit_bytes},
+    {"memory_hits", &StateExpectation::memory_hits},
+    {"disk_hits", &StateExpectation::disk_hits},
+    {"reads_served", &StateExpectation::reads_served},
+    {"quota_rejections", &StateExpectation::quota_rejections},
+    {"placement_failures", &StateExpectation::placement_failures},
+    {"partial_placements", &StateExpectation::partial_placements},
+};
+
 }  // namespace
 
 StateExpectation decode_state_expectation(const json& j, const std::string& path) {
   Fields f(j, path);
   StateExpectation e;
   if (f.has("gauge")) e.gauge = static_cast<int64_t>(f.u64("gauge"));
-  if (f.has("keys")) e.keys = f.u64("keys");
-  if (f.has("memory_hit_bytes")) e.memory_hit_bytes = f.u64("memory_hit_bytes");
-  if (f.has("disk_hit_bytes")) e.disk_hit_bytes = f.u64("disk_hit_bytes");
-  if (f.has("reads_served")) e.reads_served = f.u64("reads_served");
-  for (auto [name, field] : {std::pair{"memory_hits", &e.memory_hits}, std::pair{"disk_hits", &e.disk_hits},
-                             std::pair{"quota_rejections", &e.quota_rejections},
-                             std::pair{"placement_failures", &e.placement_failures},
-                             std::pair{"partial_placements", &e.partial_placements}})
-    if (f.has(name)) *field = f.u64(name);
+  for (auto [name, field] : kCounters)
+    if (f.has(name)) e.*field = f.u64(name);
   if (f.has("objects")) {
     const json& a = array_field(f, "objects");
     for (size_t i = 0; i < a.size(); ++i)
@@ -521,15 +528,8 @@ StateExpectation decode_state_expectation(const json& j, const std::string& path
 json encode_state_expectation(const StateExpectation& e) {
   json j = json::object();
   if (e.gauge) j["gauge"] = *e.gauge;
-  if (e.keys) j["keys"] = *e.keys;
-  if (e.memory_hit_bytes) j["memory_hit_bytes"] = *e.memory_hit_bytes;
-  if (e.disk_hit_bytes) j["disk_hit_bytes"] = *e.disk_hit_bytes;
-  if (e.memory_hits) j["memory_hits"] = *e.memory_hits;
-  if (e.disk_hits) j["disk_hits"] = *e.disk_hits;
-  if (e.reads_served) j["reads_served"] = *e.reads_served;
-  if (e.quota_rejections) j["quota_rejections"] = *e.quota_rejections;
-  if (e.placement_failures) j["placement_failures"] = *e.placement_failures;
-  if (e.partial_placements) j["partial_placements"] = *e.partial_placements;
+  for (auto [name, field] : kCounters)
+    if (e.*field) j[name] = *(e.*field);
   if (!e.objects.empty()) {
     json a = json::array();
     for (const ObjectExpectation& o : e.objects) {

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 #include <algorithm>
+#include <initializer_list>
 #include <memory>
 #include <tuple>
 #include <utility>
@@ -73,8 +74,8 @@ View masked(View v, Capabilities caps) {
   }
   if (!(caps & kCapSegments)) v.memory_used.clear(), v.mounted.clear(), v.allocated = 0;
   if (!(caps & kCapCached)) v.cached = 0;
-  if (!(caps & kCapHits)) v.memory_hit_bytes = 0, v.disk_hit_bytes = 0, v.memory_hits = 0, v.disk_hits = 0;
-  if (!(caps & kCapHits)) v.reads_served = 0;
+  if (!(caps & kCapHits))
+    v.memory_hit_bytes = 0, v.disk_hit_bytes = 0, v.memory_hits = 0, v.disk_hits = 0, v.reads_served = 0;
   if (!(caps & kCapRefusals)) v.quota_rejections = 0, v.placement_failures = 0, v.partial_placements = 0;
   return v;
 }
@@ -85,9 +86,11 @@ bool same_masked(const View& a, const View& b, Capabilities caps) {
 }
 
 namespace {
-std::string refusals(const View& v) {
-  return std::to_string(v.quota_rejections) + ", " + std::to_string(v.placement_failures) + ", " +
-         std::to_string(v.partial_placements);
+// "a, b, c": a difference's counters, in the order its text names them.
+std::string counters(std::initializer_list<uint64_t> values) {
+  std::string out;
+  for (uint64_t v : values) out += (out.empty() ? "" : ", ") + std::to_string(v);
+  return out;
 }
 }  // namespace
 
@@ -155,20 +158,19 @@ Difference describe_difference(const View& e, const View& a) {
     return {"cached",
             "cached-objects gauge: expected " + std::to_string(e.cached) + ", got " + std::to_string(a.cached)};
   if (e.memory_hit_bytes != a.memory_hit_bytes || e.disk_hit_bytes != a.disk_hit_bytes)
-    return {"hits", "read-hit bytes (memory, disk): expected " + std::to_string(e.memory_hit_bytes) + ", " +
-                        std::to_string(e.disk_hit_bytes) + ", got " + std::to_string(a.memory_hit_bytes) + ", " +
-                        std::to_string(a.disk_hit_bytes)};
+    return {"hits", "read-hit bytes (memory, disk): expected " + counters({e.memory_hit_bytes, e.disk_hit_bytes}) +
+                        ", got " + counters({a.memory_hit_bytes, a.disk_hit_bytes})};
   if (e.memory_hits != a.memory_hits || e.disk_hits != a.disk_hits)
-    return {"hits", "read hits (memory, disk): expected " + std::to_string(e.memory_hits) + ", " +
-                        std::to_string(e.disk_hits) + ", got " + std::to_string(a.memory_hits) + ", " +
-                        std::to_string(a.disk_hits)};
+    return {"hits", "read hits (memory, disk): expected " + counters({e.memory_hits, e.disk_hits}) + ", got " +
+                        counters({a.memory_hits, a.disk_hits})};
   if (e.reads_served != a.reads_served)
     return {"reads", "reads served: expected " + std::to_string(e.reads_served) + ", got " +
                          std::to_string(a.reads_served)};
   if (e.quota_rejections != a.quota_rejections || e.placement_failures != a.placement_failures ||
       e.partial_placements != a.partial_placements)
-    return {"refusals", "quota rejections, placement failures, partial placements: expected " + refusals(e) +
-                            ", got " + refusals(a)};
+    return {"refusals", "quota rejections, placement failures, partial placements: expected " +
+                            counters({e.quota_rejections, e.placement_failures, e.partial_placements}) + ", got " +
+                            counters({a.quota_rejections, a.placement_failures, a.partial_placements})};
   return {};
 }
 

@@ -24,12 +24,10 @@ Outcome EmbeddedMaster::with_quota_eviction(const Op& op, Time now, StartAttempt
   for (int attempt = 0;; ++attempt) {
     Outcome out = (this->*attempt_once)(op, now, &request);
     if (out.code != ErrorCode::TENANT_QUOTA_EXCEEDED) return out;
-    if (faults_.f27_quota_rejection_per_attempt && attempt < kMaxTenantQuotaEvictionRetries)
-      quota_rejections_.fetch_add(1);  // F27: the metric moved inside the retry loop
-    if (attempt == kMaxTenantQuotaEvictionRetries) {
-      quota_rejections_.fetch_add(1);
-      return out;
-    }
+    const bool last = attempt == kMaxTenantQuotaEvictionRetries;
+    // The quota-rejection metric, once per request (F27: at every attempt).
+    if (last || faults_.f27_quota_rejection_per_attempt) quota_rejections_.fetch_add(1);
+    if (last) return out;
     evict_tenant_memory_for_quota(op.object.tenant, request.deficit, now);
   }
 }
