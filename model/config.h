@@ -53,6 +53,11 @@ struct Config {
   // write gets one more replica, a file, PROCESSING until an End names it
   // (rules disk.replica, disk.survives; docs/interpretations.md "Disk replicas").
   bool disk_replica = false;
+  // Mooncake's DFS replicas (MOONCAKE_ENABLE_DFS, one allocator shard): a
+  // write may ask for one more replica, a slot of the allocator, of which
+  // there are `dfs_slots`; 0 = no DFS (rules dfs.*; docs/interpretations.md
+  // "DFS replicas").
+  uint32_t dfs_slots = 0;
   // Mooncake's dynamic replication in enforce mode (rules dynrep.*;
   // docs/interpretations.md "Dynamic replication"): none = off.
   std::optional<DynamicReplication> dynamic_replication;

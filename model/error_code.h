@@ -29,6 +29,7 @@ enum class ErrorCode : uint8_t {
   REPLICA_NOT_FOUND,              // copy_start: no COMPLETE replica on the source segment
   REPLICA_IS_GONE,                // copy_end: the source or a target was lost meanwhile
   INVALID_VERSION,                // a dynamic copy whose lease token is not the object's pending one
+  DFS_SERVICE_UNAVAILABLE,        // a Start asking for a DFS replica of a master without DFS (rule dfs.request)
   INTERNAL_ERROR,
   UNSUPPORTED,  // a target that cannot perform the op (never the model)
 };

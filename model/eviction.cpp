@@ -101,8 +101,12 @@ uint64_t Model::evict_memory(ObjectTable::Entry* it) {
                                      [&](const Replica& r) { return !evictable_replica(obj, r); });
   const uint64_t freed = obj.size * static_cast<uint64_t>(obj.replicas.end() - first);
   free_replicas(it->first, obj, first);
-  if (obj.replicas.empty()) erase_object(it);
-  else if (obj.has_disk()) hits_.hit(Rule::DiskSurvives);  // the object stays on its disk replica
+  if (obj.replicas.empty()) {
+    erase_object(it);
+    return freed;
+  }
+  if (obj.has_disk()) hits_.hit(Rule::DiskSurvives);               // the object stays on its disk replica
+  if (obj.count(ReplicaKind::Dfs)) hits_.hit(Rule::DfsSurvives);  // or on its DFS one
   return freed;
 }
 

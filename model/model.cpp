@@ -201,8 +201,9 @@ std::optional<std::vector<Replica>> Model::plan_placement(const Op& op) const {
   place(ReplicaKind::Nof, op.nof_replicas);
   // Mooncake's HasExpectedReplicaAllocation: 1 memory + 1 NoF is FLEXIBLE_DUAL_REPLICA, where either side alone is
   // enough; any other write with NoF replicas needs every replica placed.
-  const bool flexible_dual = op.memory_replicas == 1 && op.nof_replicas == 1;
-  const bool ok = op.nof_replicas == 0 ? memory_placed > 0
+  // A write with a DFS replica is RELIABLE_MULTI_REPLICA: every replica it asks for (rule dfs.slot).
+  const bool flexible_dual = op.memory_replicas == 1 && op.nof_replicas == 1 && op.dfs_replicas == 0;
+  const bool ok = op.nof_replicas == 0 && op.dfs_replicas == 0 ? memory_placed > 0
                   : flexible_dual      ? !placed.empty()
                                        : placed.size() == op.memory_replicas + op.nof_replicas;
   if (!ok) return std::nullopt;
@@ -222,6 +223,7 @@ ObjectView view_of(ObjectId id, const Object& o) {
     if (r.status == ReplicaStatus::Processing) ++v.processing;
     else if (r.kind == ReplicaKind::Memory) ++v.complete_memory;
     else if (r.kind == ReplicaKind::Nof) ++v.complete_nof;
+    else if (r.kind == ReplicaKind::Dfs) ++v.complete_dfs;
     else ++v.complete_disk;
   }
   v.deadline = o.deadline;
@@ -284,6 +286,14 @@ void Model::view(Time now, View* out) const {
   v.quota_rejections = quota_rejections_;
   v.placement_failures = placement_failures_;
   v.partial_placements = partial_placements_;
+  v.dfs_slots_used = dfs_slots_used();
+}
+
+uint64_t Model::dfs_slots_used() const {
+  if (config_.dfs_slots == 0) return 0;
+  uint64_t n = 0;
+  for (const auto& [id, obj] : objects_.unordered()) n += obj.count(ReplicaKind::Dfs);
+  return n;
 }
 
 }  // namespace pinsim

@@ -220,7 +220,13 @@ class Model {
   // Admission of a new object: quota, then placement, judged before the
   // request changes anything (failure atomicity). `released` is the charge
   // the replaced object gives back when the write goes ahead.
-  std::optional<ErrorCode> admit(const Op& op, uint64_t released, std::vector<Replica>* placed);
+  std::optional<ErrorCode> admit(const Op& op, uint64_t released, std::vector<Replica>* placed,
+                                 uint32_t dfs_released = 0);
+  std::optional<ErrorCode> validate_dfs(const Op& op);
+  bool same_dfs_topology(const Op& op, const Object& obj);
+  // DFS slots held: the DFS replicas of live objects (rule dfs.slot; a
+  // discarded one freed its slot as it went).
+  uint64_t dfs_slots_used() const;
   void count_partial(const Op& op, const std::vector<Replica>& placed);
   void create_object(const Op& op, GroupId group, const Resolved& req, std::vector<Replica> placed,
                      std::optional<Time> carried, Time now, bool hard_pinned);

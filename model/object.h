@@ -76,6 +76,10 @@ struct Object {
   std::optional<CopyTask> task;      // a copy under way (rules copy.*)
   Time recreate_after = 0;           // no dynamic copy before this: a dynamic replica went (rule dynrep.cooldown)
 
+  uint32_t count(ReplicaKind kind) const {
+    return static_cast<uint32_t>(
+        std::count_if(replicas.begin(), replicas.end(), [&](const Replica& r) { return r.kind == kind; }));
+  }
   bool has_disk() const {
     return std::any_of(replicas.begin(), replicas.end(), [](const Replica& r) { return r.kind == ReplicaKind::Disk; });
   }
@@ -117,14 +121,14 @@ struct Object {
   }
 };
 
-// Which replicas an End or a Revoke acts on. `all` is the synchronous
-// replicas of the write (memory and NoF), not a disk replica, which the
-// storage backend acknowledges on its own (rule disk.replica).
+// Which replicas an End or a Revoke acts on. `all` is the replicas the
+// client writes (memory, NoF, DFS), not a disk replica, which the storage
+// backend acknowledges on its own (rule disk.replica).
 inline bool selected(ReplicaSelector s, ReplicaKind k) {
   return (s == ReplicaSelector::All && k != ReplicaKind::Disk) ||
          (s == ReplicaSelector::Memory && k == ReplicaKind::Memory) ||
          (s == ReplicaSelector::Nof && k == ReplicaKind::Nof) ||
-         (s == ReplicaSelector::Disk && k == ReplicaKind::Disk);
+         (s == ReplicaSelector::Disk && k == ReplicaKind::Disk) || (s == ReplicaSelector::Dfs && k == ReplicaKind::Dfs);
 }
 
 }  // namespace pinsim

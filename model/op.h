@@ -51,9 +51,10 @@ struct SoftPinRequest {
 enum class GroupShape : uint8_t { ByGroup, Explicit, EmptyList, TwoIds };
 
 // Replica kinds: memory plus NoF SSD, enough for partial End/Revoke (B4).
-enum class ReplicaKind : uint8_t { Memory, Nof, Disk };  // Disk: the storage backend's file (disk mode)
+// Disk: the storage backend's file (disk mode); Dfs: a slot of the DFS allocator.
+enum class ReplicaKind : uint8_t { Memory, Nof, Disk, Dfs };
 // Mooncake's ReplicaType selector on End/Revoke.
-enum class ReplicaSelector : uint8_t { All, Memory, Nof, Disk };  // All: the synchronous kinds, not Disk
+enum class ReplicaSelector : uint8_t { All, Memory, Nof, Disk, Dfs };  // All: the synchronous kinds (DFS too), not Disk
 
 // The ops, in op_table.h order.
 enum class OpKind : uint8_t {
@@ -113,6 +114,7 @@ struct Op {
   uint64_t size = 0;             // *_start
   uint32_t memory_replicas = 0;  // *_start
   uint32_t nof_replicas = 0;     // *_start
+  uint32_t dfs_replicas = 0;     // *_start: Mooncake's dfs_replica_num (rules dfs.*)
   SoftPinRequest soft_pin{};     // *_start
   GroupId group = 0;             // *_start: 0 = ungrouped
   bool hard_pin = false;         // *_start: Mooncake's with_hard_pin
@@ -138,14 +140,13 @@ struct Op {
   // Every field, for digests. A new field must be added here too: the size
   // check below fails to compile until someone looks.
   auto fields() const {
-    return std::tie(kind, client, object.tenant, object.key, size, memory_replicas, nof_replicas, soft_pin.action,
-                    soft_pin.ttl_ms, group, hard_pin, group_shape, selector, force, groups, ttl_ms, evict_target_pct,
-                    evict_lowerbound_pct,
-                    fail_first_candidate, advance_ms, quota_bytes, segment, targets, keys, sizes, checksum,
-                    proposal);
+    return std::tie(kind, client, object.tenant, object.key, size, memory_replicas, nof_replicas, dfs_replicas,
+                    soft_pin.action, soft_pin.ttl_ms, group, hard_pin, group_shape, selector, force, groups, ttl_ms,
+                    evict_target_pct, evict_lowerbound_pct, fail_first_candidate, advance_ms, quota_bytes, segment,
+                    targets, keys, sizes, checksum, proposal);
   }
 };
-static_assert(sizeof(Op) == 224, "Op changed: update Op::fields() and the op table's field sets");
+static_assert(sizeof(Op) == 232, "Op changed: update Op::fields() and the op table's field sets");
 
 // Element i of a batch op (i < keys.size()): the single-key op on keys[i],
 // with the batch's client, tenant, write config, selector and force, and

@@ -144,7 +144,15 @@ namespace pinsim {
   X(DynCooldown, "dynrep.cooldown", "RFC silent; docs/interpretations.md (Dynamic replication)",                     \
     "a key takes no proposal for 30 s after a grant unless its copy ends, nor for 60 s after a dynamic replica goes") \
   X(DynCopy, "dynrep.copy", "RFC silent; docs/interpretations.md (Dynamic replication); Mooncake main CopyStart",    \
-    "a copy with the lease's token copies its source to its target and ends its lease; a stale token is refused")
+    "a copy with the lease's token copies its source to its target and ends its lease; a stale token is refused") \
+  X(DfsRequest, "dfs.request", "RFC silent; docs/interpretations.md (DFS replicas); Mooncake main PutStart",       \
+    "a write asks for at most one DFS replica, beside a memory one, in the default tenant, of a master with DFS")  \
+  X(DfsSlot, "dfs.slot", "RFC silent; docs/interpretations.md (DFS replicas); Mooncake main DfsGlobalAllocator",   \
+    "a DFS write needs all its replicas placed and a free slot; a DFS replica frees its slot the moment it goes")  \
+  X(DfsUpsert, "dfs.upsert", "RFC silent; docs/interpretations.md (DFS replicas); Mooncake main UpsertStart",      \
+    "a same-size Upsert where DFS is involved asks for the replicas the object has, else INVALID_PARAMS")           \
+  X(DfsSurvives, "dfs.survives", "RFC silent; docs/interpretations.md (DFS replicas); Mooncake main BatchEvict",    \
+    "eviction and unmount take memory only: an object with a DFS replica stays, readable from it once COMPLETE")
 
 enum class Rule : uint16_t {
 #define PINSIM_RULE_ENUM(id, name, source, summary) id,

@@ -75,6 +75,7 @@ void Model::drop_from_segment(ObjectTable::Entry* it, uint32_t segment) {
   }
   hits_.hit(Rule::SegmentUnmountKeeps);
   if (obj.has_disk()) hits_.hit(Rule::DiskSurvives);
+  if (obj.count(ReplicaKind::Dfs)) hits_.hit(Rule::DfsSurvives);
   if (!obj.pending) return;
   const bool viable = std::any_of(obj.replicas.begin(), obj.replicas.end(), [&](const Replica& r) {
     return r.status == ReplicaStatus::Processing && obj.pending->is_eligible(r.id);

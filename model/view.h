@@ -26,6 +26,7 @@ struct ObjectView {
   uint32_t complete_memory = 0;
   uint32_t complete_nof = 0;
   uint32_t complete_disk = 0;
+  uint32_t complete_dfs = 0;
   uint32_t processing = 0;
   std::optional<Time> deadline;  // committed soft pin as stored (may be stale)
   std::optional<PendingView> pending;
@@ -98,6 +99,10 @@ struct View {
   uint64_t quota_rejections = 0;
   uint64_t placement_failures = 0;
   uint64_t partial_placements = 0;
+  // DFS slots held: the DFS allocator's live records, which must be exactly
+  // the DFS replicas of live objects (a discarded one frees its slot at once;
+  // rule dfs.slot). Compared with kCapObjects.
+  uint64_t dfs_slots_used = 0;
   bool operator==(const View&) const = default;
 };
 

@@ -24,14 +24,14 @@ std::string_view name_at(const std::array<std::string_view, N>& names, size_t i)
   return i < N ? names[i] : std::string_view("?");
 }
 
-constexpr std::array<std::string_view, 23> kErrorNames{
+constexpr std::array<std::string_view, 24> kErrorNames{
     "OK", "INVALID_PARAMS", "OBJECT_NOT_FOUND", "OBJECT_ALREADY_EXISTS",
     "OBJECT_HAS_LEASE", "OBJECT_REPLICA_BUSY", "REPLICA_IS_NOT_READY",
     "ILLEGAL_CLIENT", "INVALID_WRITE", "NO_AVAILABLE_HANDLE",
     "TENANT_QUOTA_EXCEEDED", "TENANT_NOT_REGISTERED", "TENANT_NOT_EMPTY", "UNAVAILABLE_IN_CURRENT_MODE",
     "UNAVAILABLE_IN_CURRENT_STATUS", "SEGMENT_NOT_FOUND", "OBJECT_HAS_REPLICATION_TASK",
-    "OBJECT_NO_REPLICATION_TASK", "REPLICA_NOT_FOUND", "REPLICA_IS_GONE", "INVALID_VERSION", "INTERNAL_ERROR",
-    "UNSUPPORTED"};
+    "OBJECT_NO_REPLICATION_TASK", "REPLICA_NOT_FOUND", "REPLICA_IS_GONE", "INVALID_VERSION",
+    "DFS_SERVICE_UNAVAILABLE", "INTERNAL_ERROR", "UNSUPPORTED"};
 
 constexpr std::array<std::string_view, kOpKindCount> kOpNames = [] {
   std::array<std::string_view, kOpKindCount> names{};
@@ -40,8 +40,8 @@ constexpr std::array<std::string_view, kOpKindCount> kOpNames = [] {
 }();
 
 constexpr std::array<std::string_view, 3> kActionNames{"preserve", "enable", "disable"};
-constexpr std::array<std::string_view, 4> kSelectorNames{"all", "memory", "nof", "disk"};
-constexpr std::array<std::string_view, 3> kKindNames{"memory", "nof", "disk"};
+constexpr std::array<std::string_view, 5> kSelectorNames{"all", "memory", "nof", "disk", "dfs"};
+constexpr std::array<std::string_view, 4> kKindNames{"memory", "nof", "disk", "dfs"};
 constexpr std::array<std::string_view, 4> kGroupShapeNames{"by_group", "explicit", "empty_list", "two_ids"};
 
 }  // namespace

@@ -9,10 +9,11 @@ namespace pinsim {
 
 // Structural checks, then ResolveSoftPinRequest (RFC 3028 "Write API" request rules).
 std::optional<ErrorCode> Model::validate_start(const Op& op, Resolved* out) {
-  if (op.memory_replicas + op.nof_replicas == 0 || op.size == 0) {
+  if (op.memory_replicas + op.nof_replicas + op.dfs_replicas == 0 || op.size == 0) {
     hits_.hit(Rule::ReqReplicas);
     return ErrorCode::INVALID_PARAMS;
   }
+  if (auto err = validate_dfs(op)) return err;
   if (!one_group_id_per_key(op)) {
     hits_.hit(Rule::GroupIdsShape);
     return ErrorCode::INVALID_PARAMS;
@@ -44,11 +45,22 @@ std::optional<ErrorCode> Model::validate_start(const Op& op, Resolved* out) {
   return std::nullopt;
 }
 
+// Rule dfs.request, in Mooncake's order: at most one DFS replica, beside a
+// memory one; the default tenant only; a master with DFS.
+std::optional<ErrorCode> Model::validate_dfs(const Op& op) {
+  if (op.dfs_replicas == 0) return std::nullopt;
+  hits_.hit(Rule::DfsRequest);
+  if (op.dfs_replicas > 1 || op.memory_replicas == 0 || op.object.tenant != 0) return ErrorCode::INVALID_PARAMS;
+  if (config_.dfs_slots == 0) return ErrorCode::DFS_SERVICE_UNAVAILABLE;
+  return std::nullopt;
+}
+
 // Admission of a new object: the tenant quota, then placement. Nothing
 // changes here, so a refused Start leaves every object as it was (RFC 3028
 // Revoke: "An Upsert that has not yet become readable does not immediately
 // consume or replace the previous committed deadline"; failure atomicity).
-std::optional<ErrorCode> Model::admit(const Op& op, uint64_t released, std::vector<Replica>* placed) {
+std::optional<ErrorCode> Model::admit(const Op& op, uint64_t released, std::vector<Replica>* placed,
+                                      uint32_t dfs_released) {
   const unsigned __int128 need = static_cast<unsigned __int128>(op.size) * op.memory_replicas;
   const uint64_t charge = need > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(need);
   if (auto err = charge_admits(op.object.tenant, charge, released)) return err;
@@ -57,6 +69,11 @@ std::optional<ErrorCode> Model::admit(const Op& op, uint64_t released, std::vect
     hits_.hit(Rule::NoHandle);
     ++placement_failures_;
     return ErrorCode::NO_AVAILABLE_HANDLE;
+  }
+  if (op.dfs_replicas > 0) {  // rule dfs.slot: the allocator's, after the segments' (no placement failure counted)
+    hits_.hit(Rule::DfsSlot);
+    if (dfs_slots_used() - dfs_released >= config_.dfs_slots) return ErrorCode::NO_AVAILABLE_HANDLE;
+    plan->push_back({0, ReplicaKind::Dfs, ReplicaStatus::Processing, kNoSegment});
   }
   count_partial(op, *plan);
   *placed = std::move(*plan);
@@ -123,7 +140,8 @@ std::optional<ErrorCode> Model::admit_replacement(const Op& op, const Object& ob
   if (keeps_charge)
     for (const Replica& r : obj.replicas)
       kept += r.complete_memory() ? obj.size : 0;
-  auto err = admit(op, obj.charged_bytes() - kept, placed);
+  // Its DFS replicas free their slots before the new write's allocation (rule dfs.slot).
+  auto err = admit(op, obj.charged_bytes() - kept, placed, obj.count(ReplicaKind::Dfs));
   if (err) hits_.hit(Rule::StartFailureAtomic);
   return err;
 }
@@ -172,6 +190,22 @@ void Model::preempt(ObjectId id, Object& obj, Time now) {
   settle_charge(obj);
 }
 
+// Rule dfs.upsert: a same-size Upsert reuses the object's COMPLETE replicas
+// (what preempting its write leaves); where the request or they involve
+// DFS, it must ask for exactly their memory, NoF and DFS counts.
+bool Model::same_dfs_topology(const Op& op, const Object& obj) {
+  uint32_t memory = 0, nof = 0, dfs = 0;
+  for (const Replica& r : obj.replicas) {
+    if (r.status != ReplicaStatus::Complete) continue;
+    memory += r.kind == ReplicaKind::Memory;
+    nof += r.kind == ReplicaKind::Nof;
+    dfs += r.kind == ReplicaKind::Dfs;
+  }
+  if (op.dfs_replicas == 0 && dfs == 0) return true;
+  hits_.hit(Rule::DfsUpsert);
+  return op.memory_replicas == memory && op.nof_replicas == nof && op.dfs_replicas == dfs;
+}
+
 // Case B, in place: every COMPLETE replica becomes PROCESSING and eligible;
 // the committed deadline is untouched until End.
 void Model::upsert_in_place(const Op& op, Object& obj, const Resolved& req, Time now) {
@@ -214,6 +248,7 @@ Outcome Model::upsert_start_once(const Op& op, Time now) {
   // (same group). Both replacements carry an unexpired deadline.
   const bool case_a = obj.processing && !obj.any_complete();
   const bool in_place = !case_a && op.size == obj.size;
+  if (in_place && !same_dfs_topology(op, obj)) return Outcome::of(ErrorCode::INVALID_PARAMS);
   if (!in_place)
     if (auto err = admit_replacement(op, obj, !case_a, &placed)) return Outcome::of(*err);
   if (obj.processing) preempt(op.object, obj, now);
@@ -309,9 +344,9 @@ Outcome Model::end(const Op& op, Time now) {
   obj.lease = std::max(obj.lease, now);  // GrantReadLease(0)
   if (obj.write_complete()) obj.processing = false;
   // The End declares the value's checksum, or that it has none; a disk End
-  // acknowledges the value already written, so it leaves the checksum there
-  // unless it declares one (rule read.checksum).
-  if (op.checksum || op.selector != ReplicaSelector::Disk) {
+  // or DFS End acknowledges the value already written, so it leaves the
+  // checksum there unless it declares one (rule read.checksum).
+  if (op.checksum || (op.selector != ReplicaSelector::Disk && op.selector != ReplicaSelector::Dfs)) {
     if (obj.checksum || op.checksum) hits_.hit(Rule::ReadChecksum);
     obj.checksum = op.checksum;
   }

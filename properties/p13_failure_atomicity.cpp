@@ -44,7 +44,7 @@ namespace {
 
 struct CommittedObject {
   ObjectId id;
-  uint32_t complete_memory, complete_nof, complete_disk;
+  uint32_t complete_memory, complete_nof, complete_disk, complete_dfs;
   std::optional<Time> live_deadline;
   Time lease;
   GroupId group;
@@ -55,7 +55,8 @@ struct CommittedObject {
 std::optional<CommittedObject> committed_part(const ObjectView& o, Time now) {
   const std::optional<Time> live = o.deadline && *o.deadline > now ? o.deadline : std::nullopt;
   if (complete(o) == 0 && !live && o.lease == 0) return std::nullopt;
-  return CommittedObject{o.id, o.complete_memory, o.complete_nof, o.complete_disk, live, o.lease, o.group};
+  return CommittedObject{o.id, o.complete_memory, o.complete_nof, o.complete_disk, o.complete_dfs,
+                         live, o.lease, o.group};
 }
 
 std::vector<CommittedObject> committed(const View& v, Time now) {
@@ -80,7 +81,8 @@ bool same_committed(const View& before, const View& after, Time now) {
 
 std::string describe(const std::optional<CommittedObject>& o) {
   if (!o) return "absent";
-  return "complete " + std::to_string(o->complete_memory + o->complete_nof + o->complete_disk) + ", deadline " +
+  return "complete " + std::to_string(o->complete_memory + o->complete_nof + o->complete_disk + o->complete_dfs) +
+         ", deadline " +
          show(o->live_deadline) + ", lease " + std::to_string(o->lease) + ", group " + std::to_string(o->group);
 }
 
@@ -155,7 +157,7 @@ std::optional<View> quota_evicted(const StepContext& s) {
     for (UsageView& u : v.usage)
       if (u.tenant == tenant) u.bytes -= o.size * (o.complete_memory - left);
     o.complete_memory = left;
-    if (o.complete_memory + o.complete_nof + o.complete_disk + o.processing > 0) {  // it stays on its other replicas
+    if (complete(o) + o.processing > 0) {  // it stays on its other replicas
       kept.push_back(o);
     } else if (o.deadline && *o.deadline > now) {
       --v.gauge;  // erased with a live deadline (an expired one is counted as lazily dropped)

@@ -25,7 +25,9 @@ inline bool touches(const Op& op, ObjectId id) {
   return is_key_op(op.kind) && op.object == id;
 }
 
-inline uint32_t complete(const ObjectView& o) { return o.complete_memory + o.complete_nof + o.complete_disk; }
+inline uint32_t complete(const ObjectView& o) {
+  return o.complete_memory + o.complete_nof + o.complete_disk + o.complete_dfs;
+}
 
 // Whether a write in multi-tenant mode may have evicted `before` for its
 // tenant's quota (rule tenant.quota-eviction): a write by that tenant, and an

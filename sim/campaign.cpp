@@ -17,6 +17,7 @@ void draw_seed(RandomChoices& choices, const SeedOptions& options, WorkloadConfi
     if (side.chance(15)) config->disk_replica = true;  // disk mode (rules disk.*), from the side stream too
     draw_copies(side, workload);
     draw_dynamic_replication(side, workload, config);
+    if (side.chance(15)) config->dfs_slots = 1 + static_cast<uint32_t>(side.pick(4));  // DFS (rules dfs.*), last
   }
   if (options.preset) options.preset->shape(choices, *workload, *config);
   if (options.profile) config->profile = *options.profile;

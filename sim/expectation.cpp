@@ -58,6 +58,7 @@ void match_object(Matcher& m, const ObjectExpectation& e, const View& view) {
   m.field("complete_memory", kCapObjects, e.complete_memory, o->complete_memory, who, as_number);
   m.field("complete_nof", kCapObjects, e.complete_nof, o->complete_nof, who, as_number);
   m.field("complete_disk", kCapObjects, e.complete_disk, o->complete_disk, who, as_number);
+  m.field("complete_dfs", kCapObjects, e.complete_dfs, o->complete_dfs, who, as_number);
   m.field("processing", kCapObjects, e.processing, o->processing, who, as_number);
   m.field("group", kCapObjects, e.group, o->group, who, as_number);
   m.field("hard_pinned", kCapObjects, e.hard_pinned, o->hard_pinned, who, as_number);
@@ -79,6 +80,7 @@ std::optional<StateMismatch> mismatch(const StateExpectation& e, const View& vie
   m.field("quota_rejections", kCapRefusals, e.quota_rejections, view.quota_rejections, "", as_number);
   m.field("placement_failures", kCapRefusals, e.placement_failures, view.placement_failures, "", as_number);
   m.field("partial_placements", kCapRefusals, e.partial_placements, view.partial_placements, "", as_number);
+  m.field("dfs_slots_used", kCapObjects, e.dfs_slots_used, view.dfs_slots_used, "", as_number);
   for (const ObjectExpectation& o : e.objects) match_object(m, o, view);
   for (const RetentionExpectation& r : e.retention) {
     std::optional<Time> live;

@@ -21,7 +21,7 @@ struct ObjectExpectation {
   std::optional<std::optional<Time>> deadline;  // inner nullopt: no stored deadline
   std::optional<Time> lease;
   std::optional<std::optional<SoftPinAction>> pending;  // inner nullopt: no Pending
-  std::optional<uint32_t> complete_memory, complete_nof, complete_disk, processing;
+  std::optional<uint32_t> complete_memory, complete_nof, complete_disk, complete_dfs, processing;
   std::optional<GroupId> group;
   std::optional<bool> hard_pinned;
   std::optional<bool> copying;  // a copy under way (rules copy.*)
@@ -47,6 +47,7 @@ struct StateExpectation {
   std::optional<uint64_t> reads_served;                       // the successful reads (rule read.hit)
   // The refusal counters (rules tenant.quota, alloc.no-handle, alloc.partial).
   std::optional<uint64_t> quota_rejections, placement_failures, partial_placements;
+  std::optional<uint64_t> dfs_slots_used;
   bool operator==(const StateExpectation&) const = default;
 };
 

@@ -92,6 +92,7 @@ json encode_op(const Op& op) {
   if (has_field(k, kFieldWriteConfig)) {
     j["memory_replicas"] = op.memory_replicas;
     j["nof_replicas"] = op.nof_replicas;
+    if (op.dfs_replicas) j["dfs_replicas"] = op.dfs_replicas;  // written only when asked: old traces stay as they were
     json sp;
     if (op.soft_pin.action <= static_cast<uint8_t>(SoftPinAction::Disable))
       sp["action"] = std::string(to_string(static_cast<SoftPinAction>(op.soft_pin.action)));
@@ -168,6 +169,7 @@ static Op decode_op_fields(Fields& f) {
   if (has_field(k, kFieldWriteConfig)) {
     op.memory_replicas = f.u32_or("memory_replicas", 1);
     op.nof_replicas = f.u32_or("nof_replicas", 0);
+    op.dfs_replicas = f.u32_or("dfs_replicas", 0);
     op.group = f.u32_or("group", 0);
     op.hard_pin = f.boolean_or("hard_pin", false);
     if (f.has("group_ids"))
@@ -321,6 +323,7 @@ json encode_config(const Config& c) {
   for (const auto& [t, q] : c.tenant_quota_bytes) quotas[std::to_string(t)] = q;
   j["tenant_quota_bytes"] = quotas;
   if (c.disk_replica) j["disk_replica"] = true;  // written only when on: older traces stay as they were
+  if (c.dfs_slots) j["dfs_slots"] = c.dfs_slots;
   if (const auto& dr = c.dynamic_replication)
     j["dynamic_replication"] = {{"window_s", dr->window_s}, {"min_hits", dr->min_hits},
                                 {"max_memory_replicas", dr->max_memory_replicas}};
@@ -354,6 +357,7 @@ Config decode_config(const json& j, const std::string& path) {
   }
   c.multi_tenant = f.boolean_or("multi_tenant", c.multi_tenant);
   c.disk_replica = f.boolean_or("disk_replica", c.disk_replica);
+  c.dfs_slots = f.u32_or("dfs_slots", c.dfs_slots);
   if (f.has("dynamic_replication")) c.dynamic_replication = decode_dynamic_replication(f);
   if (f.has("tenant_quota_bytes")) {
     const json& q = f.raw("tenant_quota_bytes");
@@ -384,6 +388,7 @@ json encode_view(const View& v) {
            {"processing", o.processing}, {"group", o.group}, {"lease", o.lease}};
     x["deadline"] = o.deadline ? json(*o.deadline) : json(nullptr);
     if (o.complete_disk) x["complete_disk"] = o.complete_disk;
+    if (o.complete_dfs) x["complete_dfs"] = o.complete_dfs;
     if (o.hard_pinned) x["hard_pinned"] = true;
     if (o.copying) x["copying"] = true;
     if (o.pending)
@@ -421,6 +426,7 @@ json encode_view(const View& v) {
   if (v.quota_rejections) j["quota_rejections"] = v.quota_rejections;
   if (v.placement_failures) j["placement_failures"] = v.placement_failures;
   if (v.partial_placements) j["partial_placements"] = v.partial_placements;
+  if (v.dfs_slots_used) j["dfs_slots_used"] = v.dfs_slots_used;
   return j;
 }
 
@@ -457,6 +463,7 @@ ObjectExpectation decode_object_expectation(const json& j, const std::string& pa
   if (f.has("complete_memory")) e.complete_memory = f.u32_or("complete_memory", 0);
   if (f.has("complete_nof")) e.complete_nof = f.u32_or("complete_nof", 0);
   if (f.has("complete_disk")) e.complete_disk = f.u32_or("complete_disk", 0);
+  if (f.has("complete_dfs")) e.complete_dfs = f.u32_or("complete_dfs", 0);
   if (f.has("processing")) e.processing = f.u32_or("processing", 0);
   if (f.has("group")) e.group = f.u32_or("group", 0);
   if (f.has("hard_pinned")) e.hard_pinned = f.boolean_or("hard_pinned", false);
@@ -483,6 +490,7 @@ constexpr std::pair<const char*, Counter> kCounters[] = {
     {"quota_rejections", &StateExpectation::quota_rejections},
     {"placement_failures", &StateExpectation::placement_failures},
     {"partial_placements", &StateExpectation::partial_placements},
+    {"dfs_slots_used", &StateExpectation::dfs_slots_used},
 };
 
 }  // namespace
@@ -541,6 +549,7 @@ json encode_state_expectation(const StateExpectation& e) {
       if (o.complete_memory) x["complete_memory"] = *o.complete_memory;
       if (o.complete_nof) x["complete_nof"] = *o.complete_nof;
       if (o.complete_disk) x["complete_disk"] = *o.complete_disk;
+      if (o.complete_dfs) x["complete_dfs"] = *o.complete_dfs;
       if (o.processing) x["processing"] = *o.processing;
       if (o.group) x["group"] = *o.group;
       if (o.hard_pinned) x["hard_pinned"] = *o.hard_pinned;

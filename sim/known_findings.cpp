@@ -70,17 +70,19 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step) {
 
 std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
   std::map<std::pair<TenantId, uint32_t>, KeyId> first_key;  // each proposal id's first key
-  bool reused = false;
+  bool reused = false, dfs = false;
   size_t snapshots = 0;  // the candidates a restore may apply (a run stops at its first failure)
   for (size_t i = 0; i < trace.steps.size() && i <= step; ++i) {
     const Op& op = trace.steps[i].op;
     snapshots += op.kind == OpKind::Snapshot;
+    dfs = dfs || op.dfs_replicas > 0;
     if (op.kind != OpKind::Propose || !op.proposal) continue;
     auto [it, fresh] = first_key.try_emplace({op.object.tenant, *op.proposal}, op.object.key);
     reused = reused || (!fresh && it->second != op.object.key);
   }
   std::vector<std::string> met;
   if (reused) met.push_back("proposal_id_reused");
+  if (dfs) met.push_back("dfs_asked");
   if (step < trace.steps.size()) {
     const Op& failing = trace.steps[step].op;
     if (failing.kind == OpKind::Restore && snapshots > (failing.fail_first_candidate ? 1u : 0u))

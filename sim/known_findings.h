@@ -38,8 +38,9 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // `trace` met at or before step `step`: "proposal_id_reused", a propose
 // naming an id an earlier propose of its tenant named for another key;
 // "restore_applied", the failing step is a restore that had a snapshot
-// candidate to apply (not one that finds none usable and starts empty).
-inline constexpr std::string_view kFindingConditions[] = {"proposal_id_reused", "restore_applied"};
+// candidate to apply (not one that finds none usable and starts empty);
+// "dfs_asked", a Start at or before it asked for a DFS replica.
+inline constexpr std::string_view kFindingConditions[] = {"proposal_id_reused", "restore_applied", "dfs_asked"};
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`

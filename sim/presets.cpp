@@ -189,6 +189,19 @@ void dynamic(Choices& c, WorkloadConfig& w, Config& m) {
   if (m.multi_tenant) at_least(w, {OpKind::SetQuota}, 1);
 }
 
+// DFS replicas (rules dfs.*): one to three slots, so writes compete for
+// them (half the writes ask for one); Ends and Revokes naming memory or DFS
+// alone leave the other PROCESSING; Upserts in place and size changes;
+// memory evicted and segments lost under DFS replicas; a third of the seeds
+// in disk mode too.
+void dfs(Choices& c, WorkloadConfig& w, Config& m) {
+  m.dfs_slots = 1 + static_cast<uint32_t>(c.pick(3));
+  if (c.chance(33)) m.disk_replica = true;
+  at_least(w, {OpKind::PutStart, OpKind::PutEnd, OpKind::UpsertStart, OpKind::UpsertEnd, OpKind::Get}, 10);
+  at_least(w, {OpKind::PutRevoke, OpKind::UpsertRevoke, OpKind::Remove, OpKind::Evict, OpKind::Advance}, 6);
+  at_least(w, {OpKind::RemoveAll, OpKind::Unmount, OpKind::Mount, OpKind::Cleanup, OpKind::BatchUpsertStart}, 2);
+}
+
 constexpr Preset kPresets[] = {
     {"swarm", "the plain swarm draw", &swarm},
     {"groups", "groups with reads, leases, removal and grouped eviction", &groups},
@@ -205,6 +218,8 @@ constexpr Preset kPresets[] = {
                "time out and snapshots are taken", &copies},
     {"dynamic", "dynamic replication: hot keys, proposals and their leases' copies while objects change, memory is "
                 "evicted and segments leave", &dynamic},
+    {"dfs", "DFS replicas: writes competing for a few DFS slots, Ends and Revokes of one kind, Upserts, memory "
+            "evicted and segments lost under them", &dfs},
 };
 
 }  // namespace

@@ -61,7 +61,7 @@ View masked(View v, Capabilities caps) {
     if (!(caps & kCapPending)) o.pending.reset();
     if (!(caps & kCapLease)) o.lease = 0;
   }
-  if (!(caps & kCapObjects)) v.shared_disk_files = 0;
+  if (!(caps & kCapObjects)) v.shared_disk_files = 0, v.dfs_slots_used = 0;
   if (!(caps & kCapGauge)) v.gauge = 0;
   if (!(caps & kCapRetention)) {
     v.retention.clear();
@@ -94,13 +94,8 @@ std::string counters(std::initializer_list<uint64_t> values) {
 }
 }  // namespace
 
-Difference describe_difference(const View& e, const View& a) {
-  if (e.gauge != a.gauge) return {"gauge", "gauge: expected " + std::to_string(e.gauge) + ", got " + std::to_string(a.gauge)};
-  if (e.retained_group_count != a.retained_group_count)
-    return {"retained_group_count", "retained_group_count: expected " + std::to_string(e.retained_group_count) +
-                                        ", got " + std::to_string(a.retained_group_count)};
-  if (e.retention != a.retention) return {"retention", "retention table differs"};
-  if (e.retention_entries != a.retention_entries) return {"retention_entries", "retention_entries differs"};
+// The first object that differs (missing, unexpected, or one of its fields); empty when none does.
+static Difference object_difference(const View& e, const View& a) {
   const size_t n = std::max(e.objects.size(), a.objects.size());
   for (size_t i = 0; i < n; ++i) {
     if (i >= e.objects.size())
@@ -120,22 +115,36 @@ Difference describe_difference(const View& e, const View& a) {
       return {"copying", who + "copy expected " + (x.copying ? "under way" : "absent") + ", got " +
                              (y.copying ? "under way" : "absent")};
     const auto complete = [](const ObjectView& o) {
-      return std::tie(o.complete_memory, o.complete_nof, o.complete_disk);
+      return std::tie(o.complete_memory, o.complete_nof, o.complete_disk, o.complete_dfs);
     };
     const auto text = [](const ObjectView& o) {
       return std::to_string(o.complete_memory) + "/" + std::to_string(o.complete_nof) + "/" +
-             std::to_string(o.complete_disk);
+             std::to_string(o.complete_disk) + "/" + std::to_string(o.complete_dfs);
     };
     if (complete(x) != complete(y))
-      return {"complete", who + "COMPLETE replicas (memory/nof/disk) expected " + text(x) + ", got " + text(y)};
+      return {"complete", who + "COMPLETE replicas (memory/nof/disk/dfs) expected " + text(x) + ", got " + text(y)};
     if (x.processing != y.processing)
       return {"processing", who + "PROCESSING replicas expected " + std::to_string(x.processing) + ", got " +
                                 std::to_string(y.processing)};
     if (x != y) return {"replicas", who + "size or group differ"};
   }
+  return {};
+}
+
+Difference describe_difference(const View& e, const View& a) {
+  if (e.gauge != a.gauge) return {"gauge", "gauge: expected " + std::to_string(e.gauge) + ", got " + std::to_string(a.gauge)};
+  if (e.retained_group_count != a.retained_group_count)
+    return {"retained_group_count", "retained_group_count: expected " + std::to_string(e.retained_group_count) +
+                                        ", got " + std::to_string(a.retained_group_count)};
+  if (e.retention != a.retention) return {"retention", "retention table differs"};
+  if (e.retention_entries != a.retention_entries) return {"retention_entries", "retention_entries differs"};
+  if (Difference d = object_difference(e, a); !d.field.empty()) return d;
   if (e.shared_disk_files != a.shared_disk_files)
     return {"disk_files", "disk replicas naming a file another object's also names: expected " +
                               std::to_string(e.shared_disk_files) + ", got " + std::to_string(a.shared_disk_files)};
+  if (e.dfs_slots_used != a.dfs_slots_used)
+    return {"dfs_slots", "DFS slots held (the DFS allocator's records) expected " + std::to_string(e.dfs_slots_used) +
+                             ", got " + std::to_string(a.dfs_slots_used)};
   // Charges and allocations last: a missing or extra object is the cause, not its bytes.
   if (e.usage != a.usage)
     return {"usage", "tenant usage differs: " + usage_text(e.usage) + " expected, got " + usage_text(a.usage)};

@@ -226,6 +226,7 @@ class Shrinker {
         [[fallthrough]];
       case OpKind::PutStart:
         with([](Op& o) { o.nof_replicas = 0; o.memory_replicas = std::max(o.memory_replicas, 1u); });
+        if (op.dfs_replicas) with([](Op& o) { o.dfs_replicas = 0; });
         with([](Op& o) { o.memory_replicas = std::min(o.memory_replicas, 1u); });
         with([](Op& o) { o.group = 0; });
         with([](Op& o) { o.soft_pin = {}; });

@@ -109,7 +109,8 @@ FindingInfo decode_finding(const json& f) {
   for (size_t i = 0; i < (when.is_array() ? when.size() : 1); ++i) {
     const std::string c = when.is_array() && when[i].is_string() ? when[i].get<std::string>() : "";
     if (std::find(std::begin(kFindingConditions), std::end(kFindingConditions), c) == std::end(kFindingConditions))
-      throw DecodeError("$.finding.when: expected an array of conditions (proposal_id_reused, restore_applied)");
+      throw DecodeError("$.finding.when: expected an array of conditions "
+                        "(proposal_id_reused, restore_applied, dfs_asked)");
     info.when.push_back(c);
   }
   return info;

@@ -118,6 +118,9 @@ Op Workload::start(Choices& c, OpKind kind) const {
   op.memory_replicas = static_cast<uint32_t>(c.pick(w_.max_memory_replicas + 1));
   op.nof_replicas = static_cast<uint32_t>(c.pick(w_.max_nof_replicas + 1));
   if (op.memory_replicas + op.nof_replicas == 0 && !no_replica_request(op)) op.memory_replicas = 1;
+  // With DFS (rules dfs.*): half the writes ask for a DFS replica, now and
+  // then for two (INVALID_PARAMS). Drawn only then: other seeds draw as before.
+  if (master_.dfs_slots > 0 && c.chance(50)) op.dfs_replicas = c.chance(5) ? 2 : 1;
   // Odd keys belong to a group fixed by the key, so groups gather members
   // over a run; now and then a write names another group (INVALID_PARAMS on
   // an existing key, or an ungrouped replacement after preemption).
@@ -286,9 +289,15 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
   return op;
 }
 
-// Mostly all, else memory or NoF, or in disk mode the disk replica too.
+// Mostly all, else memory or NoF, or in disk mode the disk replica too,
+// with DFS the DFS replica too.
 ReplicaSelector Workload::selector(Choices& c) const {
-  return static_cast<ReplicaSelector>(c.chance(60) ? 0 : 1 + c.pick(master_.disk_replica ? 3 : 2));
+  if (master_.dfs_slots == 0)
+    return static_cast<ReplicaSelector>(c.chance(60) ? 0 : 1 + c.pick(master_.disk_replica ? 3 : 2));
+  if (c.chance(60)) return ReplicaSelector::All;
+  const uint32_t n = master_.disk_replica ? 4 : 3;  // memory, NoF, [disk,] DFS
+  const uint32_t i = static_cast<uint32_t>(c.pick(n));
+  return i + 1 == n ? ReplicaSelector::Dfs : static_cast<ReplicaSelector>(1 + i);
 }
 
 // A single-key End or Revoke: mostly by the key's current writer, sometimes

@@ -17,6 +17,7 @@ EmbeddedMaster::EmbeddedMaster(const EmbeddedMaster& other)
       routes_(other.routes_),
       quotas_(other.quotas_),
       segments_(other.segments_),
+      dfs_(other.dfs_),
       discarded_(other.discarded_),
       next_replica_id_(other.next_replica_id_),
       index_(other.index_),

@@ -16,7 +16,7 @@ uint64_t requested_memory_bytes(const Op& op) { return op.size * op.memory_repli
 }  // namespace
 
 EmbeddedMaster::EmbeddedMaster(const Config& config, const Faults& faults)
-    : config_(config), faults_(faults), quotas_(config), segments_(config.segments) {}
+    : config_(config), faults_(faults), quotas_(config), segments_(config.segments), dfs_(config.dfs_slots) {}
 
 EmbeddedMaster::~EmbeddedMaster() {
   for (Shard& s : shards_) s.objects.clear();  // destructors settle the gauge
@@ -122,6 +122,7 @@ View EmbeddedMaster::view(Time now) const {
         if (r.status == ReplicaStatus::Processing) ++o.processing;
         else if (r.kind == ReplicaKind::Memory) ++o.complete_memory;
         else if (r.kind == ReplicaKind::Nof) ++o.complete_nof;
+        else if (r.kind == ReplicaKind::Dfs) ++o.complete_dfs;
         else ++o.complete_disk;
       }
       o.deadline = md->committed_deadline();
@@ -158,6 +159,7 @@ View EmbeddedMaster::view(Time now) const {
   v.quota_rejections = quota_rejections_.load();
   v.placement_failures = placement_failures_.load();
   v.partial_placements = partial_placements_.load();
+  v.dfs_slots_used = dfs_.records();  // the allocator's records, not a count of replicas
   return v;
 }
 
@@ -282,6 +284,7 @@ void EmbeddedMaster::erase_object(size_t shard, ObjectId id, bool keep_route) {
   {
     std::lock_guard lock(alloc_mutex_);
     for (const Replica& r : md.replicas) segments_.release(r.segment, md.size);
+    free_dfs_locked(md.replicas.begin(), md.replicas.end());
   }
   if (group != 0) {  // UnregisterGroupMember
     const GroupKey g{id.tenant, group};
@@ -308,27 +311,34 @@ PreferredSegments EmbeddedMaster::preferred_segments() const {
 namespace {
 // HasExpectedReplicaAllocation: memory-only writes are best effort (one
 // replica is enough); 1 memory + 1 NoF (FLEXIBLE_DUAL_REPLICA) needs either
-// side; any other write with NoF replicas needs every replica it asked for.
+// side; any other write with NoF replicas, or asking for DFS
+// (RELIABLE_MULTI_REPLICA), needs every replica it asked for.
 bool has_expected_allocation(const Op& op, size_t memory, size_t nof) {
-  if (op.nof_replicas == 0) return memory > 0;
-  if (op.memory_replicas == 1 && op.nof_replicas == 1) return memory + nof > 0;
+  if (op.nof_replicas == 0 && op.dfs_replicas == 0) return memory > 0;
+  if (op.dfs_replicas == 0 && op.memory_replicas == 1 && op.nof_replicas == 1) return memory + nof > 0;
   return memory == op.memory_replicas && nof == op.nof_replicas;
 }
 }  // namespace
 
 // PutStart's allocation: memory replicas from the memory segments' manager,
-// then NoF replicas from the NoF manager, each walking its preferred list;
-// buffers of a refused allocation go back (Mooncake's AllocatedBuffers free
-// themselves when the replicas are dropped).
-bool EmbeddedMaster::allocate_locked(const Op& op, const PreferredSegments& preferred, std::vector<Replica>* out) {
+// then NoF replicas from the NoF manager, each walking its preferred list,
+// then (dfs.cpp) a DFS slot; buffers of a refused allocation go back
+// (Mooncake's AllocatedBuffers free themselves when the replicas are
+// dropped). A refusal for want of a DFS slot is no placement failure: the
+// metric counts the segments' only.
+ErrorCode EmbeddedMaster::allocate_locked(const Op& op, const PreferredSegments& preferred,
+                                          const std::vector<ReplicaId>& dfs_freed, std::vector<Replica>* out) {
   const std::vector<uint32_t> memory = segments_.allocate(ReplicaKind::Memory, op.size, op.memory_replicas,
                                                           preferred.memory);
   const std::vector<uint32_t> nof = segments_.allocate(ReplicaKind::Nof, op.size, op.nof_replicas, preferred.nof);
-  if (!has_expected_allocation(op, memory.size(), nof.size())) {
+  auto give_back = [&] {
     for (uint32_t s : memory) segments_.release(s, op.size);
     for (uint32_t s : nof) segments_.release(s, op.size);
+  };
+  if (!has_expected_allocation(op, memory.size(), nof.size())) {
+    give_back();
     placement_failures_.fetch_add(1);
-    return false;
+    return ErrorCode::NO_AVAILABLE_HANDLE;
   }
   if (memory.size() < op.memory_replicas || nof.size() < op.nof_replicas) partial_placements_.fetch_add(1);
   out->clear();
@@ -338,7 +348,12 @@ bool EmbeddedMaster::allocate_locked(const Op& op, const PreferredSegments& pref
   // until the client's storage backend reports it written.
   if (config_.disk_replica)
     out->push_back({next_replica_id_++, ReplicaKind::Disk, ReplicaStatus::Processing, kNoSegment});
-  return true;
+  if (!allocate_dfs_locked(op, dfs_freed, out)) {
+    give_back();
+    out->clear();
+    return ErrorCode::NO_AVAILABLE_HANDLE;
+  }
+  return ErrorCode::OK;
 }
 
 // ChargeTenantQuota, then placement: the tenant's account is charged
@@ -346,16 +361,16 @@ bool EmbeddedMaster::allocate_locked(const Op& op, const PreferredSegments& pref
 // ledger adopts, kept until the write settles even where fewer replicas
 // were placed); a placement failure refunds it (refund_pending_quota).
 ErrorCode EmbeddedMaster::reserve(const Op& op, uint64_t released, std::vector<Replica>* out,
-                                  StartRequest* request) {
+                                  StartRequest* request, const std::vector<ReplicaId>& dfs_freed) {
   TenantQuotaAccount* account = quotas_.Find(op.object.tenant);
   const unsigned __int128 requested = static_cast<unsigned __int128>(op.size) * op.memory_replicas;
   if (account && requested > TenantQuotaAccount::kMaxChargedBytes) return ErrorCode::INVALID_PARAMS;
   const uint64_t need = account ? requested_memory_bytes(op) : 0;
   if (account && !account->TryCharge(need, released, &request->deficit)) return ErrorCode::TENANT_QUOTA_EXCEEDED;
   std::lock_guard lock(alloc_mutex_);
-  if (allocate_locked(op, request->preferred, out)) return ErrorCode::OK;
-  if (account) account->Release(need);
-  return ErrorCode::NO_AVAILABLE_HANDLE;
+  const ErrorCode err = allocate_locked(op, request->preferred, dfs_freed, out);
+  if (err != ErrorCode::OK && account) account->Release(need);
+  return err;
 }
 
 // A reservation that is not used after all: its space and every charge the
@@ -367,6 +382,7 @@ void EmbeddedMaster::unreserve(const Op& op, const std::vector<Replica>& replica
   }
   std::lock_guard lock(alloc_mutex_);
   for (const Replica& r : replicas) segments_.release(r.segment, op.size);
+  free_dfs_locked(replicas.begin(), replicas.end());
 }
 
 // AllocateAndInsertMetadata's insert, with `shard` (the home for `group`)
@@ -416,16 +432,19 @@ void EmbeddedMaster::free_replicas(ObjectMetadata& md, std::vector<Replica>::ite
   record_dynamic_removal(md, from);
   std::lock_guard lock(alloc_mutex_);
   for (auto r = from; r != md.replicas.end(); ++r) segments_.release(r->segment, md.size);
+  free_dfs_locked(from, md.replicas.end());
   md.replicas.erase(from, md.replicas.end());
 }
 
 // discarded_replicas_: the memory stays allocated until `release_at` and the
-// next eviction pass (no longer charged once the caller settles).
+// next eviction pass (no longer charged once the caller settles); a DFS
+// replica's slot is freed first (FreeDfsReplicas), the replica kept with them.
 void EmbeddedMaster::discard_replicas(ObjectMetadata& md, std::vector<Replica>::iterator from, Time release_at) {
   record_dynamic_removal(md, from);
   Discarded d{release_at, {from, md.replicas.end()}, md.size};
   md.replicas.erase(from, md.replicas.end());
   std::lock_guard lock(alloc_mutex_);
+  free_dfs_locked(d.replicas.begin(), d.replicas.end());
   if (!d.replicas.empty()) discarded_.push_back(std::move(d));
 }
 

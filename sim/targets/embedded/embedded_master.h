@@ -5,8 +5,9 @@
 // the PR 2835 retention table with one global admission counter, hard pins,
 // and in multi-tenant mode the tenant quota accounts with a per-object
 // ledger and the quota-eviction retry of Starts (tenant_quota*.h), copies of
-// a replica, and dynamic replication (heat, proposals and their leases,
-// dynamic_replication.cpp). It is thread-safe, and carries the seeded faults
+// a replica, dynamic replication (heat, proposals and their leases,
+// dynamic_replication.cpp), and DFS replicas with their slot allocator
+// (dfs.cpp, dfs_allocator.h). It is thread-safe, and carries the seeded faults
 // of faults.h. The lockstep runner checks it against the model step by step.
 #pragma once
 #include <array>
@@ -22,6 +23,7 @@
 
 #include "config.h"
 #include "deadline_index.h"
+#include "dfs_allocator.h"
 #include "faults.h"
 #include "shard.h"
 #include "segment_allocator.h"
@@ -138,16 +140,26 @@ class EmbeddedMaster final : public Target {
   // Quota and placement for a new object, reserved before the old one goes;
   // `released` is the charge the replaced object gives back. A quota
   // refusal sets the request's deficit.
-  ErrorCode reserve(const Op& op, uint64_t released, std::vector<Replica>* out, StartRequest* request);
+  // `dfs_freed`: the replaced object's DFS replicas, whose slots count as free.
+  ErrorCode reserve(const Op& op, uint64_t released, std::vector<Replica>* out, StartRequest* request,
+                    const std::vector<ReplicaId>& dfs_freed = {});
   void unreserve(const Op& op, const std::vector<Replica>& replicas, TenantQuotaLedger& quota);
   ErrorCode create_object(const Op& op, size_t shard, Inherited from, const Resolved& req,
                           std::vector<Replica> replicas, Time now);
   PreferredSegments preferred_segments() const;
-  bool allocate_locked(const Op& op, const PreferredSegments& preferred, std::vector<Replica>* out);
+  ErrorCode allocate_locked(const Op& op, const PreferredSegments& preferred, const std::vector<ReplicaId>& dfs_freed,
+                            std::vector<Replica>* out);
   void free_replicas(ObjectMetadata& md, std::vector<Replica>::iterator from);
   void discard_replicas(ObjectMetadata& md, std::vector<Replica>::iterator from, Time release_at);
   uint64_t release_discarded(Time now);
   void grant_lease(ObjectId id, size_t shard, ObjectMetadata& md, Time lease, Time now);
+
+  // dfs.cpp (rules dfs.*)
+  std::optional<ErrorCode> validate_dfs(const Op& op) const;
+  bool same_dfs_topology(const Op& op, const ObjectMetadata& md) const;
+  bool allocate_dfs_locked(const Op& op, const std::vector<ReplicaId>& freed_first, std::vector<Replica>* out);
+  void free_dfs_locked(std::vector<Replica>::const_iterator from, std::vector<Replica>::const_iterator end);
+  static std::vector<ReplicaId> dfs_replica_ids(const ObjectMetadata* md);
 
   // write_path.cpp
   std::optional<ErrorCode> validate_start(const Op& op, Resolved* out) const;
@@ -303,8 +315,9 @@ class EmbeddedMaster final : public Target {
   mutable std::mutex route_mutex_;
   std::unordered_map<ObjectId, GroupId, ObjectIdHash> routes_;  // object_group_ids_
   TenantQuotaTable quotas_;  // its own mutex (after the shard locks); charges are atomic
-  mutable std::mutex alloc_mutex_;  // guards the three below
+  mutable std::mutex alloc_mutex_;  // guards the four below
   SegmentAllocators segments_;
+  DfsAllocator dfs_;  // the DFS allocator's records (rule dfs.slot)
   std::vector<Discarded> discarded_;
   ReplicaId next_replica_id_ = 1;
   DeadlineIndex index_;

@@ -9,7 +9,9 @@
 // the restore then rebuilds the metrics, the soft-pin gauge from the index,
 // and (multi-tenant mode) the tenant charges from the surviving objects.
 // Hard pins are serialised with the metadata. A segment leaving at the
-// snapshot (a graceful unmount) is unmounted once the objects are back.
+// snapshot (a graceful unmount) is unmounted once the objects are back. The
+// DFS allocator is not serialised: its records are rebuilt from the DFS
+// replicas of the objects restored (a discarded one holds no slot).
 #include <algorithm>
 
 #include "embedded_master.h"
@@ -53,6 +55,7 @@ void EmbeddedMaster::reset_state(bool clear_index) {
   clear_all_dynamic_state();  // the heat windows stay: they are not the objects'
   std::lock_guard lock(alloc_mutex_);
   segments_.clear();
+  dfs_.clear();
   discarded_.clear();
   retained_group_count_.store(0);
 }
@@ -96,6 +99,8 @@ void EmbeddedMaster::decode(const SnapshotImage& image, Time now) {
     {
       std::lock_guard lock(alloc_mutex_);
       for (const Replica& r : replicas) segments_.hold(r.segment, rec.size);
+      for (const Replica& r : replicas)  // the DFS allocator's records, from the objects restored
+        if (r.kind == ReplicaKind::Dfs) dfs_.hold(r.id);
     }
     if (rec.group != 0) {  // RebuildGroupRoutingIndex: every restored group is dirty
       set_route(rec.id, rec.group);

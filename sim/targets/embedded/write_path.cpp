@@ -22,7 +22,8 @@ void f24_complete_copy_targets(ObjectMetadata& md, ReplicaSelector selector) {
 
 // Structural checks, then ResolveSoftPinRequest.
 std::optional<ErrorCode> EmbeddedMaster::validate_start(const Op& op, Resolved* out) const {
-  if (op.memory_replicas + op.nof_replicas == 0 || op.size == 0) return ErrorCode::INVALID_PARAMS;
+  if (op.memory_replicas + op.nof_replicas + op.dfs_replicas == 0 || op.size == 0) return ErrorCode::INVALID_PARAMS;
+  if (auto err = validate_dfs(op)) return err;  // dfs.cpp
   if (!one_group_id_per_key(op)) return ErrorCode::INVALID_PARAMS;
   const SoftPinRequest& req = op.soft_pin;
   if (req.action > static_cast<uint8_t>(SoftPinAction::Disable)) return ErrorCode::INVALID_PARAMS;
@@ -52,7 +53,8 @@ std::optional<Time> EmbeddedMaster::carry_unexpired(const ObjectMetadata& md, Ti
 // first, so that a refusal leaves the old object, its deadline and its
 // in-flight write untouched. The old object's charge counts as given back,
 // except (Upsert Case C, `keeps_charge`) its COMPLETE memory replicas, which
-// stay charged until the new write settles. F16 takes Mooncake main's order
+// stay charged until the new write settles; its DFS slots count as free
+// (Mooncake frees them before it allocates). F16 takes Mooncake main's order
 // instead: the old metadata is erased, then the allocation may fail.
 ErrorCode EmbeddedMaster::reserve_for(const Op& op, const ObjectMetadata* replaced, bool keeps_charge,
                                      std::vector<Replica>* out, StartRequest* request) {
@@ -60,7 +62,7 @@ ErrorCode EmbeddedMaster::reserve_for(const Op& op, const ObjectMetadata* replac
   uint64_t released = 0;
   if (replaced)
     released = replaced->quota.TotalChargedBytes() - (keeps_charge ? replaced->complete_memory_bytes() : 0);
-  return reserve(op, released, out, request);
+  return reserve(op, released, out, request, dfs_replica_ids(replaced));
 }
 
 ErrorCode EmbeddedMaster::reserve_late(const Op& op, bool replaced, std::vector<Replica>* out, StartRequest* request) {
@@ -157,6 +159,7 @@ Outcome EmbeddedMaster::upsert_start_once(const Op& op, Time now, StartRequest* 
   // place) or C (size change: replaced, same group).
   const bool replace_a = md && md->processing && !md->any_complete();
   const bool in_place = md && !replace_a && op.size == md->size;
+  if (in_place && !same_dfs_topology(op, *md)) return Outcome::of(ErrorCode::INVALID_PARAMS);  // dfs.cpp
   std::vector<Replica> replicas;
   if (!in_place)
     if (ErrorCode err = reserve_for(op, md, !replace_a, &replicas, request); err != ErrorCode::OK)
@@ -227,8 +230,10 @@ Outcome EmbeddedMaster::end(const Op& op, Time now) {
   }
   md->lease = std::max(md->lease, now);  // GrantReadLease(0)
   if (md->write_complete()) md->processing = false;
-  // PutEnd's checksum condition: every End but a disk one without a checksum sets it (F21: only one with).
-  if (op.checksum || (op.selector != ReplicaSelector::Disk && !faults_.f21_end_without_checksum_keeps_old))
+  // PutEnd's checksum condition: an End with a checksum sets it, and so does
+  // one without that names all, memory or NoF (not disk nor DFS); F21: only one with.
+  const bool names_written = op.selector != ReplicaSelector::Disk && op.selector != ReplicaSelector::Dfs;
+  if (op.checksum || (names_written && !faults_.f21_end_without_checksum_keeps_old))
     md->checksum = op.checksum;
   settle_primary_write(id, *md);  // SettlePrimaryWriteQuotaIfReady
   return Outcome{};

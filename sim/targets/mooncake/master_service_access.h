@@ -3,10 +3,11 @@
 // own snapshot tests' fixture); the adapter defines that class here, with no
 // test code of Mooncake's, to stop the background threads the constructor
 // starts, read the metadata shards and the deadlines for the View, call the
-// background work (BatchEvict, CleanupExpiredSoftPins) directly, and encode,
-// decode and apply snapshots. Include it from the adapter only, and never
-// link Mooncake's own test objects beside it (two definitions of one class).
-// The PINSIM_MC_HAS_* definitions come from cmake/MooncakeTree.cmake.
+// background work (BatchEvict, CleanupExpiredSoftPins) directly, encode,
+// decode and apply snapshots, and check and restart the DFS allocator.
+// Include it from the adapter only, and never link Mooncake's own test
+// objects beside it (two definitions of one class). The PINSIM_MC_HAS_*
+// definitions come from cmake/MooncakeTree.cmake (DFS from CMakeLists.txt).
 #pragma once
 #include <chrono>
 #include <mutex>
@@ -21,6 +22,9 @@
 #endif
 #include "master_metric_manager.h"
 #include "master_service.h"
+#if PINSIM_MC_HAS_DFS
+#include "storage/distributed/dfs_global_allocator.h"
+#endif
 #include "view.h"
 #include "virtual_clock.h"
 
@@ -73,6 +77,7 @@ class MasterServiceSnapshotTestBase {
     bool memory;
     bool nof;
     bool disk;  // a DISK replica (disk mode's file)
+    bool dfs;   // a DFS replica (a slot of the DFS allocator)
     ReplicaStatus status;
     ReplicaID id;
     bool invalid;  // a memory replica on an unmounted segment (has_invalid_mem_handle)
@@ -130,9 +135,8 @@ class MasterServiceSnapshotTestBase {
           for (const auto& r : md.GetAllReplicas())
             if (r.is_disk_replica()) o.disk_files.push_back(r.get_descriptor().get_disk_descriptor().file_path);
           for (const auto& r : md.GetAllReplicas())
-            o.replicas.push_back(
-                {r.is_memory_replica(), r.is_nof_replica(), r.is_disk_replica(), r.status(), r.id(),
-                 r.has_invalid_mem_handle()});
+            o.replicas.push_back({r.is_memory_replica(), r.is_nof_replica(), r.is_disk_replica(), IsDfs(r),
+                                  r.status(), r.id(), r.has_invalid_mem_handle()});
           {
             SpinLocker locker(&md.lock);
             o.deadline = md.soft_pin_timeout;
@@ -156,6 +160,35 @@ class MasterServiceSnapshotTestBase {
     }
     return out;
   }
+
+  // Whether `replica` is a DFS replica (none on a tree without them).
+  template <typename R>
+  static bool IsDfs(const R& replica) {
+#if PINSIM_MC_HAS_DFS
+    return replica.is_dfs_replica();
+#else
+    (void)replica;
+    return false;
+#endif
+  }
+
+#if PINSIM_MC_HAS_DFS
+  // Whether the master really has DFS: the constructor turns it off
+  // silently (enable_dfs_ false, no allocator) when the allocator fails to start.
+  static bool DfsOn(const MasterService& s) {
+    return s.enable_dfs_ && s.dfs_allocator_ && s.dfs_allocator_->IsInitialized();
+  }
+  static const DfsGlobalAllocator* DfsAllocator(const MasterService& s) { return s.dfs_allocator_.get(); }
+  // A new DFS allocator, started as the constructor starts it, from the
+  // environment (which the caller sets): for a kept master, whose old
+  // allocator still holds the slots of the objects the reset dropped
+  // (ResetStateAfterFailedRestoreAttempt leaves the allocator alone, and a
+  // Replica's destructor frees no slot). No thread uses it meanwhile.
+  static void RestartDfs(MasterService& s, const MasterServiceConfig& config) {
+    s.dfs_allocator_.reset();
+    s.InitDfsAllocatorFromEnvironment(config);
+  }
+#endif
 
 #if PINSIM_MC_HAS_TENANT_ID_CLASS
   static bool IsDefaultTenant(const TenantId& t) { return t == TenantId::Default(); }

@@ -29,6 +29,8 @@
 
 #include <glog/logging.h>
 
+#include "dfs_environment.h"
+#include "dfs_records.h"
 #include "inline_threads.h"
 #include "master_metric_manager.h"
 #include "master_service_access.h"
@@ -148,19 +150,60 @@ mc::MasterServiceConfig service_config(const Config& c, const std::string& polic
   return m;
 }
 
+// The DFS settings of `c`: all zero without DFS slots (refusal() turns away
+// a configuration whose slots fit in no shard).
+mooncake_dfs::Settings dfs_settings(const Config& c) {
+  return mooncake_dfs::settings(c).value_or(mooncake_dfs::Settings{});
+}
+
+// Whether `service` has DFS exactly when `c` asks for it (false with `error`
+// set otherwise): MasterService turns DFS off, silently, when its allocator
+// fails to start under `root`.
+bool dfs_as_configured(const mc::MasterService& service, const Config& c, const std::string& root,
+                       std::string* error) {
+#if PINSIM_MC_HAS_DFS
+  const bool on = Access::DfsOn(service);
+#else
+  const bool on = false;
+  (void)service;
+#endif
+  if (on == (c.dfs_slots > 0)) return true;
+  const mooncake_dfs::Settings dfs = dfs_settings(c);
+  *error = on ? std::string("MasterService has DFS on in a configuration without DFS slots")
+              : "Mooncake's DFS allocator did not start (posix adapter under " + root + ", one shard of " +
+                    std::to_string(dfs.shard_capacity) + " bytes, alignment " + std::to_string(dfs.alignment) +
+                    "), so MasterService turned DFS off";
+  return false;
+}
+
 // A constructed master with its background threads stopped, at virtual time
 // 0; nullptr with `error` set when MasterService refuses the configuration.
+// A configuration with DFS slots is constructed with DFS on (the
+// environment of dfs_environment.h around the constructor), any other with
+// DFS off; both are checked after.
 std::unique_ptr<mc::MasterService> construct(const Config& c, const std::string& policy_file, std::string* error) {
   set_now(0);
   mooncake_clock::use_virtual_time();
   std::unique_ptr<mc::MasterService> service;
+  std::string root;
   try {
+    const mooncake_dfs::ScopedEnvironment env(dfs_settings(c));
+    if (!env.error().empty()) {
+      *error = env.error();
+      return nullptr;
+    }
+    root = env.root();
     service = std::make_unique<mc::MasterService>(service_config(c, policy_file));
   } catch (const std::exception& e) {
     *error = std::string("MasterService refused the configuration: ") + e.what();
     return nullptr;
   }
   Access::Quiesce(*service);
+  if (!dfs_as_configured(*service, c, root, error)) {
+    const mooncake_clock::SleepsCut cut;
+    service.reset();
+    return nullptr;
+  }
   return service;
 }
 
@@ -207,6 +250,7 @@ bool write_policy_file(const Config& c, const std::string& path, std::string* er
 // PINSIM_MOONCAKE_FRESH_MASTERS=1 constructs every master, for comparison.
 struct Kept {
   Config key;
+  mooncake_dfs::Settings dfs;  // what the DFS allocator starts with (it depends on the segments, not in key)
   std::unique_ptr<mc::MasterService> service;
   std::string policy_file;  // multi-tenant mode: the connector's path ("" otherwise)
 };
@@ -238,16 +282,40 @@ Config constructor_key(Config c) {
   return c;
 }
 
+// Whether a master kept as `k` was constructed as `c` would construct it.
+bool constructed_as(const Kept& k, const Config& c) {
+  return k.key == constructor_key(c) && k.dfs == dfs_settings(c);
+}
+
 // A kept master for `c`, reset, with its policy file's path; none when there is none.
 std::optional<Kept> take_kept(const Config& c) {
   if (!reuse_masters()) return std::nullopt;
   auto& kept = kept_masters();
-  const Config key = constructor_key(c);
-  auto it = std::find_if(kept.begin(), kept.end(), [&](const Kept& k) { return k.key == key; });
+  auto it = std::find_if(kept.begin(), kept.end(), [&](const Kept& k) { return constructed_as(k, c); });
   if (it == kept.end()) return std::nullopt;
   Kept k = std::move(*it);
   kept.erase(it);
   return k;
+}
+
+// A kept DFS master's allocator started again, empty, as its constructor
+// started it (the reset leaves the old one's slots held); false when it did
+// not start, and the master is not kept.
+bool restart_dfs(const Config& c, mc::MasterService& service, const std::string& policy_file) {
+#if PINSIM_MC_HAS_DFS
+  if (c.dfs_slots == 0) return true;
+  try {
+    const mooncake_dfs::ScopedEnvironment env(dfs_settings(c));
+    if (!env.error().empty()) return false;
+    Access::RestartDfs(service, service_config(c, policy_file));
+  } catch (const std::exception&) {
+    return false;
+  }
+  return Access::DfsOn(service);
+#else
+  (void)c, (void)service, (void)policy_file;
+  return true;
+#endif
 }
 
 // Resets and keeps `service` (true), or leaves it to be destroyed.
@@ -255,14 +323,14 @@ bool keep(const Config& c, std::unique_ptr<mc::MasterService>& service, const st
 #if PINSIM_MC_HAS_SNAPSHOT_CODEC
   if (!reuse_masters()) return false;
   auto& kept = kept_masters();
-  const Config key = constructor_key(c);
   if (kept.size() >= kMaxKept ||
-      std::any_of(kept.begin(), kept.end(), [&](const Kept& k) { return k.key == key; }))
+      std::any_of(kept.begin(), kept.end(), [&](const Kept& k) { return constructed_as(k, c); }))
     return false;
   Access::ResetState(*service);
   Access::DropGraceTimers(*service);
   Access::ResetDynamicReplication(*service);
-  kept.push_back({key, std::move(service), policy_file});
+  if (!restart_dfs(c, *service, policy_file)) return false;
+  kept.push_back({constructor_key(c), dfs_settings(c), std::move(service), policy_file});
   return true;
 #else
   (void)c, (void)service, (void)policy_file;
@@ -307,6 +375,7 @@ std::optional<ObjectView> object_view(const Access::Object& o) {
     else if (r.status != mc::ReplicaStatus::COMPLETE) continue;
     else if (r.memory) ++ov.complete_memory;
     else if (r.disk) ++ov.complete_disk;
+    else if (r.dfs) ++ov.complete_dfs;
     else ++ov.complete_nof;
   }
   if (o.deadline) ov.deadline = from_tp(*o.deadline);
@@ -855,6 +924,12 @@ class MooncakeTarget final : public Target {
     v.partial_placements = static_cast<uint64_t>(refusals[2] - refusals_baseline_[2]);
 #endif
     v.allocated = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_allocated_mem_size());
+#if PINSIM_MC_HAS_DFS
+    // Under each shard's handle lock (dfs_records.h); the metadata's DFS
+    // replicas are in the objects, read under the metadata shards' locks.
+    if (const mc::DfsGlobalAllocator* dfs = Access::DfsAllocator(*service_))
+      v.dfs_slots_used = mooncake_dfs::live_records(*dfs);
+#endif
     if (config_.disk_replica) v.shared_disk_files = shared_disk_files();
 #if PINSIM_MC_HAS_GRACEFUL_UNMOUNT
     {  // through each mounted segment's allocator: a leaving one's is out of the manager
@@ -931,6 +1006,11 @@ class MooncakeTarget final : public Target {
       case ReplicaSelector::Memory: return mc::ReplicaType::MEMORY;
       case ReplicaSelector::Nof: return mc::ReplicaType::NOF_SSD;
       case ReplicaSelector::Disk: return mc::ReplicaType::DISK;
+#if PINSIM_MC_HAS_DFS
+      case ReplicaSelector::Dfs: return mc::ReplicaType::DFS;
+#else
+      case ReplicaSelector::Dfs: break;  // supports() refuses it: no DFS in this tree
+#endif
     }
     return mc::ReplicaType::ALL;
   }
@@ -939,6 +1019,9 @@ class MooncakeTarget final : public Target {
     mc::ReplicateConfig rc;
     rc.replica_num = op.memory_replicas;
     rc.nof_replica_num = op.nof_replicas;
+#if PINSIM_MC_HAS_DFS
+    rc.dfs_replica_num = op.dfs_replicas;
+#endif
 #if PINSIM_MC_HAS_HARD_PIN
     rc.with_hard_pin = op.hard_pin;
 #endif
@@ -1323,6 +1406,9 @@ std::string_view mooncake_target_description() {
 #if !PINSIM_MC_HAS_OBJECT_CHECKSUM
          ", object checksums (no ObjectMeta)"
 #endif
+#if !PINSIM_MC_HAS_DFS
+         ", DFS replicas"
+#endif
       ;
 }
 
@@ -1340,6 +1426,12 @@ static bool nof_request_ok(const Op& op, const Config& config) {
                                             [](const SegmentConfig& s) { return s.kind == ReplicaKind::Nof; }));
 }
 
+// A DFS request (DFS replicas asked for, the DFS selector) needs a tree with
+// DFS replicas: an older ReplicateConfig and ReplicaType cannot express it.
+static bool dfs_request_ok(const Op& op) {
+  return PINSIM_MC_HAS_DFS || (op.dfs_replicas == 0 && op.selector != ReplicaSelector::Dfs);
+}
+
 bool mooncake_target_supports(const Op& op, const Config& config) {
   // Tenants other than 0 exist only in multi-tenant mode (Mooncake folds every
   // tenant into "default" outside it); the PR 2835 tree has no such mode.
@@ -1352,14 +1444,17 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
       return true;
     case OpKind::Snapshot:
     case OpKind::Restore:
-      return PINSIM_MC_HAS_SNAPSHOT_CODEC != 0;
+      // Mooncake states DFS incompatible with snapshot recovery (its
+      // constructor refuses both together; the allocator's slots are in no
+      // snapshot), so a DFS configuration's master has no snapshots.
+      return PINSIM_MC_HAS_SNAPSHOT_CODEC != 0 && config.dfs_slots == 0;
     case OpKind::Cleanup:  // the task-cleanup cycle: soft-pin expiry, retention prune
       return PINSIM_MC_HAS_CLEANUP != 0 || PINSIM_MC_HAS_RETAIN_GROUPS != 0;
     case OpKind::RetainGroups:
       return PINSIM_MC_HAS_RETAIN_GROUPS != 0 && op.object.tenant == 0;
     case OpKind::PutStart:
     case OpKind::UpsertStart:
-      return nof_request_ok(op, config) && pin_ok && tenant_ok;
+      return nof_request_ok(op, config) && dfs_request_ok(op) && pin_ok && tenant_ok;
     case OpKind::PutEnd:
     case OpKind::UpsertEnd:
       if (op.checksum && !PINSIM_MC_HAS_OBJECT_CHECKSUM) return false;  // no object checksum in this tree
@@ -1369,7 +1464,7 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
       // A NoF selector is fine: no object here has a NoF replica (no NoF
       // segment is mounted, so none is placed), so it targets
       // nothing, which Mooncake answers like any other empty selection.
-      return tenant_ok;
+      return tenant_ok && dfs_request_ok(op);
     case OpKind::Get:
     case OpKind::Exist:
     case OpKind::Remove:
@@ -1393,10 +1488,10 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
       return PINSIM_MC_HAS_MULTI_TENANT != 0;
     // The batch calls, like their single-key elements: no NoF.
     case OpKind::BatchUpsertStart:
-      return nof_request_ok(op, config) && pin_ok && batch_ok;
+      return nof_request_ok(op, config) && dfs_request_ok(op) && pin_ok && batch_ok;
     case OpKind::BatchPutEnd:
     case OpKind::BatchPutRevoke:
-      return batch_ok;
+      return batch_ok && dfs_request_ok(op);
     case OpKind::BatchExist:
     case OpKind::BatchGet:
     case OpKind::BatchUpsertEnd:
@@ -1420,6 +1515,10 @@ std::string refusal(const Config& config) {
     return "this Mooncake tree has no dynamic replication (SubmitReplicaActionProposal)";
   if (config.put_start_discard_timeout_ms % 1000 != 0 || config.put_start_release_timeout_ms % 1000 != 0)
     return "Mooncake's put-start timeouts are whole seconds";
+  if (config.dfs_slots > 0 && !PINSIM_MC_HAS_DFS) return "this Mooncake tree has no DFS replicas";
+  if (!mooncake_dfs::settings(config))
+    return std::to_string(config.dfs_slots) + " DFS slots as large as the largest memory segment do not fit "
+                                              "in one DFS shard";
   return "";
 }
 

@@ -13,8 +13,9 @@
 namespace pinsim {
 
 // Refuses (nullptr, `error` set) a configuration the adapter cannot express:
-// a profile other than the tree's, multi-tenant mode on a tree without it,
-// timeouts that are not whole seconds, or a Mooncake constructor that throws.
+// a profile other than the tree's, multi-tenant mode or DFS slots on a tree
+// without them, timeouts that are not whole seconds, a Mooncake constructor
+// that throws, or a DFS allocator that does not start.
 std::unique_ptr<Target> make_mooncake_target(const Config& config, const TargetOptions& options,
                                              std::string* error);
 
@@ -27,8 +28,11 @@ std::string_view mooncake_target_description();
 // answers UNSUPPORTED for it): tenants other than 0 outside multi-tenant mode
 // (Mooncake folds every tenant into "default" there), NoF replicas or the NoF
 // selector without a NoF build, retain_groups without PR 2835, cleanup without
-// the deadline index or the retention prune. A campaign that wants to compare only what both sides
-// can do draws another op instead (every campaign does).
+// the deadline index or the retention prune, DFS requests without DFS in the
+// tree, snapshot and restore in a configuration with DFS slots (Mooncake
+// states DFS incompatible with snapshot recovery). A campaign that wants to
+// compare only what both sides can do draws another op instead (every
+// campaign does).
 bool mooncake_target_supports(const Op& op, const Config& config);
 
 // Whether the tree's BatchEvict can be seeded (its random shard start and

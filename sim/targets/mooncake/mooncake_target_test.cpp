@@ -1,5 +1,6 @@
 // Tests of the Mooncake target (ctest -L mooncake): the virtual clock, the
-// mapping of the soft-pin lifecycle, determinism, and reuse of masters.
+// mapping of the soft-pin lifecycle, DFS replicas, determinism, and reuse of
+// masters.
 #include <gtest/gtest.h>
 
 #include "campaign.h"
@@ -160,6 +161,118 @@ TEST(MooncakeTarget, AReusedMasterStartsEmpty) {
   EXPECT_EQ(v.gauge, 0);
   for (uint64_t used : v.memory_used) EXPECT_EQ(used, 0u);
   EXPECT_EQ(t->apply(simple(OpKind::Get, 1), 1).code, ErrorCode::OBJECT_NOT_FOUND);
+}
+
+// DFS replicas (README, "DFS replicas"): a tree without them refuses a
+// configuration with DFS slots.
+bool tree_has_dfs() { return mooncake_target_description().find("DFS replicas") == std::string_view::npos; }
+
+Config dfs_config(uint32_t slots) {
+  Config c = main_config();
+  c.dfs_slots = slots;
+  return c;
+}
+
+Op dfs_write(KeyId k, uint64_t size) {
+  Op op = put_start(k, 0);
+  op.size = size;
+  op.dfs_replicas = 1;
+  return op;
+}
+
+Op with_selector(OpKind kind, KeyId k, ReplicaSelector selector, bool force = false) {
+  Op op = simple(kind, k);
+  op.selector = selector;
+  op.force = force;
+  return op;
+}
+
+const ObjectView* find(const View& v, KeyId k) {
+  for (const ObjectView& o : v.objects)
+    if (o.id.key == k) return &o;
+  return nullptr;
+}
+
+// Two slots hold exactly two DFS replicas, small or as large as a memory
+// segment allows; the third write finds none. The DFS replica stays
+// PROCESSING after an End of memory (a forced remove is refused) until an
+// End names DFS; a remove or a revoke frees its slot for the next write.
+TEST(MooncakeTarget, DfsSlotsAreHeldUntilRemoveOrRevoke) {
+  std::string error;
+  auto t = make_mooncake_target(dfs_config(2), {}, &error);
+  if (!tree_has_dfs()) {
+    EXPECT_FALSE(t) << "a tree without DFS replicas must refuse DFS slots";
+    return;
+  }
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(t->apply(dfs_write(1, 64), 1).code, ErrorCode::OK);
+  EXPECT_EQ(t->apply(dfs_write(2, 700'000), 2).code, ErrorCode::OK);
+  EXPECT_EQ(t->apply(dfs_write(3, 64), 3).code, ErrorCode::NO_AVAILABLE_HANDLE);
+  View v = t->view(3);
+  EXPECT_EQ(v.dfs_slots_used, 2u);
+  EXPECT_FALSE(find(v, 3));
+
+  EXPECT_EQ(t->apply(with_selector(OpKind::PutEnd, 1, ReplicaSelector::Memory), 4).code, ErrorCode::OK);
+  v = t->view(4);
+  ASSERT_TRUE(find(v, 1));
+  EXPECT_EQ(find(v, 1)->complete_memory, 1u);
+  EXPECT_EQ(find(v, 1)->complete_dfs, 0u);
+  EXPECT_EQ(find(v, 1)->processing, 1u);
+  EXPECT_EQ(t->apply(with_selector(OpKind::Remove, 1, ReplicaSelector::All, true), 5).code,
+            ErrorCode::REPLICA_IS_NOT_READY);
+  EXPECT_EQ(t->apply(with_selector(OpKind::PutEnd, 1, ReplicaSelector::Dfs), 6).code, ErrorCode::OK);
+  v = t->view(6);
+  ASSERT_TRUE(find(v, 1));
+  EXPECT_EQ(find(v, 1)->complete_dfs, 1u);
+  EXPECT_EQ(find(v, 1)->processing, 0u);
+
+  EXPECT_EQ(t->apply(simple(OpKind::Remove, 1), 7).code, ErrorCode::OK);
+  EXPECT_EQ(t->view(7).dfs_slots_used, 1u);
+  EXPECT_EQ(t->apply(dfs_write(3, 64), 8).code, ErrorCode::OK);  // the freed slot
+  EXPECT_EQ(t->view(8).dfs_slots_used, 2u);
+  EXPECT_EQ(t->apply(with_selector(OpKind::PutRevoke, 2, ReplicaSelector::All), 9).code, ErrorCode::OK);
+  EXPECT_EQ(t->view(9).dfs_slots_used, 1u);
+  EXPECT_EQ(t->apply(dfs_write(4, 64), 10).code, ErrorCode::OK);
+  EXPECT_EQ(t->apply(dfs_write(5, 64), 11).code, ErrorCode::NO_AVAILABLE_HANDLE);
+  EXPECT_EQ(t->view(11).dfs_slots_used, 2u);
+}
+
+// A master without DFS answers a DFS request DFS_SERVICE_UNAVAILABLE, also
+// after DFS masters ran in the process; a kept DFS master starts its next run
+// with every slot free, whatever the run before left.
+TEST(MooncakeTarget, DfsOnlyInDfsConfigurationsAndKeptMastersStartEmpty) {
+  if (!tree_has_dfs()) {
+    EXPECT_FALSE(mooncake_target_supports(dfs_write(1, 64), main_config()));
+    return;
+  }
+  for (int run = 0; run < 2; ++run) {
+    {
+      auto t = make(dfs_config(1));
+      ASSERT_TRUE(t);
+      EXPECT_EQ(t->view(0).dfs_slots_used, 0u);
+      EXPECT_EQ(t->apply(dfs_write(1, 64), 1).code, ErrorCode::OK);  // left held at the end of the run
+      EXPECT_EQ(t->apply(dfs_write(2, 64), 2).code, ErrorCode::NO_AVAILABLE_HANDLE);
+    }
+    auto t = make(main_config());
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->apply(dfs_write(1, 64), 1).code, ErrorCode::DFS_SERVICE_UNAVAILABLE);
+    EXPECT_EQ(t->view(1).dfs_slots_used, 0u);
+    EXPECT_TRUE(t->view(1).objects.empty());
+  }
+}
+
+// Mooncake states DFS incompatible with snapshot recovery: a DFS
+// configuration draws no snapshot or restore.
+TEST(MooncakeTarget, NoSnapshotsWithDfs) {
+  for (OpKind kind : {OpKind::Snapshot, OpKind::Restore}) {
+    EXPECT_FALSE(mooncake_target_supports(simple(kind), dfs_config(2)));
+    EXPECT_EQ(mooncake_target_supports(simple(kind), main_config()),
+              mooncake_target_supports(simple(kind), dfs_config(0)));
+  }
+  if (!tree_has_dfs()) return;
+  auto t = make(dfs_config(2));
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->apply(simple(OpKind::Snapshot), 1).code, ErrorCode::UNSUPPORTED);
 }
 
 TEST(MooncakeTarget, SameSeedSameTrace) {
