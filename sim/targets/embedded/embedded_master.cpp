@@ -439,12 +439,13 @@ void EmbeddedMaster::free_replicas(ObjectMetadata& md, std::vector<Replica>::ite
 // discarded_replicas_: the memory stays allocated until `release_at` and the
 // next eviction pass (no longer charged once the caller settles); a DFS
 // replica's slot is freed first (FreeDfsReplicas), the replica kept with them.
-void EmbeddedMaster::discard_replicas(ObjectMetadata& md, std::vector<Replica>::iterator from, Time release_at) {
+void EmbeddedMaster::discard_replicas(ObjectMetadata& md, std::vector<Replica>::iterator from, Time release_at,
+                                      bool free_dfs) {
   record_dynamic_removal(md, from);
   Discarded d{release_at, {from, md.replicas.end()}, md.size};
   md.replicas.erase(from, md.replicas.end());
   std::lock_guard lock(alloc_mutex_);
-  free_dfs_locked(d.replicas.begin(), d.replicas.end());
+  if (free_dfs) free_dfs_locked(d.replicas.begin(), d.replicas.end());
   if (!d.replicas.empty()) discarded_.push_back(std::move(d));
 }
 

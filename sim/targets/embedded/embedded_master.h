@@ -150,7 +150,8 @@ class EmbeddedMaster final : public Target {
   ErrorCode allocate_locked(const Op& op, const PreferredSegments& preferred, const std::vector<ReplicaId>& dfs_freed,
                             std::vector<Replica>* out);
   void free_replicas(ObjectMetadata& md, std::vector<Replica>::iterator from);
-  void discard_replicas(ObjectMetadata& md, std::vector<Replica>::iterator from, Time release_at);
+  void discard_replicas(ObjectMetadata& md, std::vector<Replica>::iterator from, Time release_at,
+                        bool free_dfs = true);
   uint64_t release_discarded(Time now);
   void grant_lease(ObjectId id, size_t shard, ObjectMetadata& md, Time lease, Time now);
 

@@ -37,6 +37,7 @@ struct Faults {
   bool f25_heat_without_memory_replica = false;     // F25
   bool f26_freed_dynamic_replica_no_cooldown = false;  // F26
   bool f27_quota_rejection_per_attempt = false;     // F27
+  bool f28_preemption_keeps_dfs_slot = false;       // F28
 };
 
 // Where a fault can show: in a sequential run (every campaign and `pinsim

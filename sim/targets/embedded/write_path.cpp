@@ -106,7 +106,9 @@ Outcome EmbeddedMaster::put_start_once(const Op& op, Time now, StartRequest* req
 void EmbeddedMaster::preempt(ObjectId id, ObjectMetadata& md, Time now) {
   auto first = std::stable_partition(md.replicas.begin(), md.replicas.end(),
                                      [](const Replica& r) { return r.status == ReplicaStatus::Complete; });
-  discard_replicas(md, first, saturating_deadline(now, config_.put_start_release_timeout_ms));
+  // F28: the preempted DFS replica keeps its slot (UpsertStart's FreeDfsReplicas dropped).
+  discard_replicas(md, first, saturating_deadline(now, config_.put_start_release_timeout_ms),
+                   !faults_.f28_preemption_keeps_dfs_slot);
   md.pending.reset();
   md.processing = false;
   settle_primary_write(id, md);
