@@ -258,7 +258,11 @@ void Model::view(Time now, View* out) const {
   View& v = *out;
   v.objects.clear();
   v.objects.reserve(objects_.size());
-  for (const auto& [id, obj] : objects_) v.objects.push_back(view_of(id, obj));
+  uint64_t dfs = 0;  // the DFS slots held (rule dfs.slot), counted on the same walk
+  for (const auto& [id, obj] : objects_) {
+    v.objects.push_back(view_of(id, obj));
+    dfs += obj.count(ReplicaKind::Dfs);
+  }
   v.gauge = gauge_;
   v.retention.clear();
   for (const auto& [g, deadline] : retention_)
@@ -286,7 +290,7 @@ void Model::view(Time now, View* out) const {
   v.quota_rejections = quota_rejections_;
   v.placement_failures = placement_failures_;
   v.partial_placements = partial_placements_;
-  v.dfs_slots_used = dfs_slots_used();
+  v.dfs_slots_used = dfs;
 }
 
 uint64_t Model::dfs_slots_used() const {

@@ -32,15 +32,15 @@ std::optional<ErrorCode> EmbeddedMaster::validate_dfs(const Op& op) const {
 // preempting a write in flight (its COMPLETE ones are left); here they are
 // counted before, so that a refusal changes nothing (the model's order).
 bool EmbeddedMaster::same_dfs_topology(const Op& op, const ObjectMetadata& md) const {
-  uint32_t memory = 0, nof = 0, dfs = 0;
-  for (const Replica& r : md.replicas) {
-    if (r.status != ReplicaStatus::Complete) continue;
-    memory += r.kind == ReplicaKind::Memory;
-    nof += r.kind == ReplicaKind::Nof;
-    dfs += r.kind == ReplicaKind::Dfs;
-  }
-  if (op.dfs_replicas == 0 && dfs == 0) return true;
-  return op.memory_replicas == memory && op.nof_replicas == nof && op.dfs_replicas == dfs;
+  auto count = [&md](ReplicaKind kind) {  // CountReplicas, of the replicas the in-place write reuses
+    return static_cast<uint32_t>(std::count_if(md.replicas.begin(), md.replicas.end(), [kind](const Replica& r) {
+      return r.status == ReplicaStatus::Complete && r.kind == kind;
+    }));
+  };
+  const uint32_t existing_dfs = count(ReplicaKind::Dfs);
+  if (op.dfs_replicas == 0 && existing_dfs == 0) return true;
+  return count(ReplicaKind::Memory) == op.memory_replicas && count(ReplicaKind::Nof) == op.nof_replicas &&
+         existing_dfs == op.dfs_replicas;
 }
 
 // DfsGlobalAllocator::Allocate for a write that asks for DFS, after its other
