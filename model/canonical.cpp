@@ -128,7 +128,10 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
   put(out, -6);
   for (const Discarded& d : discarded_) {
     rel(d.release_at), put(out, static_cast<int64_t>(d.size));
-    for (const Replica& r : d.replicas) { put(out, static_cast<int64_t>(r.kind)); put(out, r.segment); }
+    for (const Replica& r : d.replicas) {  // as Placement shows them: the lane compares it at a round's end
+      put(out, static_cast<int64_t>(r.kind) * 4 + static_cast<int64_t>(r.status));
+      put(out, r.segment);
+    }
   }
   put(out, -4);
   for (const auto& s : snapshots_) {

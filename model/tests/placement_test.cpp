@@ -55,4 +55,30 @@ TEST_F(ModelTest, PerObjectIdRanksForgetTheOrderObjectsWereWrittenIn) {
   EXPECT_NE(after(1, 2, Model::IdRanks::PerObject), after(1, 3, Model::IdRanks::PerObject));
 }
 
+// A discarded replica's status is in Placement, which the concurrent lane
+// compares at a round's end, so the linearizability search's visited set must
+// tell it apart: an End that completed the replica before a replacing Upsert
+// discarded it, or the Upsert first (lane trace discarded-status-935).
+TEST_F(ModelTest, KeptEncodingTellsADiscardedReplicasStatus) {
+  config.segments = {{ReplicaKind::Memory, 1024}, {ReplicaKind::Nof, 1024}};
+  auto after = [&](bool end_first) {
+    reset();
+    EXPECT_EQ(upsert_start(1, disable(), 64, 1, 0), ErrorCode::OK);
+    if (end_first) {
+      EXPECT_EQ(end(1, ReplicaSelector::Memory), ErrorCode::OK);
+    }
+    EXPECT_EQ(upsert_start(1, disable(), 32, 0, 1), ErrorCode::OK);  // another size: the 64 bytes are discarded
+    if (!end_first) {
+      EXPECT_EQ(end(1, ReplicaSelector::Memory), ErrorCode::OK);
+    }
+    EXPECT_EQ(end(1), ErrorCode::OK);  // the NoF replica: from here both orders differ only there
+    std::string out;
+    m().canonical_state(now, &out, Model::IdRanks::PerObject, Model::Actors::Kept, Model::Counters::Kept);
+    return std::pair{out, m().placement()};
+  };
+  const auto [end_first, upsert_first] = std::pair{after(true), after(false)};
+  ASSERT_NE(end_first.second, upsert_first.second);  // the discarded replica: COMPLETE, or PROCESSING
+  EXPECT_TRUE(end_first.first != upsert_first.first) << "a discarded replica's status is not in the kept encoding";
+}
+
 }  // namespace pinsim::test

@@ -136,7 +136,7 @@ class Lane {
   Failure not_linearizable(const History& h, Time t, size_t index, Capabilities caps) {
     const std::string round = "round " + std::to_string(out_.rounds - 1) + ": ";
     const std::string account = check_linearizable(model(), h, t, caps).value_or("");
-    const auto outcomes_only = linearize(model(), h, t, 0);
+    const auto outcomes_only = explain_outcomes(model(), h, t, caps);  // whatever View and placement it ends in
     if (!outcomes_only)
       return Failure{index, "linearizability", round + "no order of the calls gives every call its outcome", "",
                      account, "outcome"};
@@ -153,7 +153,7 @@ class Lane {
     }
     Model m = model();
     Runs runs;
-    for (const Linearized& step : *outcomes_only) apply_step(m, runs, h, step, t);
+    for (const Linearized& step : outcomes_only->order) apply_step(m, runs, h, step, t);
     const View mv = masked(m.view(t), caps), tv = masked(h.final_view, caps);
     const Difference d = describe_difference(mv, tv);
     return Failure{index, "linearizability", round + "no order of the calls ends in the target's View: " + d.detail,

@@ -131,7 +131,8 @@ void expect_correct_master_passes(const char* name) {
 INSTANTIATE_TEST_SUITE_P(Lane, LaneFalseAlarm,
                          testing::Values("stale-preference", "same-view-other-placement",
                                          "orders-one-view-release-191", "orders-one-view-upsert-298",
-                                         "orders-one-view-revoke-755", "quota-retry-steps-537"),
+                                         "orders-one-view-revoke-755", "quota-retry-steps-537",
+                                         "discarded-status-935"),
                          trace_test_name);
 
 TEST_P(LaneFalseAlarm, TheCorrectMasterPassesTheShrunkTrace) { expect_correct_master_passes(GetParam()); }
