@@ -59,10 +59,12 @@ const std::vector<LadderRung>& explore_ladder() {
       // A copy of a readable replica while its write is still in flight (disk mode), onto a second segment.
       {"copies", 1, 1, "put_start,put_end,copy_start,copy_end,copy_revoke,get", {500}, {1000}, 0, M::Copies, 5, 24},
       // Dynamic replication: a read makes the key hot, a proposal's lease, its copy revoked, the next proposal.
-      {"dynamic", 1, 1, "put_start,put_end,get,propose,copy_start,copy_revoke", {500}, {1000}, 0, M::Dynamic, 8, 28},
+      {"dynamic", 1, 1, "put_start,put_end,get,propose,copy_start,copy_revoke", {500}, {1000}, 0, M::Dynamic, 8, 27},
+      // DFS replicas: a slot held by a write, freed when it goes (preempted, revoked, replaced or removed).
+      {"dfs", 1, 1, kWrites + ",put_revoke,upsert_revoke,remove,evict", {500}, {1000}, 0, M::Dfs, 4, 30},
       // 6 ops: a pin replaced by an upsert, then cleanup at the old deadline (a stale index entry);
       // an End with a checksum, time, an End without one, a read. Only the op kinds these use.
-      {"deeper writes", 1, 1, kWrites + ",get,advance,cleanup", {500}, {1, 1000}, 1, M::Defaults, 6, 30},
+      {"deeper writes", 1, 1, kWrites + ",get,advance,cleanup", {500}, {1, 1000}, 1, M::Defaults, 6, 32},
       // Another client (preemption, a refused End): no seeded fault needs it; the cheapest step to two actors.
       {"two actors", 1, 2, one_key, {500}, {1000}, 1, M::Defaults, 4, 33},
       // Key 1 belongs to group 1: a group member that retention reaches (inherited, or copied into its pin).
@@ -99,6 +101,7 @@ const char* master_name(RungMaster m) {
     case RungMaster::Disk: return "disk mode";
     case RungMaster::Copies: return "disk mode, two memory segments";
     case RungMaster::Dynamic: return "dynamic replication (disk mode; one read makes a key hot)";
+    case RungMaster::Dfs: return "DFS replicas (one slot)";
   }
   return "";
 }
@@ -130,6 +133,7 @@ void apply_master(RungMaster m, WorkloadConfig& w, Config& c) {
       c.disk_replica = true;
       c.dynamic_replication = DynamicReplication{10, 1, 2};
       break;
+    case RungMaster::Dfs: c.dfs_slots = 1; break;
   }
 }
 

@@ -31,6 +31,7 @@ enum class RungMaster : uint8_t {
   Disk,        // disk mode: every write also gets a disk replica
   Copies,      // disk mode and a second memory segment: a copy of a write's readable replica while it is in flight
   Dynamic,     // dynamic replication (disk mode, two memory segments): one read makes a key hot
+  Dfs,         // DFS replicas: an allocator shard of one slot, which half the writes ask for
 };
 
 struct LadderRung {
