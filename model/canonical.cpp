@@ -46,6 +46,16 @@ class IdRanker {
   std::vector<ReplicaId> ids_;
 };
 
+// An object's offload and promotion (rules local.*), replica ids ranked.
+template <typename Rank, typename Rel>
+void put_local_tasks(std::string& out, const Object& o, Rank& rank, const Rel& rel) {
+  if (o.offload) put(out, rank(o.offload->source)), rel(o.offload->start), put(out, o.offload->taken);
+  else put(out, -1);
+  if (!o.promotion) return put(out, -1);
+  put(out, rank(o.promotion->source)), put(out, o.promotion->staged ? rank(o.promotion->staged) : -1);
+  rel(o.promotion->start);
+}
+
 }  // namespace
 
 std::string Model::canonical_state(Time now) const {
@@ -108,6 +118,7 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
         put(out, static_cast<int64_t>(o.task->grant)), rel(o.task->epoch);
       }
       rel(std::max(o.recreate_after, now));  // dynrep.cooldown: only whether and how long it still blocks
+      put_local_tasks(out, o, rank, rel);
     }
   };
   objects(objects_);
@@ -118,13 +129,7 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
       put(out, m.mounted * 2 + m.leaving), put(out, m.owner != kSetupClient ? client_rank(m.owner) : -1);
   };
   segments(segments_);
-  put(out, -2);
-  for (const auto& g : groups_needing_refresh_) put(out, g.first), put(out, g.second);
-  put(out, -3);
-  for (const auto& [g, d] : retention_) { put(out, g.first); put(out, g.second); rel(d); }
-  put(out, static_cast<int64_t>(retained_group_count_));
-  put(out, -5);  // quota policies change at run time (set_quota, delete_quota)
-  for (const auto& [t, q] : requested_quota_) { put(out, t); put(out, static_cast<int64_t>(q)); }
+  canonical_groups(now, out);
   put(out, -6);
   for (const Discarded& d : discarded_) {
     rel(d.release_at), put(out, static_cast<int64_t>(d.size));
@@ -142,6 +147,29 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
     put(out, -5);
   }
   if (config_.dynamic_replication) canonical_dynamic(now, out);
+  if (config_.local_disk) canonical_hand(out);
+}
+
+// Groups needing a refresh, retention, the admission counter and the quota policies.
+void Model::canonical_groups(Time now, std::string& out) const {
+  put(out, -2);
+  for (const auto& g : groups_needing_refresh_) put(out, g.first), put(out, g.second);
+  put(out, -3);
+  for (const auto& [g, d] : retention_)
+    put(out, g.first), put(out, g.second), put(out, d == kTimeMax ? INT64_MIN : d - now);
+  put(out, static_cast<int64_t>(retained_group_count_));
+  put(out, -5);  // quota policies change at run time (set_quota, delete_quota)
+  for (const auto& [t, q] : requested_quota_) put(out, t), put(out, static_cast<int64_t>(q));
+}
+
+// The local-disk holder's hand (rules local.*): which keys, and whether each
+// is still its object's offload (offload ids only compare for equality).
+void Model::canonical_hand(std::string& out) const {
+  put(out, -10);
+  for (const auto& [id, offload] : hand_) {
+    const auto* it = objects_.find(id);
+    put(out, id.tenant), put(out, id.key), put(out, it && it->second.offload && it->second.offload->id == offload);
+  }
 }
 
 // Dynamic replication's state (rules dynrep.*): heat, leases, pending leases,

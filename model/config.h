@@ -61,6 +61,12 @@ struct Config {
   // Mooncake's dynamic replication in enforce mode (rules dynrep.*;
   // docs/interpretations.md "Dynamic replication"): none = off.
   std::optional<DynamicReplication> dynamic_replication;
+  // Mooncake's local-disk tier (enable_offload, promotion_on_hit): the setup
+  // client mounts its own disk; an End queues an offload of the object's
+  // memory to it, and a read of an object left on that disk alone queues a
+  // promotion back to memory (rules local.*; docs/interpretations.md,
+  // "The local-disk tier").
+  bool local_disk = false;
   // PR 2835 group retention.
   uint64_t max_retained_groups = 65'536;
   uint64_t max_group_retention_ttl_ms = 24ull * 3600 * 1000;

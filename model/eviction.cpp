@@ -27,9 +27,9 @@ bool Model::normalise_if_expired(ObjectId id, Object& obj, Time now) {
 
 namespace {
 
-// A COMPLETE memory replica no copy is reading (rule copy.blocks).
+// A COMPLETE memory replica no copy (rule copy.blocks) nor offload (rule local.offload) is reading.
 bool evictable_replica(const Object& obj, const Replica& r) {
-  const bool source = obj.task && obj.task->source == r.id;
+  const bool source = (obj.task && obj.task->source == r.id) || (obj.offload && obj.offload->source == r.id);
   return r.complete_memory() && !source;
 }
 
@@ -60,7 +60,8 @@ void Model::discard_expired_processing(Time now) {
   // due): discarding one object changes no other's processing or put_start_time.
   std::vector<ObjectId> due;  // in key order: the discarded list keeps that order
   for (const auto& [id, obj] : objects_.unordered())
-    if ((obj.processing && processing_expired(obj, now)) || copy_expired(obj, now)) due.push_back(id);
+    if ((obj.processing && processing_expired(obj, now)) || copy_expired(obj, now) || local_expired(obj, now))
+      due.push_back(id);
   std::sort(due.begin(), due.end());
   for (ObjectId id : due) discard_expired_processing_of(id, now);
 }
@@ -70,6 +71,7 @@ void Model::discard_expired_processing(Time now) {
 void Model::discard_expired_processing_of(ObjectId id, Time now) {
   discard_expired_write_of(id, now);
   discard_expired_copy_of(id, now);
+  if (auto* it = find_object(id)) discard_expired_local(it->second, now);  // rule local.expiry
 }
 
 void Model::discard_expired_write_of(ObjectId id, Time now) {
@@ -107,6 +109,7 @@ uint64_t Model::evict_memory(ObjectTable::Entry* it) {
   }
   if (obj.has_disk()) hits_.hit(Rule::DiskSurvives);               // the object stays on its disk replica
   if (obj.count(ReplicaKind::Dfs)) hits_.hit(Rule::DfsSurvives);  // or on its DFS one
+  if (obj.has_local_disk()) hits_.hit(Rule::LocalSurvives);        // or on the holder's disk
   return freed;
 }
 

@@ -64,6 +64,10 @@ Outcome Model::dispatch(const Op& op, Time now) {
     case OpKind::CopyEnd: return copy_end(op);
     case OpKind::CopyRevoke: return copy_revoke(op);
     case OpKind::Propose: return propose(op, now);
+    case OpKind::OffloadTake: return offload_take();
+    case OpKind::OffloadEnd: return offload_end(op);
+    case OpKind::PromotionStart: return promotion_start(op, now);
+    case OpKind::PromotionEnd: return promotion_end(op);
   }
   return Outcome::of(ErrorCode::INVALID_PARAMS);  // unknown op value
 }
@@ -224,6 +228,7 @@ ObjectView view_of(ObjectId id, const Object& o) {
     else if (r.kind == ReplicaKind::Memory) ++v.complete_memory;
     else if (r.kind == ReplicaKind::Nof) ++v.complete_nof;
     else if (r.kind == ReplicaKind::Dfs) ++v.complete_dfs;
+    else if (r.kind == ReplicaKind::LocalDisk) ++v.complete_local;
     else ++v.complete_disk;
   }
   v.deadline = o.deadline;
@@ -237,6 +242,8 @@ ObjectView view_of(ObjectId id, const Object& o) {
   v.hard_pinned = o.hard_pinned;
   v.lease = o.lease;
   v.copying = o.task.has_value();
+  v.offloading = o.offload.has_value();
+  v.promoting = o.promotion.has_value();
   return v;
 }
 

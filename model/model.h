@@ -319,6 +319,20 @@ class Model {
   void clear_dynamic_state(ObjectId id);
   void note_replicas_gone(Object& obj, std::vector<Replica>::const_iterator from);
   void canonical_dynamic(Time now, std::string& out) const;
+  void canonical_hand(std::string& out) const;
+  void canonical_groups(Time now, std::string& out) const;
+  // local_disk.cpp (rules local.*)
+  void queue_offload(const Op& op, Object& obj, Time now);
+  Outcome offload_take();
+  Outcome offload_end(const Op& op);
+  std::optional<ErrorCode> local_disk_refuses(const Object& obj);
+  bool memory_at_watermark() const;
+  void queue_promotion(Object& obj, Time now);
+  Outcome promotion_start(const Op& op, Time now);
+  Outcome promotion_end(const Op& op);
+  void end_promotion(Object& obj);
+  void discard_expired_local(Object& obj, Time now);
+  bool local_expired(const Object& obj, Time now) const;
   // retention.cpp (PR 2835)
   Outcome retain_groups(const Op& op, Time now);
   void inherit_retention(ObjectId id, Object& obj, Time now);
@@ -394,6 +408,10 @@ class Model {
   std::map<ObjectId, Time> dyn_cooldown_;    // no proposal before this
   uint64_t next_grant_ = 1;
   std::set<ObjectId> batch_seen_;            // keys a batch_get has counted already
+  // The local-disk tier's holder: the offloads it took and has not reported,
+  // by key (an offload's id), and the next offload's id (rules local.*).
+  std::map<ObjectId, uint64_t> hand_;
+  uint64_t next_offload_ = 1;
   // Images never change once taken, so copies of the model share them.
   std::vector<std::shared_ptr<const SnapshotImage>> snapshots_;
   std::vector<ObjectId> scan_first_;  // the next eviction's second pass visits these first

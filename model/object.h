@@ -25,7 +25,7 @@ struct Replica {
   ReplicaKind kind = ReplicaKind::Memory;
   ReplicaStatus status = ReplicaStatus::Processing;
   uint32_t segment = 0;  // index into Config::segments; kNoSegment for a disk replica
-  bool copy = false;     // a copy's target: only its copy_end or copy_revoke acts on it (rule copy.targets)
+  bool copy = false;     // a task's target (a copy's, or a promotion's staged replica): only its own end acts on it
   bool dynamic = false;  // made by a dynamic copy (its removal blocks new ones a while, rule dynrep.cooldown)
   bool complete_memory() const { return kind == ReplicaKind::Memory && status == ReplicaStatus::Complete; }
 };
@@ -41,6 +41,25 @@ struct CopyTask {
   uint32_t targets = 0;  // how many targets it made
   uint64_t grant = 0;    // a dynamic copy: its lease's grant (the token's id); 0 for a plain copy
   Time epoch = 0;        // a dynamic copy: the object version its lease names
+};
+
+// The local-disk tier (rules local.*). An offload copies a COMPLETE memory
+// replica (`source`, which no eviction takes meanwhile) to the holder's own
+// disk: queued by an End, `taken` by the holder's heartbeat, ended by its
+// report. A promotion copies the object back from that disk: queued by a read
+// of an object left on the disk alone, `staged` (a PROCESSING memory replica,
+// a task's target) by the holder's start, ended by its report. Each is
+// cancelled at the release timeout after `start`.
+struct OffloadTask {
+  uint64_t id = 0;  // which offload: a report names the one the holder took
+  ReplicaId source = 0;
+  Time start = 0;
+  bool taken = false;
+};
+struct PromotionTask {
+  ReplicaId source = 0;  // the LOCAL_DISK replica read
+  ReplicaId staged = 0;  // 0 until the holder's start
+  Time start = 0;        // the queueing, then the start
 };
 
 // RFC 3028 "Object state model": Pending(action, ttl, eligible_replica_ids).
@@ -74,11 +93,22 @@ struct Object {
   bool processing = false;  // in Mooncake's processing_keys
   std::optional<uint64_t> checksum;  // declared by the last End of a write (rule read.checksum)
   std::optional<CopyTask> task;      // a copy under way (rules copy.*)
+  std::optional<OffloadTask> offload;      // rules local.*
+  std::optional<PromotionTask> promotion;  // rules local.*
   Time recreate_after = 0;           // no dynamic copy before this: a dynamic replica went (rule dynrep.cooldown)
 
   uint32_t count(ReplicaKind kind) const {
     return static_cast<uint32_t>(
         std::count_if(replicas.begin(), replicas.end(), [&](const Replica& r) { return r.kind == kind; }));
+  }
+  Replica* find_replica(ReplicaId id) {
+    for (Replica& r : replicas)
+      if (r.id == id) return &r;
+    return nullptr;
+  }
+  bool has_local_disk() const {
+    return std::any_of(replicas.begin(), replicas.end(),
+                       [](const Replica& r) { return r.kind == ReplicaKind::LocalDisk; });
   }
   bool has_disk() const {
     return std::any_of(replicas.begin(), replicas.end(), [](const Replica& r) { return r.kind == ReplicaKind::Disk; });
@@ -125,7 +155,7 @@ struct Object {
 // client writes (memory, NoF, DFS), not a disk replica, which the storage
 // backend acknowledges on its own (rule disk.replica).
 inline bool selected(ReplicaSelector s, ReplicaKind k) {
-  return (s == ReplicaSelector::All && k != ReplicaKind::Disk) ||
+  return (s == ReplicaSelector::All && k != ReplicaKind::Disk && k != ReplicaKind::LocalDisk) ||
          (s == ReplicaSelector::Memory && k == ReplicaKind::Memory) ||
          (s == ReplicaSelector::Nof && k == ReplicaKind::Nof) ||
          (s == ReplicaSelector::Disk && k == ReplicaKind::Disk) || (s == ReplicaSelector::Dfs && k == ReplicaKind::Dfs);

@@ -51,8 +51,9 @@ struct SoftPinRequest {
 enum class GroupShape : uint8_t { ByGroup, Explicit, EmptyList, TwoIds };
 
 // Replica kinds: memory plus NoF SSD, enough for partial End/Revoke (B4).
-// Disk: the storage backend's file (disk mode); Dfs: a slot of the DFS allocator.
-enum class ReplicaKind : uint8_t { Memory, Nof, Disk, Dfs };
+// Disk: the storage backend's file (disk mode); Dfs: a slot of the DFS allocator;
+// LocalDisk: a file on the holder's own disk, written by an offload (rules local.*).
+enum class ReplicaKind : uint8_t { Memory, Nof, Disk, Dfs, LocalDisk };
 // Mooncake's ReplicaType selector on End/Revoke.
 enum class ReplicaSelector : uint8_t { All, Memory, Nof, Disk, Dfs };  // All: the synchronous kinds (DFS too), not Disk
 
@@ -126,6 +127,7 @@ struct Op {
   uint32_t evict_target_pct = 0;      // evict: fraction of candidates, percent
   uint32_t evict_lowerbound_pct = 0;  // evict: second-pass bound, percent
   bool fail_first_candidate = false;  // restore
+  bool fail = false;                  // offload_end, promotion_end: the holder reports a failure (rules local.*)
   uint32_t segment = 0;               // unmount, mount, copy_start (its source): an index into Config::segments
   std::vector<uint32_t> targets;      // copy_start: the segments it copies to, indices into Config::segments
   uint64_t advance_ms = 0;            // advance
@@ -143,7 +145,7 @@ struct Op {
     return std::tie(kind, client, object.tenant, object.key, size, memory_replicas, nof_replicas, dfs_replicas,
                     soft_pin.action, soft_pin.ttl_ms, group, hard_pin, group_shape, selector, force, groups, ttl_ms,
                     evict_target_pct, evict_lowerbound_pct, fail_first_candidate, advance_ms, quota_bytes, segment,
-                    targets, keys, sizes, checksum, proposal);
+                    targets, keys, sizes, checksum, proposal, fail);
   }
 };
 static_assert(sizeof(Op) == 232, "Op changed: update Op::fields() and the op table's field sets");

@@ -24,7 +24,7 @@ enum class OpClass : uint8_t {
   Master,     // acts on the whole master: eviction, cleanup, snapshot, restore
   Policy,     // sets or deletes a tenant's quota policy (multi-tenant mode)
   Segment,    // unmounts or mounts a segment (a client leaving or joining)
-  Replication,  // starts, ends or revokes a copy of an object's replica (a replication task)
+  Replication,  // a replication task: a copy of an object's replica, an offload to or a promotion from the local disk
   Clock,      // moves virtual time
 };
 
@@ -48,6 +48,7 @@ enum OpField : uint32_t {
   kFieldChecksum = 1u << 15,  // checksum: the object checksum a single-key End declares (optional)
   kFieldTargets = 1u << 16,   // targets: the segment indices copy_start copies to (segment: its source)
   kFieldProposal = 1u << 17,  // proposal: propose's id; on a copy op, the copy of that proposal's lease (optional)
+  kFieldFail = 1u << 18,      // fail: offload_end, promotion_end report the holder's failure instead of its success
 };
 
 inline constexpr uint32_t kKeyFields = kFieldTenant | kFieldKey;
@@ -92,6 +93,10 @@ inline constexpr uint32_t kBatchFields = kFieldTenant | kFieldKeys;
   X(CopyStart, "copy_start", Replication, 0, kKeyFields | kFieldSegment | kFieldTargets | kFieldProposal) \
   X(CopyEnd, "copy_end", Replication, 0, kKeyFields | kFieldProposal)                               \
   X(CopyRevoke, "copy_revoke", Replication, 0, kKeyFields | kFieldProposal)                         \
-  X(Propose, "propose", Replication, 0, kKeyFields | kFieldProposal)
+  X(Propose, "propose", Replication, 0, kKeyFields | kFieldProposal)                                \
+  X(OffloadTake, "offload_take", Replication, 0, 0)                                                 \
+  X(OffloadEnd, "offload_end", Replication, 0, kKeyFields | kFieldFail)                             \
+  X(PromotionStart, "promotion_start", Replication, 0, kKeyFields)                                  \
+  X(PromotionEnd, "promotion_end", Replication, 0, kKeyFields | kFieldFail)
 
 }  // namespace pinsim

@@ -46,7 +46,7 @@ void Model::count_hit(const Object& obj) {
   for (const Replica& r : obj.replicas) {
     if (r.status != ReplicaStatus::Complete) continue;
     memory |= r.kind == ReplicaKind::Memory;
-    disk |= r.kind == ReplicaKind::Disk;
+    disk |= r.kind == ReplicaKind::Disk || r.kind == ReplicaKind::LocalDisk;
   }
   if (memory || disk) hits_.hit(Rule::ReadHit);
   if (memory) memory_hit_bytes_ += obj.size, ++memory_hits_;
@@ -63,6 +63,7 @@ Outcome Model::get(const Op& op, Time now) {
   grant_read_lease(op.object, obj, now);
   count_hit(obj);
   observe_heat(op.object, obj, now);  // rule dynrep.heat
+  queue_promotion(obj, now);          // rule local.promote
   Outcome out;
   out.replicas = readable;
   out.checksum = obj.checksum;  // rule read.checksum

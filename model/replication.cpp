@@ -12,12 +12,6 @@ namespace pinsim {
 
 namespace {
 
-Replica* replica_by_id(Object& obj, ReplicaId id) {
-  for (Replica& r : obj.replicas)
-    if (r.id == id) return &r;
-  return nullptr;
-}
-
 // The copy's targets to the end of obj.replicas; returns the first of them.
 std::vector<Replica>::iterator targets_last(Object& obj) {
   return std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) { return !r.copy; });
@@ -142,7 +136,7 @@ Outcome Model::copy_end(const Op& op) {
   auto* it = std::get<ObjectTable::Entry*>(owned);
   Object& obj = it->second;
   hits_.hit(Rule::CopyEnd);
-  const Replica* source = replica_by_id(obj, obj.task->source);
+  const Replica* source = obj.find_replica(obj.task->source);
   if (!source || source->status != ReplicaStatus::Complete) {
     end_copy(it, false);
     return Outcome::of(ErrorCode::REPLICA_IS_GONE);

@@ -152,7 +152,29 @@ namespace pinsim {
   X(DfsUpsert, "dfs.upsert", "RFC silent; docs/interpretations.md (DFS replicas); Mooncake main UpsertStart",      \
     "a same-size Upsert where DFS is involved asks for the replicas the object has, else INVALID_PARAMS")           \
   X(DfsSurvives, "dfs.survives", "RFC silent; docs/interpretations.md (DFS replicas); Mooncake main BatchEvict",    \
-    "eviction and unmount take memory only: an object with a DFS replica stays, readable from it once COMPLETE")
+    "eviction and unmount take memory only: an object with a DFS replica stays, readable from it once COMPLETE")     \
+  X(LocalOffload, "local.offload", "RFC silent; docs/interpretations.md (The local-disk tier); Mooncake main PutEnd", \
+    "an End queues one offload of a COMPLETE memory replica on the holder's segments, unless one is under way; "   \
+    "that replica is not evicted meanwhile; an in-place Upsert drops the stale disk replica")                      \
+  X(LocalComplete, "local.complete", "RFC silent; docs/interpretations.md (The local-disk tier); "                   \
+    "Mooncake main OffloadObjectHeartbeat, NotifyOffloadSuccess", "the holder takes the queued offloads; its "      \
+    "report of the object's own offload ends it, a success adding the disk replica; any other report changes nothing") \
+  X(LocalPromote, "local.promote", "RFC silent; docs/interpretations.md (The local-disk tier); Mooncake main "        \
+    "GetReplicaList", "a read of an object with a LOCAL_DISK replica and no memory one, whose write is not in "    \
+    "flight, queues one promotion unless memory is at the high watermark")                                          \
+  X(LocalStage, "local.stage", "RFC silent; docs/interpretations.md (The local-disk tier); Mooncake main "            \
+    "PromotionAllocStart, NotifyPromotionSuccess, NotifyPromotionFailure", "the holder stages one PROCESSING "      \
+    "memory replica for a queued promotion; its success completes it, its failure or the replica's loss ends it")   \
+  X(LocalBlocks, "local.blocks", "RFC silent; docs/interpretations.md (The local-disk tier); Mooncake main "          \
+    "UpsertStart", "an Upsert is refused while a promotion or a taken offload is under way; one that goes ahead "  \
+    "cancels a queued offload")                                                                                     \
+  X(LocalExpiry, "local.expiry", "RFC silent; docs/interpretations.md (The local-disk tier); Mooncake main "          \
+    "DiscardExpiredProcessingReplicas", "an offload or a promotion older than the release timeout is cancelled "   \
+    "at the next eviction, a staged replica freed")                                                                 \
+  X(LocalSurvives, "local.survives", "RFC silent; docs/interpretations.md (The local-disk tier)",                     \
+    "eviction and unmount take memory only: an object with a LOCAL_DISK replica stays, readable from it")          \
+  X(LocalNoPin, "local.no-pin", "RFC 3028 Summary (a deadline is not extended by storage promotion); Non-goals",     \
+    "an offload or a promotion never commits, extends, refreshes or clears a soft pin or a Pending")
 
 enum class Rule : uint16_t {
 #define PINSIM_RULE_ENUM(id, name, source, summary) id,

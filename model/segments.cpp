@@ -69,12 +69,17 @@ void Model::drop_from_segment(ObjectTable::Entry* it, uint32_t segment) {
   auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(),
                                      [&](const Replica& r) { return r.segment != segment; });
   free_replicas(it->first, obj, first);
+  // A promotion whose staged replica went is over (rule local.stage).
+  const auto staged = [&](const Replica& r) { return r.id == obj.promotion->staged; };
+  if (obj.promotion && obj.promotion->staged != 0 && std::none_of(obj.replicas.begin(), obj.replicas.end(), staged))
+    obj.promotion.reset();
   if (obj.replicas.empty()) {
     erase_object(it);
     return;
   }
   hits_.hit(Rule::SegmentUnmountKeeps);
   if (obj.has_disk()) hits_.hit(Rule::DiskSurvives);
+  if (obj.has_local_disk()) hits_.hit(Rule::LocalSurvives);
   if (obj.count(ReplicaKind::Dfs)) hits_.hit(Rule::DfsSurvives);
   if (!obj.pending) return;
   const bool viable = std::any_of(obj.replicas.begin(), obj.replicas.end(), [&](const Replica& r) {

@@ -27,6 +27,7 @@ struct ObjectView {
   uint32_t complete_nof = 0;
   uint32_t complete_disk = 0;
   uint32_t complete_dfs = 0;
+  uint32_t complete_local = 0;   // LOCAL_DISK replicas (the holder's disk; rules local.*)
   uint32_t processing = 0;
   std::optional<Time> deadline;  // committed soft pin as stored (may be stale)
   std::optional<PendingView> pending;
@@ -34,6 +35,8 @@ struct ObjectView {
   bool hard_pinned = false;
   Time lease = 0;                // read lease timeout
   bool copying = false;          // a replication task (a copy) is under way (rules copy.*)
+  bool offloading = false;       // an offload to the holder's disk is queued or taken (rules local.*)
+  bool promoting = false;        // a promotion from the holder's disk is under way (rules local.*)
   bool operator==(const ObjectView&) const = default;
 };
 

@@ -41,7 +41,7 @@ constexpr std::array<std::string_view, kOpKindCount> kOpNames = [] {
 
 constexpr std::array<std::string_view, 3> kActionNames{"preserve", "enable", "disable"};
 constexpr std::array<std::string_view, 5> kSelectorNames{"all", "memory", "nof", "disk", "dfs"};
-constexpr std::array<std::string_view, 4> kKindNames{"memory", "nof", "disk", "dfs"};
+constexpr std::array<std::string_view, 5> kKindNames{"memory", "nof", "disk", "dfs", "local_disk"};
 constexpr std::array<std::string_view, 4> kGroupShapeNames{"by_group", "explicit", "empty_list", "two_ids"};
 
 }  // namespace
@@ -87,6 +87,9 @@ std::optional<std::string> validate(const Config& c) {
     if (q == 0 || q > kMaxQuotaBytes)
       return "tenant " + std::to_string(t) + ": quota " + std::to_string(q) + " is outside 1.." +
              std::to_string(kMaxQuotaBytes);
+  // The local-disk tier is modelled on its own so far (docs/interpretations.md, "The local-disk tier").
+  if (c.local_disk && (c.multi_tenant || c.disk_replica || c.dfs_slots || c.dynamic_replication))
+    return "local_disk is not combined with multi_tenant, disk_replica, dfs_slots or dynamic_replication yet";
   return std::nullopt;
 }
 

@@ -211,6 +211,11 @@ bool Model::same_dfs_topology(const Op& op, const Object& obj) {
 void Model::upsert_in_place(const Op& op, Object& obj, const Resolved& req, Time now) {
   hits_.hit(Rule::UpsertInPlace);
   if (obj.hard_pinned || op.hard_pin) hits_.hit(Rule::HardPinKept);
+  // The disk copy holds the old value and no End names it: it goes (rule local.offload).
+  std::erase_if(obj.replicas, [&](const Replica& r) {
+    if (r.kind == ReplicaKind::LocalDisk) hits_.hit(Rule::LocalOffload);
+    return r.kind == ReplicaKind::LocalDisk;
+  });
   Pending p{req.action, req.ttl_ms, {}};
   for (Replica& r : obj.replicas) {
     r.status = ReplicaStatus::Processing;
@@ -243,6 +248,7 @@ Outcome Model::upsert_start_once(const Op& op, Time now) {
     hits_.hit(Rule::CopyBlocks);
     return Outcome::of(ErrorCode::OBJECT_HAS_REPLICATION_TASK);
   }
+  if (auto err = local_disk_refuses(obj)) return Outcome::of(*err);  // rule local.blocks
   // Case A: a preempted write with nothing COMPLETE is replaced (group from
   // the request); Case B: same size, in place; Case C: size change, replaced
   // (same group). Both replacements carry an unexpired deadline.
@@ -251,6 +257,8 @@ Outcome Model::upsert_start_once(const Op& op, Time now) {
   if (in_place && !same_dfs_topology(op, obj)) return Outcome::of(ErrorCode::INVALID_PARAMS);
   if (!in_place)
     if (auto err = admit_replacement(op, obj, !case_a, &placed)) return Outcome::of(*err);
+  if (obj.offload) hits_.hit(Rule::LocalBlocks);
+  obj.offload.reset();  // still queued (rule local.blocks): the Upsert cancels it
   if (obj.processing) preempt(op.object, obj, now);
   if (in_place) {
     upsert_in_place(op, obj, req, now);
@@ -351,6 +359,7 @@ Outcome Model::end(const Op& op, Time now) {
     obj.checksum = op.checksum;
   }
   settle_charge(obj);
+  queue_offload(op, obj, now);  // rule local.offload
   return Outcome{};
 }
 

@@ -2,7 +2,8 @@
 // first-pass target of 100%, BatchEvict's pass 1 takes every unpinned
 // candidate, so an ungrouped, not hard-pinned object whose lease has expired and whose pin is
 // absent or expired (now >= D) must lose its memory replicas, all but the
-// source of a copy under way (rule copy.blocks).
+// source of a copy under way (rule copy.blocks) and of an offload under way
+// (rule local.offload).
 #include "property.h"
 
 namespace pinsim {
@@ -17,7 +18,7 @@ std::optional<std::string> ExpiredPinUnprotected::check(const StepContext& s) co
     const bool unpinned = !b.deadline || s.now >= *b.deadline;
     if (!candidate || !unpinned) continue;
     const ObjectView* a = find_object(s.after, b.id);
-    if (a && a->complete_memory > (b.copying ? 1u : 0u))
+    if (a && a->complete_memory > (b.copying ? 1u : 0u) + (b.offloading ? 1u : 0u))
       return name(b.id) + " with " + (b.deadline ? "an expired pin " + show(b.deadline) : std::string("no pin")) +
              " survived a 100% first eviction pass";
   }

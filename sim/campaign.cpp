@@ -9,6 +9,7 @@
 namespace pinsim {
 
 void draw_seed(RandomChoices& choices, const SeedOptions& options, WorkloadConfig* workload, Config* config) {
+  auto drawn = workload->weights;
   if (options.swarm || options.preset) {
     draw_swarm(choices, workload, config);
     RandomChoices copy = choices;  // a side stream: the seed's own stream does not move
@@ -17,9 +18,22 @@ void draw_seed(RandomChoices& choices, const SeedOptions& options, WorkloadConfi
     if (side.chance(15)) config->disk_replica = true;  // disk mode (rules disk.*), from the side stream too
     draw_copies(side, workload);
     draw_dynamic_replication(side, workload, config);
-    if (side.chance(15)) config->dfs_slots = 1 + static_cast<uint32_t>(side.pick(4));  // DFS (rules dfs.*), last
+    if (side.chance(15)) config->dfs_slots = 1 + static_cast<uint32_t>(side.pick(4));  // DFS (rules dfs.*)
+    drawn = workload->weights;
+    draw_local_disk(side, workload, config);  // the local-disk tier (rules local.*), last
   }
   if (options.preset) options.preset->shape(choices, *workload, *config);
+  // A preset that adds a mechanism the tier is not combined with yet turns it
+  // off again: every weight as it would have been without the tier's draw.
+  if (config->local_disk && validate(*config)) {
+    config->local_disk = false;
+    for (OpKind k : {OpKind::OffloadTake, OpKind::OffloadEnd, OpKind::PromotionStart, OpKind::PromotionEnd})
+      workload->weights[static_cast<int>(k)] = 0;
+    for (OpKind k : {OpKind::Snapshot, OpKind::Restore}) {
+      const int i = static_cast<int>(k);
+      workload->weights[i] = std::max(workload->weights[i], drawn[i]);  // presets only raise weights
+    }
+  }
   if (options.profile) config->profile = *options.profile;
 }
 

@@ -59,10 +59,13 @@ void match_object(Matcher& m, const ObjectExpectation& e, const View& view) {
   m.field("complete_nof", kCapObjects, e.complete_nof, o->complete_nof, who, as_number);
   m.field("complete_disk", kCapObjects, e.complete_disk, o->complete_disk, who, as_number);
   m.field("complete_dfs", kCapObjects, e.complete_dfs, o->complete_dfs, who, as_number);
+  m.field("complete_local", kCapObjects, e.complete_local, o->complete_local, who, as_number);
   m.field("processing", kCapObjects, e.processing, o->processing, who, as_number);
   m.field("group", kCapObjects, e.group, o->group, who, as_number);
   m.field("hard_pinned", kCapObjects, e.hard_pinned, o->hard_pinned, who, as_number);
   m.field("copying", kCapObjects, e.copying, o->copying, who, as_number);
+  m.field("offloading", kCapObjects, e.offloading, o->offloading, who, as_number);
+  m.field("promoting", kCapObjects, e.promoting, o->promoting, who, as_number);
 }
 
 }  // namespace

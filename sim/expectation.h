@@ -21,10 +21,11 @@ struct ObjectExpectation {
   std::optional<std::optional<Time>> deadline;  // inner nullopt: no stored deadline
   std::optional<Time> lease;
   std::optional<std::optional<SoftPinAction>> pending;  // inner nullopt: no Pending
-  std::optional<uint32_t> complete_memory, complete_nof, complete_disk, complete_dfs, processing;
+  std::optional<uint32_t> complete_memory, complete_nof, complete_disk, complete_dfs, complete_local, processing;
   std::optional<GroupId> group;
   std::optional<bool> hard_pinned;
   std::optional<bool> copying;  // a copy under way (rules copy.*)
+  std::optional<bool> offloading, promoting;  // an offload, a promotion under way (rules local.*)
   bool operator==(const ObjectExpectation&) const = default;
 };
 

@@ -107,6 +107,7 @@ json encode_op(const Op& op) {
   if (has_field(k, kFieldSelector)) j["replicas"] = std::string(to_string(op.selector));
   if (has_field(k, kFieldChecksum) && op.checksum) j["checksum"] = *op.checksum;
   if (has_field(k, kFieldForce)) j["force"] = op.force;
+  if (has_field(k, kFieldFail) && op.fail) j["fail"] = true;
   if (has_field(k, kFieldGroups)) {
     j["groups"] = op.groups;
     j["ttl_ms"] = op.ttl_ms;
@@ -195,6 +196,7 @@ static Op decode_op_fields(Fields& f) {
                                     : ReplicaSelector::All;
   if (has_field(k, kFieldChecksum) && f.has("checksum")) op.checksum = f.u64("checksum");
   if (has_field(k, kFieldForce)) op.force = f.boolean_or("force", false);
+  if (has_field(k, kFieldFail)) op.fail = f.boolean_or("fail", false);
   if (has_field(k, kFieldGroups)) {
     const json& g = f.raw("groups");
     if (!g.is_array()) Fields::fail(f.at("groups"), "expected an array of group ids");
@@ -324,6 +326,7 @@ json encode_config(const Config& c) {
   j["tenant_quota_bytes"] = quotas;
   if (c.disk_replica) j["disk_replica"] = true;  // written only when on: older traces stay as they were
   if (c.dfs_slots) j["dfs_slots"] = c.dfs_slots;
+  if (c.local_disk) j["local_disk"] = true;
   if (const auto& dr = c.dynamic_replication)
     j["dynamic_replication"] = {{"window_s", dr->window_s}, {"min_hits", dr->min_hits},
                                 {"max_memory_replicas", dr->max_memory_replicas}};
@@ -358,6 +361,7 @@ Config decode_config(const json& j, const std::string& path) {
   c.multi_tenant = f.boolean_or("multi_tenant", c.multi_tenant);
   c.disk_replica = f.boolean_or("disk_replica", c.disk_replica);
   c.dfs_slots = f.u32_or("dfs_slots", c.dfs_slots);
+  c.local_disk = f.boolean_or("local_disk", c.local_disk);
   if (f.has("dynamic_replication")) c.dynamic_replication = decode_dynamic_replication(f);
   if (f.has("tenant_quota_bytes")) {
     const json& q = f.raw("tenant_quota_bytes");
@@ -389,8 +393,11 @@ json encode_view(const View& v) {
     x["deadline"] = o.deadline ? json(*o.deadline) : json(nullptr);
     if (o.complete_disk) x["complete_disk"] = o.complete_disk;
     if (o.complete_dfs) x["complete_dfs"] = o.complete_dfs;
+    if (o.complete_local) x["complete_local"] = o.complete_local;
     if (o.hard_pinned) x["hard_pinned"] = true;
     if (o.copying) x["copying"] = true;
+    if (o.offloading) x["offloading"] = true;
+    if (o.promoting) x["promoting"] = true;
     if (o.pending)
       x["pending"] = {{"action", std::string(to_string(o.pending->action))},
                       {"ttl_ms", o.pending->ttl_ms}, {"viable", o.pending->viable}};
@@ -464,10 +471,13 @@ ObjectExpectation decode_object_expectation(const json& j, const std::string& pa
   if (f.has("complete_nof")) e.complete_nof = f.u32_or("complete_nof", 0);
   if (f.has("complete_disk")) e.complete_disk = f.u32_or("complete_disk", 0);
   if (f.has("complete_dfs")) e.complete_dfs = f.u32_or("complete_dfs", 0);
+  if (f.has("complete_local")) e.complete_local = f.u32_or("complete_local", 0);
   if (f.has("processing")) e.processing = f.u32_or("processing", 0);
   if (f.has("group")) e.group = f.u32_or("group", 0);
   if (f.has("hard_pinned")) e.hard_pinned = f.boolean_or("hard_pinned", false);
   if (f.has("copying")) e.copying = f.boolean_or("copying", false);
+  if (f.has("offloading")) e.offloading = f.boolean_or("offloading", false);
+  if (f.has("promoting")) e.promoting = f.boolean_or("promoting", false);
   f.finish();
   return e;
 }
@@ -550,10 +560,13 @@ json encode_state_expectation(const StateExpectation& e) {
       if (o.complete_nof) x["complete_nof"] = *o.complete_nof;
       if (o.complete_disk) x["complete_disk"] = *o.complete_disk;
       if (o.complete_dfs) x["complete_dfs"] = *o.complete_dfs;
+      if (o.complete_local) x["complete_local"] = *o.complete_local;
       if (o.processing) x["processing"] = *o.processing;
       if (o.group) x["group"] = *o.group;
       if (o.hard_pinned) x["hard_pinned"] = *o.hard_pinned;
       if (o.copying) x["copying"] = *o.copying;
+      if (o.offloading) x["offloading"] = *o.offloading;
+      if (o.promoting) x["promoting"] = *o.promoting;
       a.push_back(std::move(x));
     }
     j["objects"] = std::move(a);

@@ -202,6 +202,25 @@ void dfs(Choices& c, WorkloadConfig& w, Config& m) {
   at_least(w, {OpKind::RemoveAll, OpKind::Unmount, OpKind::Mount, OpKind::Cleanup, OpKind::BatchUpsertStart}, 2);
 }
 
+// The local-disk tier (rules local.*): offloads taken and reported (some
+// failing), memory evicted under them, reads of objects left on the disk,
+// promotions staged, settled and timed out, Upserts and removals meeting
+// both, segments lost under staged replicas. Alone with the mechanisms it is
+// not combined with yet.
+void local(Choices& c, WorkloadConfig& w, Config& m) {
+  m.multi_tenant = false;
+  m.tenant_quota_bytes.clear();
+  m.disk_replica = false;
+  m.dfs_slots = 0;
+  m.dynamic_replication.reset();
+  w.tenants = 1;
+  w.keys = 2 + static_cast<uint32_t>(c.pick(3));  // few keys: the tier's ops name keys at random, as every op does
+  set_local_disk(&w, &m, 6 + static_cast<uint32_t>(c.pick(5)));
+  at_least(w, {OpKind::PutStart, OpKind::PutEnd, OpKind::Get, OpKind::Evict}, 10);
+  at_least(w, {OpKind::UpsertStart, OpKind::UpsertEnd, OpKind::Remove, OpKind::Advance, OpKind::BatchGet}, 4);
+  at_least(w, {OpKind::Unmount, OpKind::Mount, OpKind::Cleanup}, 1);
+}
+
 constexpr Preset kPresets[] = {
     {"swarm", "the plain swarm draw", &swarm},
     {"groups", "groups with reads, leases, removal and grouped eviction", &groups},
@@ -220,6 +239,8 @@ constexpr Preset kPresets[] = {
                 "evicted and segments leave", &dynamic},
     {"dfs", "DFS replicas: writes competing for a few DFS slots, Ends and Revokes of one kind, Upserts, memory "
             "evicted and segments lost under them", &dfs},
+    {"local", "the local-disk tier: offloads and promotions taken, reported and timed out while memory is evicted, "
+              "objects are read, upserted and removed and segments leave", &local},
 };
 
 }  // namespace

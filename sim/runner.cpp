@@ -115,14 +115,20 @@ static Difference object_difference(const View& e, const View& a) {
       return {"copying", who + "copy expected " + (x.copying ? "under way" : "absent") + ", got " +
                              (y.copying ? "under way" : "absent")};
     const auto complete = [](const ObjectView& o) {
-      return std::tie(o.complete_memory, o.complete_nof, o.complete_disk, o.complete_dfs);
+      return std::tie(o.complete_memory, o.complete_nof, o.complete_disk, o.complete_dfs, o.complete_local);
     };
     const auto text = [](const ObjectView& o) {
       return std::to_string(o.complete_memory) + "/" + std::to_string(o.complete_nof) + "/" +
-             std::to_string(o.complete_disk) + "/" + std::to_string(o.complete_dfs);
+             std::to_string(o.complete_disk) + "/" + std::to_string(o.complete_dfs) + "/" +
+             std::to_string(o.complete_local);
     };
     if (complete(x) != complete(y))
-      return {"complete", who + "COMPLETE replicas (memory/nof/disk/dfs) expected " + text(x) + ", got " + text(y)};
+      return {"complete", who + "COMPLETE replicas (memory/nof/disk/dfs/local disk) expected " + text(x) + ", got " +
+                              text(y)};
+    if (x.offloading != y.offloading || x.promoting != y.promoting)
+      return {"local_disk", who + "offload/promotion expected " + std::to_string(x.offloading) + "/" +
+                                std::to_string(x.promoting) + ", got " + std::to_string(y.offloading) + "/" +
+                                std::to_string(y.promoting)};
     if (x.processing != y.processing)
       return {"processing", who + "PROCESSING replicas expected " + std::to_string(x.processing) + ", got " +
                                 std::to_string(y.processing)};

@@ -90,6 +90,21 @@ void draw_copies(Choices& side, WorkloadConfig* w) {
   w->weights[static_cast<int>(OpKind::CopyRevoke)] = 1;
 }
 
+// The local-disk tier (rules local.*), alone with the mechanisms it is not
+// combined with yet (docs/interpretations.md): the holder's offloads and
+// promotions, and no snapshots (a target runs none with it).
+void draw_local_disk(Choices& side, WorkloadConfig* w, Config* m) {
+  if (m->multi_tenant || m->disk_replica || m->dfs_slots || m->dynamic_replication || !side.chance(15)) return;
+  set_local_disk(w, m, 2 + static_cast<uint32_t>(side.pick(3)));
+}
+
+void set_local_disk(WorkloadConfig* w, Config* m, uint32_t weight) {
+  m->local_disk = true;
+  for (OpKind k : {OpKind::OffloadTake, OpKind::OffloadEnd, OpKind::PromotionStart, OpKind::PromotionEnd})
+    w->weights[static_cast<int>(k)] = weight;
+  w->weights[static_cast<int>(OpKind::Snapshot)] = w->weights[static_cast<int>(OpKind::Restore)] = 0;
+}
+
 void draw_dynamic_replication(Choices& side, WorkloadConfig* w, Config* m) {
   const auto memory = std::count_if(m->segments.begin(), m->segments.end(),
                                     [](const SegmentConfig& s) { return s.kind == ReplicaKind::Memory; });
@@ -213,8 +228,7 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
   switch (k) {
     case OpKind::PutStart: case OpKind::UpsertStart: return start(c, k);
     case OpKind::Unmount: case OpKind::Mount: case OpKind::GracefulUnmount: return segment_op(c, k);
-    case OpKind::Advance:
-      return advance(c, model, now);
+    case OpKind::Advance: return advance(c, model, now);
     case OpKind::BatchUpsertStart: {
       // A start's write config for the whole batch, then 1-4 keys with a
       // size each; now and then one size too few or too many
@@ -269,6 +283,7 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
       if (master_.dynamic_replication && c.chance(70)) op.proposal = proposal_id(c, op);  // dynrep.copy
       break;
     case OpKind::Propose: op.proposal = proposal_id(c, op); break;
+    case OpKind::OffloadEnd: case OpKind::PromotionEnd: op.fail = c.chance(15); break;  // rules local.*
     case OpKind::SetQuota:  // now and then 0 or above 2^63 - 1 (INVALID_PARAMS)
       op.quota_bytes = !c.chance(w_.invalid_request_pct) ? draw_quota(c) : c.chance(50) ? 0 : kMaxQuotaBytes + 1;
       break;

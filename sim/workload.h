@@ -79,6 +79,10 @@ void draw_copies(Choices& side, WorkloadConfig* workload);
 // with two memory segments (where the rules fix a lease's target), with
 // proposals; drawn last from the side stream, so other seeds are as before.
 void draw_dynamic_replication(Choices& side, WorkloadConfig* workload, Config* config);
+// The local-disk tier: drawn last, and only where it is not combined with
+// another mechanism yet; set_local_disk switches it on at a weight per op.
+void draw_local_disk(Choices& side, WorkloadConfig* workload, Config* config);
+void set_local_disk(WorkloadConfig* workload, Config* config, uint32_t weight);
 // Multi-tenant mode with a quota policy for most of `tenants` tenants.
 void draw_tenants(Choices& choices, uint32_t tenants, Config* config);
 

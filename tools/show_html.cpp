@@ -40,7 +40,8 @@ void object_lane(std::ostringstream& svg, const ShowInput& in, ObjectId id, int 
     const int x = kLeft + static_cast<int>(i) * kStepW;
     const bool active = o->deadline && *o->deadline > s.t;
     const char* pin = active ? "#2e7d32" : o->deadline ? "#9e9e9e" : "#e0e0e0";
-    const uint32_t complete = o->complete_memory + o->complete_nof + o->complete_disk + o->complete_dfs;
+    const uint32_t complete =
+        o->complete_memory + o->complete_nof + o->complete_disk + o->complete_dfs + o->complete_local;
     const std::string what = "step " + std::to_string(i) + " t=" + std::to_string(s.t) + ": " +
                              std::to_string(complete) + " COMPLETE, " +
                              std::to_string(o->processing) + " PROCESSING, deadline " +

@@ -35,7 +35,8 @@ EmbeddedMaster::EmbeddedMaster(const EmbeddedMaster& other)
       heat_(other.heat_),
       leases_(other.leases_),
       next_lease_id_(other.next_lease_id_.load()),
-      tokens_(other.tokens_) {
+      tokens_(other.tokens_),
+      holder_(other.holder_) {
   for (size_t i = 0; i < shards_.size(); ++i) {
     const Shard& from = other.shards_[i];
     Shard& to = shards_[i];

@@ -29,6 +29,7 @@ Outcome EmbeddedMaster::apply(const Op& op, Time now) {
     if (now < last) return Outcome::of(ErrorCode::INVALID_PARAMS);  // time never goes back
   } while (now != last && !last_now_.compare_exchange_weak(last, now));
   if (op.kind == OpKind::Snapshot || op.kind == OpKind::Restore) {
+    if (!supports(op)) return Outcome::of(ErrorCode::UNSUPPORTED);  // none with the local-disk tier
     std::unique_lock exclusive(snapshot_mutex_);
     return op.kind == OpKind::Snapshot ? snapshot() : restore(op, now);
   }
@@ -72,6 +73,11 @@ Outcome EmbeddedMaster::apply(const Op& op, Time now) {
     case OpKind::CopyRevoke: return copy_revoke(op);
     // dynamic_replication.cpp: a proposal for a hot key.
     case OpKind::Propose: return propose(op, now);
+    // local_disk.cpp: the local-disk tier's holder (rules local.*).
+    case OpKind::OffloadTake: return offload_take();
+    case OpKind::OffloadEnd: return offload_end(op);
+    case OpKind::PromotionStart: return promotion_start(op, now);
+    case OpKind::PromotionEnd: return promotion_end(op);
     case OpKind::Advance: return Outcome{};
     case OpKind::Snapshot:
     case OpKind::Restore: break;  // taken above, under the exclusive lock
@@ -123,6 +129,7 @@ View EmbeddedMaster::view(Time now) const {
         else if (r.kind == ReplicaKind::Memory) ++o.complete_memory;
         else if (r.kind == ReplicaKind::Nof) ++o.complete_nof;
         else if (r.kind == ReplicaKind::Dfs) ++o.complete_dfs;
+        else if (r.kind == ReplicaKind::LocalDisk) ++o.complete_local;
         else ++o.complete_disk;
       }
       o.deadline = md->committed_deadline();
@@ -131,6 +138,8 @@ View EmbeddedMaster::view(Time now) const {
       o.hard_pinned = md->hard_pinned;
       o.lease = md->lease;
       o.copying = md->task.has_value();
+      o.offloading = md->offload.has_value();
+      o.promoting = md->promotion.has_value();
       v.objects.push_back(o);
     }
     for (const auto& [g, deadline] : s.retention) {
@@ -280,6 +289,7 @@ void EmbeddedMaster::erase_object(size_t shard, ObjectId id, bool keep_route) {
   const GroupId group = md.group;
   if (md.committed_deadline()) index_.remove(id);
   clear_dynamic_state(shard, id);
+  if (md.offload) holder_.drop(id, md.offload->id);  // a queued offload goes with the object
   release_all_quota(id, md.quota);
   {
     std::lock_guard lock(alloc_mutex_);

@@ -6,9 +6,10 @@
 // and in multi-tenant mode the tenant quota accounts with a per-object
 // ledger and the quota-eviction retry of Starts (tenant_quota*.h), copies of
 // a replica, dynamic replication (heat, proposals and their leases,
-// dynamic_replication.cpp), and DFS replicas with their slot allocator
-// (dfs.cpp, dfs_allocator.h). It is thread-safe, and carries the seeded faults
-// of faults.h. The lockstep runner checks it against the model step by step.
+// dynamic_replication.cpp), DFS replicas with their slot allocator (dfs.cpp,
+// dfs_allocator.h), and the local-disk tier's offloads and promotions
+// (local_disk.cpp, local_disk_holder.h). It is thread-safe, and carries the
+// seeded faults of faults.h. The lockstep runner checks it against the model step by step.
 #pragma once
 #include <array>
 #include <atomic>
@@ -25,6 +26,7 @@
 #include "deadline_index.h"
 #include "dfs_allocator.h"
 #include "faults.h"
+#include "local_disk_holder.h"
 #include "shard.h"
 #include "segment_allocator.h"
 #include "tenant_quota.h"
@@ -41,6 +43,10 @@ class EmbeddedMaster final : public Target {
   Capabilities capabilities() const override { return kCapAll | kCapThreadSafe; }
   // The second eviction pass starts at a shard of its own (eviction.cpp).
   bool eviction_order_unspecified() const override { return true; }
+  // With the local-disk tier, no snapshot nor restore (the workload draws none there).
+  bool supports(const Op& op) const override {
+    return !config_.local_disk || (op.kind != OpKind::Snapshot && op.kind != OpKind::Restore);
+  }
   Outcome apply(const Op& op, Time now) override;
   View view(Time now) const override;
   std::optional<Placement> placement() const override;
@@ -284,6 +290,18 @@ class EmbeddedMaster final : public Target {
   void clear_all_dynamic_state();                       // every shard held (restore)
   // RecordDynamicReplicaRemoval: replicas [from, end) of `md` leave it.
   void record_dynamic_removal(ObjectMetadata& md, std::vector<Replica>::const_iterator from);
+  // local_disk.cpp (rules local.*)
+  void queue_offload(ObjectId id, const Op& op, ObjectMetadata& md, Time now);
+  Outcome offload_take();
+  Outcome offload_end(const Op& op);
+  std::optional<ErrorCode> local_disk_refuses(ObjectId id, const ObjectMetadata& md) const;
+  void cancel_offload(ObjectId id, ObjectMetadata& md);  // unpin, erase the marker, drop it from the mailbox
+  bool memory_at_watermark() const;
+  void queue_promotion(ObjectMetadata& md, Time now);
+  Outcome promotion_start(const Op& op, Time now);
+  Outcome promotion_end(const Op& op);
+  void end_promotion(ObjectMetadata& md);  // its staged replica freed at once
+  void discard_expired_local(size_t shard, Time now);
   // segments.cpp
   Outcome unmount(const Op& op);
   void unmount_segment(uint32_t segment);  // takes every shard
@@ -341,6 +359,8 @@ class EmbeddedMaster final : public Target {
   // its copies send (never cleared: a client keeps its tokens).
   mutable std::mutex tokens_mutex_;
   std::map<ProposalKey, DynamicLease> tokens_;
+  // The local-disk tier: the holder's mailbox and hand (its own leaf mutex).
+  LocalDiskHolder holder_;
 };
 
 }  // namespace pinsim::embedded

@@ -60,6 +60,7 @@ void EmbeddedMaster::discard_expired_processing(size_t shard, Time now) {
     if (md->replicas.empty()) erase_object(shard, id);
   }
   discard_expired_copies(shard, now);
+  discard_expired_local(shard, now);  // local_disk.cpp (rule local.expiry)
 }
 
 // evict_replicas: pops the evictable memory replicas (their charge goes

@@ -7,7 +7,7 @@ namespace pinsim::embedded {
 
 namespace {
 
-constexpr std::array<FaultInfo, 28> kFaults{{
+constexpr std::array<FaultInfo, 29> kFaults{{
     {"F1", "reads renew the soft pin (the pre-#2909 behaviour)", &Faults::f1_reads_renew_soft_pin},
     {"F2", "cleanup clears a pin without the deadline-equality check (stale index entry)",
      &Faults::f2_cleanup_skips_deadline_check},
@@ -53,6 +53,9 @@ constexpr std::array<FaultInfo, 28> kFaults{{
      &Faults::f27_quota_rejection_per_attempt},
     {"F28", "an Upsert preempting a write in flight keeps its DFS replica's slot, an orphan record (UpsertStart's "
      "FreeDfsReplicas dropped; rule dfs.slot)", &Faults::f28_preemption_keeps_dfs_slot},
+    {"F29", "the reaper ends an expired promotion but keeps its staged replica, PROCESSING for good "
+     "(DiscardExpiredProcessingReplicas' free dropped; rule local.expiry)", &Faults::f29_reaper_keeps_staged_replica,
+     FaultLane::Sequential, "local"},
 }};
 
 }  // namespace

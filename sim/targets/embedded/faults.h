@@ -38,6 +38,7 @@ struct Faults {
   bool f26_freed_dynamic_replica_no_cooldown = false;  // F26
   bool f27_quota_rejection_per_attempt = false;     // F27
   bool f28_preemption_keeps_dfs_slot = false;       // F28
+  bool f29_reaper_keeps_staged_replica = false;     // F29
 };
 
 // Where a fault can show: in a sequential run (every campaign and `pinsim
@@ -54,7 +55,7 @@ struct FaultInfo {
   // plain swarm's, when the swarm shows it too rarely (sim/presets.h); a
   // sequential fault names the preset whose seeds show it, where the plain
   // swarm never does (the dynamic-replication faults: the swarm draws no
-  // dynamic_replication config).
+  // dynamic_replication config; F29: its local_disk seeds seldom stage a promotion).
   std::string_view hunt_preset = "";
 };
 

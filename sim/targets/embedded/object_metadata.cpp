@@ -31,7 +31,8 @@ ObjectMetadata::ObjectMetadata(const ObjectMetadata& o, SoftPinGauge& gauge)
     : client(o.client), size(o.size), replicas(o.replicas), pending(o.pending), lease(o.lease),
       put_start_time(o.put_start_time), group(o.group), hard_pinned(o.hard_pinned), processing(o.processing),
       checksum(o.checksum), task(o.task), quota(o.quota), dynamic_replicas(o.dynamic_replicas),
-      recreate_after(o.recreate_after), gauge_(gauge), soft_pin_timeout_(o.soft_pin_timeout_),
+      recreate_after(o.recreate_after), offload(o.offload), promotion(o.promotion), refcnt(o.refcnt),
+      gauge_(gauge), soft_pin_timeout_(o.soft_pin_timeout_),
       last_committed_(o.last_committed_), f3_shadow_(o.f3_shadow_), committed_ttl_ms_(o.committed_ttl_ms_) {}
 
 std::unique_ptr<ObjectMetadata> ObjectMetadata::copy_for(SoftPinGauge& gauge) const {
@@ -147,7 +148,7 @@ bool ObjectMetadata::write_complete() const {
 
 bool ObjectMetadata::evictable(const Replica& r) const {
   return !r.copy && r.kind == ReplicaKind::Memory && r.status == ReplicaStatus::Complete &&
-         !(task && task->source == r.id);
+         !(task && task->source == r.id) && !refcnt.count(r.id);
 }
 
 bool ObjectMetadata::has_evictable_memory() const {

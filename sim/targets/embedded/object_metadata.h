@@ -3,13 +3,15 @@
 // the expiry cycle clears it under a shard *read* lock), the Pending write
 // intent with its eligible replica ids, the read lease, the group, the hard
 // pin, the replication task (a copy under way), the marks of the replicas
-// dynamic copies made with the recreate cooldown they leave, and the tenant
-// quota ledger. The
+// dynamic copies made with the recreate cooldown they leave, the tenant
+// quota ledger, and the local-disk tier's offload marker, promotion task and
+// per-replica pin counts (local_disk.cpp). The
 // object owns its share of the gauge: +1 when built with a deadline, -1 when
 // destroyed with one stored (RFC 3028 "Metrics": object destruction remains
 // responsible for decrementing an active committed soft pin).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "object.h"
+#include "local_disk_holder.h"
 #include "soft_pin_gauge.h"
 #include "tenant_quota_ledger.h"
 #include "virtual_time.h"
@@ -81,6 +84,12 @@ class ObjectMetadata {
   // `recreate_after`, set when one of them leaves. Neither is serialised.
   std::set<ReplicaId> dynamic_replicas;
   Time recreate_after = 0;
+  // The local-disk tier (rules local.*): the offload under way, the promotion
+  // under way (its staged replica marked `copy`: only the promotion settles
+  // it), and each replica's refcnt (an offload pins its source: no eviction).
+  std::optional<OffloadMarker> offload;
+  std::optional<PromotionTask> promotion;
+  std::map<ReplicaId, uint32_t> refcnt;
 
   // VisitReplicas(fn_is_completed, fn).
   template <typename Fn>
@@ -101,7 +110,7 @@ class ObjectMetadata {
   bool any_complete() const;
   bool all_complete() const;
   bool write_complete() const;              // every replica but a copy's targets is COMPLETE
-  bool evictable(const Replica& r) const;   // a COMPLETE memory replica of the object no copy reads
+  bool evictable(const Replica& r) const;   // a COMPLETE memory replica of the object no copy reads, refcnt 0
   bool has_evictable_memory() const;
   bool memory_processing() const;           // a memory replica of the write (not a copy's) is PROCESSING
   uint64_t complete_memory_bytes() const;   // size x COMPLETE memory replicas, a copy's targets aside

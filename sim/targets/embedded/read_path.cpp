@@ -45,7 +45,7 @@ void EmbeddedMaster::count_hit(const ObjectMetadata& md) {
     return std::any_of(md.replicas.begin(), md.replicas.end(),
                        [&](const Replica& r) { return r.kind == kind && r.status == ReplicaStatus::Complete; });
   };
-  const bool disk = complete(ReplicaKind::Disk);
+  const bool disk = complete(ReplicaKind::Disk) || complete(ReplicaKind::LocalDisk);  // a file either way
   if (complete(ReplicaKind::Memory) || (disk && faults_.f22_disk_hit_counted_as_memory)) {
     memory_hit_bytes_.fetch_add(md.size);
     memory_hits_.fetch_add(1);
@@ -69,6 +69,7 @@ Outcome EmbeddedMaster::get(const Op& op, Time now, std::set<ObjectId>* batch_se
   // the shard lock is released; here under it, so that a read and its hit
   // are one step to a concurrent proposal (rule dynrep.heat).
   if (heat_observed(*md) && (!batch_seen || batch_seen->insert(op.object).second)) observe_heat(op.object, now);
+  queue_promotion(*md, now);  // promotion on a hit (local_disk.cpp, rule local.promote)
   Outcome out;
   out.replicas = readable;
   out.checksum = md->checksum;

@@ -62,6 +62,10 @@ void EmbeddedMaster::clear_invalid_handles(size_t shard, ObjectId id, uint32_t s
   release_copy_charge(id, *md, static_cast<size_t>(targets));
   record_dynamic_removal(*md, stale);
   md->replicas.erase(stale, md->replicas.end());  // nothing to free: the allocator went with the segment
+  // A promotion whose staged replica went is over (rule local.stage).
+  const auto staged = [&](const Replica& r) { return r.id == md->promotion->staged; };
+  if (md->promotion && md->promotion->staged != 0 && std::none_of(md->replicas.begin(), md->replicas.end(), staged))
+    md->promotion.reset();
   if (md->pending && md->viable_pending_replicas() == 0) md->pending.reset();
   if (md->replicas.empty()) erase_object(shard, id);
 }

@@ -133,6 +133,8 @@ EmbeddedMaster::Inherited EmbeddedMaster::inherit_replaced(const Op& op, ObjectM
 // committed deadline is untouched until End, and so are the hard pin and
 // the ledger's committed bytes.
 void EmbeddedMaster::restart_in_place(const Op& op, ObjectMetadata& md, const Resolved& req, Time now) {
+  // The holder's disk copy holds the old value and no End names it: it goes (rule local.offload).
+  std::erase_if(md.replicas, [](const Replica& r) { return r.kind == ReplicaKind::LocalDisk; });
   md.client = op.client;
   md.put_start_time = now;
   std::vector<ReplicaId> eligible;
@@ -156,6 +158,9 @@ Outcome EmbeddedMaster::upsert_start_once(const Op& op, Time now, StartRequest* 
   if (md && sends_group(op) && op.group != md->group) return Outcome::of(ErrorCode::INVALID_PARAMS);
   // A copy reads the object's replicas (CopyStart's task): no Upsert replaces them meanwhile.
   if (md && md->task) return Outcome::of(ErrorCode::OBJECT_HAS_REPLICATION_TASK);
+  // A promotion, or an offload the holder took, reads or writes it too (rule local.blocks).
+  if (md)
+    if (auto err = local_disk_refuses(id, *md)) return Outcome::of(*err);
   // Which case applies is fixed before anything changes: A (in flight with
   // nothing COMPLETE: replaced, group from the request), B (same size: in
   // place) or C (size change: replaced, same group).
@@ -170,6 +175,7 @@ Outcome EmbeddedMaster::upsert_start_once(const Op& op, Time now, StartRequest* 
   from.group = op.group;
   from.hard_pinned = op.hard_pin;
   if (md) {
+    cancel_offload(id, *md);  // still queued: the Upsert going ahead cancels it (rule local.blocks)
     if (md->processing) preempt(id, *md, now);
     if (in_place) {
       restart_in_place(op, *md, req, now);
@@ -238,6 +244,7 @@ Outcome EmbeddedMaster::end(const Op& op, Time now) {
   if (op.checksum || (names_written && !faults_.f21_end_without_checksum_keeps_old))
     md->checksum = op.checksum;
   settle_primary_write(id, *md);  // SettlePrimaryWriteQuotaIfReady
+  queue_offload(id, op, *md, now);  // local_disk.cpp (rule local.offload)
   return Outcome{};
 }
 

@@ -2,9 +2,10 @@
 // MasterService befriends mooncake::test::MasterServiceSnapshotTestBase (its
 // own snapshot tests' fixture); the adapter defines that class here, with no
 // test code of Mooncake's, to stop the background threads the constructor
-// starts, read the metadata shards and the deadlines for the View, call the
-// background work (BatchEvict, CleanupExpiredSoftPins) directly, encode,
-// decode and apply snapshots, and check and restart the DFS allocator.
+// starts, read the metadata shards, the deadlines and the local-disk tier's
+// tasks for the View, call the background work (BatchEvict,
+// CleanupExpiredSoftPins) directly, encode, decode and apply snapshots, and
+// check and restart the DFS allocator.
 // Include it from the adapter only, and never link Mooncake's own test
 // objects beside it (two definitions of one class). The PINSIM_MC_HAS_*
 // definitions come from cmake/MooncakeTree.cmake (DFS from CMakeLists.txt).
@@ -78,6 +79,7 @@ class MasterServiceSnapshotTestBase {
     bool nof;
     bool disk;  // a DISK replica (disk mode's file)
     bool dfs;   // a DFS replica (a slot of the DFS allocator)
+    bool local;  // a LOCAL_DISK replica (the holder's own disk, the local-disk tier)
     ReplicaStatus status;
     ReplicaID id;
     bool invalid;  // a memory replica on an unmounted segment (has_invalid_mem_handle)
@@ -97,6 +99,8 @@ class MasterServiceSnapshotTestBase {
     std::string group;
     std::vector<std::string> disk_files;  // the file each DISK replica names (disk mode)
     bool copying;  // a replication task (CopyStart) is under way
+    bool offloading;  // the tenant's offloading_tasks has the key (local-disk tier)
+    bool promoting;   // the tenant's promotion_tasks has the key (local-disk tier)
   };
 
   static constexpr size_t kShards = MasterService::kNumShards;
@@ -136,7 +140,7 @@ class MasterServiceSnapshotTestBase {
             if (r.is_disk_replica()) o.disk_files.push_back(r.get_descriptor().get_disk_descriptor().file_path);
           for (const auto& r : md.GetAllReplicas())
             o.replicas.push_back({r.is_memory_replica(), r.is_nof_replica(), r.is_disk_replica(), IsDfs(r),
-                                  r.status(), r.id(), r.has_invalid_mem_handle()});
+                                  IsLocalDisk(r), r.status(), r.id(), r.has_invalid_mem_handle()});
           {
             SpinLocker locker(&md.lock);
             o.deadline = md.soft_pin_timeout;
@@ -154,6 +158,7 @@ class MasterServiceSnapshotTestBase {
 #endif
           o.group = md.group_id;
           o.copying = state.replication_tasks.count(key) > 0;
+          LocalDiskTasks(state, key, o);
           out.push_back(std::move(o));
         }
       }
@@ -171,6 +176,40 @@ class MasterServiceSnapshotTestBase {
     return false;
 #endif
   }
+
+  // Whether `replica` is a LOCAL_DISK replica (none on a tree without the tier).
+  template <typename R>
+  static bool IsLocalDisk(const R& replica) {
+#if PINSIM_MC_HAS_LOCAL_DISK
+    return replica.is_local_disk_replica();
+#else
+    (void)replica;
+    return false;
+#endif
+  }
+
+  // The local-disk tier's tasks for `key` of a tenant's state: an offload
+  // marker, a promotion task (none on a tree without the tier).
+  template <typename State>
+  static void LocalDiskTasks(const State& state, const std::string& key, Object& o) {
+#if PINSIM_MC_HAS_LOCAL_DISK
+    o.offloading = state.offloading_tasks.count(key) > 0;
+    o.promoting = state.promotion_tasks.count(key) > 0;
+#else
+    (void)state, (void)key;
+    o.offloading = o.promoting = false;
+#endif
+  }
+
+#if PINSIM_MC_HAS_LOCAL_DISK
+  // A new, empty promotion frequency sketch for a kept master, as its
+  // constructor makes one: ResetStateAfterFailedRestoreAttempt leaves the
+  // counts of the runs before (every count passes a threshold of 1, but a
+  // run must not depend on them).
+  static void ResetPromotionSketch(MasterService& s) {
+    if (s.promotion_sketch_) s.promotion_sketch_ = std::make_unique<CountMinSketch>();
+  }
+#endif
 
 #if PINSIM_MC_HAS_DFS
   // Whether the master really has DFS: the constructor turns it off

@@ -32,6 +32,7 @@
 #include "dfs_environment.h"
 #include "dfs_records.h"
 #include "inline_threads.h"
+#include "local_disk_holder.h"
 #include "master_metric_manager.h"
 #include "master_service_access.h"
 #include "unexported_metrics.h"
@@ -134,6 +135,9 @@ mc::MasterServiceConfig service_config(const Config& c, const std::string& polic
   // under it (ResolvePathFromKey); the clients write them, so nothing is
   // created or read there.
   if (c.disk_replica) m.root_fs_dir = "/pinsim-disk-replicas";
+#if PINSIM_MC_HAS_LOCAL_DISK
+  if (c.local_disk) mooncake_local::configure(m);  // the local-disk tier (local_disk_holder.h)
+#endif
 #if PINSIM_MC_HAS_RETAIN_GROUPS
   m.max_retained_groups = c.max_retained_groups;
   m.max_group_retention_ttl_ms = c.max_group_retention_ttl_ms;
@@ -330,6 +334,9 @@ bool keep(const Config& c, std::unique_ptr<mc::MasterService>& service, const st
   Access::DropGraceTimers(*service);
   Access::ResetDynamicReplication(*service);
   if (!restart_dfs(c, *service, policy_file)) return false;
+#if PINSIM_MC_HAS_LOCAL_DISK
+  Access::ResetPromotionSketch(*service);  // the reset cleared the holder's registration, mailboxes and tasks
+#endif
   kept.push_back({constructor_key(c), dfs_settings(c), std::move(service), policy_file});
   return true;
 #else
@@ -376,8 +383,11 @@ std::optional<ObjectView> object_view(const Access::Object& o) {
     else if (r.memory) ++ov.complete_memory;
     else if (r.disk) ++ov.complete_disk;
     else if (r.dfs) ++ov.complete_dfs;
+    else if (r.local) ++ov.complete_local;
     else ++ov.complete_nof;
   }
+  ov.offloading = o.offloading;
+  ov.promoting = o.promoting;
   if (o.deadline) ov.deadline = from_tp(*o.deadline);
   if (o.has_pending) {
     PendingView p;
@@ -447,7 +457,7 @@ class MooncakeTarget final : public Target {
     for (size_t i = 0; i < config_.segments.size(); ++i)
       if (config_.segments[i].kind == ReplicaKind::Memory) memory_segments_.push_back(i);
     if (!mount_segments(error)) return false;
-    return true;
+    return mount_local_disk(error);
   }
 
   std::string_view name() const override { return "mooncake"; }
@@ -631,6 +641,75 @@ class MooncakeTarget final : public Target {
 #endif
   }
 
+  // The local-disk tier's ops, all the holder's (the setup client's; README,
+  // "The local-disk tier"). An offload_take marks the shards of the keys it
+  // took: their offloads are now in the holder's hand.
+  template <typename Tenant>
+  Outcome local_disk(const Op& op, const std::string& key, const Tenant& tenant) {
+#if PINSIM_MC_HAS_LOCAL_DISK
+    switch (op.kind) {
+      case OpKind::OffloadTake: {
+        std::vector<mooncake_local::Key> taken;
+        const auto r = holder_.take(*service_, &taken);
+        std::vector<ObjectId> ids;
+        std::vector<size_t> routed;
+        for (const auto& [t, k] : taken) {
+          auto tenant_id = parse_tenant(t);
+          auto key_id = parse_id(k, "k");
+          if (!tenant_id || !key_id) continue;  // no key this adapter wrote
+          ids.push_back({*tenant_id, *key_id});
+          routed.push_back(Access::ShardOf(*service_, Tenant(t), k));
+        }
+        const std::lock_guard lock(bookkeeping_);
+        mark_objects(op.object.tenant, ids, routed);
+        return outcome_of(r);
+      }
+      case OpKind::OffloadEnd:
+        return outcome_of(holder_.end(*service_, tenant, key, op.fail));
+      case OpKind::PromotionStart:
+        return outcome_of(holder_.promotion_start(*service_, tenant, key, preferred_segments()));
+      default:
+        return outcome_of(holder_.promotion_end(*service_, tenant, key, op.fail));
+    }
+#else  // supports() refuses them: no local-disk tier in this tree
+    (void)op, (void)key, (void)tenant;
+    return Outcome::of(ErrorCode::UNSUPPORTED);
+#endif
+  }
+
+  // The holder's local disk, mounted with offloading on (a configuration
+  // with the tier), and the holder a live client, as its first heartbeat
+  // makes it: Ping answers NEED_REMOUNT to a client that never remounted and
+  // the client calls ReMountSegment with its segments, which puts it among
+  // the OK clients. Without that, every sweep (ClearInvalidHandles after an
+  // unmount, a write's stale-handle cleanup) takes its LOCAL_DISK replicas
+  // for a dead client's.
+  bool mount_local_disk(std::string* error) {
+#if PINSIM_MC_HAS_LOCAL_DISK
+    if (!config_.local_disk) return true;
+    if (const auto r = holder_.mount(*service_); !r) {
+      *error = "MountLocalDiskSegment of the setup client failed: " + mc::toString(r.error());
+      return false;
+    }
+    (void)service_->Ping(kSegmentOwner);
+    std::vector<mc::Segment> segments;
+    for (size_t i : memory_segments_) segments.push_back(segment(i));
+    if (const auto r = service_->ReMountSegment(segments, kSegmentOwner); !r) {
+      *error = "ReMountSegment of the setup client failed: " + mc::toString(r.error());
+      return false;
+    }
+#else
+    (void)error;
+#endif
+    return true;
+  }
+
+  Outcome evict(const Op& op) {
+    seed_batch_evict();
+    const mooncake_lane::InlineThreads census_on_this_thread;  // BatchEvict joins them all
+    Access::Evict(*service_, op.evict_target_pct / 100.0, op.evict_lowerbound_pct / 100.0);
+    return Outcome{};
+  }
 
   template <typename Tenant>
   Outcome perform(const Op& op, Time now, const Tenant& tenant) {
@@ -664,12 +743,8 @@ class MooncakeTarget final : public Target {
       case OpKind::SetQuota:
       case OpKind::DeleteQuota:
         return quota_policy(op, tenant);
-      case OpKind::Evict: {
-        seed_batch_evict();
-        const mooncake_lane::InlineThreads census_on_this_thread;  // BatchEvict joins them all
-        Access::Evict(*service_, op.evict_target_pct / 100.0, op.evict_lowerbound_pct / 100.0);
-        return Outcome{};
-      }
+      case OpKind::Evict:
+        return evict(op);
       case OpKind::Cleanup:
         Access::Cleanup(*service_, to_tp(now));
         return Outcome{};
@@ -697,6 +772,8 @@ class MooncakeTarget final : public Target {
         return copy(op, key, tenant);
       case OpKind::Propose:
         return propose(op, key);
+      case OpKind::OffloadTake: case OpKind::OffloadEnd: case OpKind::PromotionStart: case OpKind::PromotionEnd:
+        return local_disk(op, key, tenant);
       case OpKind::BatchExist:
       case OpKind::BatchGet:
       case OpKind::BatchPutEnd:
@@ -737,6 +814,8 @@ class MooncakeTarget final : public Target {
       case OpKind::BatchUpsertRevoke: case OpKind::BatchRemove: case OpKind::Advance:
       case OpKind::PutStart: case OpKind::UpsertStart: case OpKind::BatchUpsertStart:
       case OpKind::CopyStart: case OpKind::CopyEnd: case OpKind::CopyRevoke: case OpKind::Propose:
+      case OpKind::OffloadEnd: case OpKind::PromotionStart: case OpKind::PromotionEnd:
+      case OpKind::OffloadTake:  // the keys it took (local_disk marks them)
         return true;
       case OpKind::Cleanup:  // its objects are the due pins' (touch)
         return PINSIM_MC_HAS_CLEANUP && !PINSIM_MC_HAS_RETAIN_GROUPS;
@@ -760,22 +839,29 @@ class MooncakeTarget final : public Target {
       if (op.kind == OpKind::Restore) list_tenants_ = true;
       return;
     }
-    if (op.kind == OpKind::Advance) return;
+    if (op.kind == OpKind::Advance || op.kind == OpKind::OffloadTake) return;  // a take: its keys, in local_disk
     if (op.kind == OpKind::Cleanup) return touch_due_pins(now);
-    const std::vector<KeyId> keys = is_batch(op.kind) ? op.keys : std::vector<KeyId>{op.object.key};
+    std::vector<ObjectId> ids;
+    for (KeyId k : is_batch(op.kind) ? op.keys : std::vector<KeyId>{op.object.key})
+      ids.push_back({op.object.tenant, k});
     std::vector<size_t> routed;
-    for (KeyId k : keys) routed.push_back(Access::ShardOf(*service_, tenant, key_name(k)));
+    for (const ObjectId& id : ids) routed.push_back(Access::ShardOf(*service_, tenant, key_name(id.key)));
     const std::lock_guard lock(bookkeeping_);
-    dirty_tenants_.insert(op.object.tenant);
-    named_tenants_.insert(op.object.tenant);
     if (config_.multi_tenant && is_start(op.kind))  // its quota eviction: the tenant's objects
       mark_shards_holding([&](const ObjectView& o) { return o.id.tenant == op.object.tenant; });
-    for (size_t i = 0; i < keys.size(); ++i) {
+    mark_objects(op.object.tenant, ids, routed);
+  }
+
+  // Marks for reading the shards `ids` are routed to now and those holding
+  // them as last read (bookkeeping_ held); `tenant` is the op's.
+  void mark_objects(TenantId tenant, const std::vector<ObjectId>& ids, const std::vector<size_t>& routed) {
+    dirty_tenants_.insert(tenant);
+    named_tenants_.insert(tenant);
+    for (size_t i = 0; i < ids.size(); ++i) {
       dirty_.insert(routed[i]);
-      const ObjectId id{op.object.tenant, keys[i]};
-      for (const auto& [shard, objects] : shard_objects_)
-        if (std::any_of(objects.begin(), objects.end(), [&](const ObjectView& o) { return o.id == id; }))
-          dirty_.insert(shard);
+      dirty_tenants_.insert(ids[i].tenant);
+      named_tenants_.insert(ids[i].tenant);
+      mark_shards_holding([&](const ObjectView& o) { return o.id == ids[i]; });
     }
   }
 
@@ -1034,9 +1120,15 @@ class MooncakeTarget final : public Target {
     rc.with_soft_pin = op.soft_pin.action == static_cast<uint8_t>(SoftPinAction::Enable);
 #endif
     rc.group_ids = group_ids(op, 1);
-    // Deterministic placement, the model's rule: most free space first, then
-    // the lowest segment index. Mooncake tries preferred segments in order
-    // before its random walk, and every memory segment is listed.
+    rc.preferred_segments = preferred_segments();
+    return rc;
+  }
+
+  // Deterministic placement, the model's rule: most free space first, then
+  // the lowest segment index. Mooncake tries preferred segments in order
+  // before its random walk, and every memory segment is listed (a write's
+  // and a promotion start's).
+  std::vector<std::string> preferred_segments() const {
     std::vector<std::string> names;
     for (size_t i : memory_segments_) names.push_back(segment_name(i));
     const auto usage = Access::Usage(*service_, names);
@@ -1045,8 +1137,9 @@ class MooncakeTarget final : public Target {
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       return usage[a].second - usage[a].first > usage[b].second - usage[b].first;
     });
-    for (size_t i : order) rc.preferred_segments.push_back(names[i]);
-    return rc;
+    std::vector<std::string> preferred;
+    for (size_t i : order) preferred.push_back(names[i]);
+    return preferred;
   }
 
   static std::string segment_name(size_t index) { return "seg" + std::to_string(index); }
@@ -1155,7 +1248,8 @@ class MooncakeTarget final : public Target {
       case OpKind::Cleanup: case OpKind::Snapshot: case OpKind::Restore: case OpKind::Advance:
       case OpKind::SetQuota: case OpKind::DeleteQuota: case OpKind::Unmount: case OpKind::Mount:
       case OpKind::GracefulUnmount: case OpKind::CopyStart: case OpKind::CopyEnd: case OpKind::CopyRevoke:
-      case OpKind::Propose:
+      case OpKind::Propose: case OpKind::OffloadTake: case OpKind::OffloadEnd: case OpKind::PromotionStart:
+      case OpKind::PromotionEnd:
         break;
     }
     return Outcome::of(ErrorCode::UNSUPPORTED);
@@ -1339,6 +1433,9 @@ class MooncakeTarget final : public Target {
     std::string source, target;
   };
   std::map<std::pair<TenantId, uint32_t>, Token> tokens_;  // by tenant and proposal id
+#if PINSIM_MC_HAS_LOCAL_DISK
+  mooncake_local::Holder holder_{kSegmentOwner};  // the local-disk tier's holder: this run's hand and sizes
+#endif
   std::atomic<Time> last_now_{0};
   std::atomic<uint64_t> evictions_{0};
   std::atomic<uint64_t> writes_{0};
@@ -1409,6 +1506,9 @@ std::string_view mooncake_target_description() {
 #if !PINSIM_MC_HAS_DFS
          ", DFS replicas"
 #endif
+#if !PINSIM_MC_HAS_LOCAL_DISK
+         ", the local-disk tier"
+#endif
       ;
 }
 
@@ -1447,7 +1547,8 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
       // Mooncake states DFS incompatible with snapshot recovery (its
       // constructor refuses both together; the allocator's slots are in no
       // snapshot), so a DFS configuration's master has no snapshots.
-      return PINSIM_MC_HAS_SNAPSHOT_CODEC != 0 && config.dfs_slots == 0;
+      // The local-disk tier is not combined with snapshots yet (README).
+      return PINSIM_MC_HAS_SNAPSHOT_CODEC != 0 && config.dfs_slots == 0 && !config.local_disk;
     case OpKind::Cleanup:  // the task-cleanup cycle: soft-pin expiry, retention prune
       return PINSIM_MC_HAS_CLEANUP != 0 || PINSIM_MC_HAS_RETAIN_GROUPS != 0;
     case OpKind::RetainGroups:
@@ -1475,6 +1576,11 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
       return tenant_ok && (!op.proposal || PINSIM_MC_HAS_DYN_REPL_PROPOSAL);
     case OpKind::Propose:
       return tenant_ok && PINSIM_MC_HAS_DYN_REPL_PROPOSAL;
+    case OpKind::OffloadTake:  // the local-disk tier: a configuration with it, on a tree with it
+    case OpKind::OffloadEnd:
+    case OpKind::PromotionStart:
+    case OpKind::PromotionEnd:
+      return tenant_ok && config.local_disk && PINSIM_MC_HAS_LOCAL_DISK;
     case OpKind::RemoveByRegex:
       return PINSIM_MC_HAS_TENANT_ID_CLASS != 0 && tenant_ok;
     case OpKind::GracefulUnmount:
@@ -1516,6 +1622,8 @@ std::string refusal(const Config& config) {
   if (config.put_start_discard_timeout_ms % 1000 != 0 || config.put_start_release_timeout_ms % 1000 != 0)
     return "Mooncake's put-start timeouts are whole seconds";
   if (config.dfs_slots > 0 && !PINSIM_MC_HAS_DFS) return "this Mooncake tree has no DFS replicas";
+  if (config.local_disk && !PINSIM_MC_HAS_LOCAL_DISK)
+    return "this Mooncake tree has no local-disk tier (PromotionAllocStart)";
   if (!mooncake_dfs::settings(config))
     return std::to_string(config.dfs_slots) + " DFS slots as large as the largest memory segment do not fit "
                                               "in one DFS shard";

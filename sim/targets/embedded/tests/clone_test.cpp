@@ -3,7 +3,8 @@
 // placement for the rest of the run), and the two are independent. Swarm
 // seeds cover multi-tenant quotas, snapshots, retention and segment churn,
 // the dynamic preset's seeds dynamic replication (heat, leases, cooldowns,
-// dynamic-replica marks, the client's tokens); a fault is carried into the copy.
+// dynamic-replica marks, the client's tokens), the local preset's the
+// local-disk tier; a fault is carried into the copy.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -49,6 +50,19 @@ TEST(EmbeddedClone, CopyGoesOnAsTheOriginal) {
 
 TEST(EmbeddedClone, CopyGoesOnAsTheOriginalWithDynamicReplication) {
   const SeedOptions options{.steps = 120, .swarm = true, .preset = find_preset("dynamic")};
+  ASSERT_NE(options.preset, nullptr);
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    const RunResult run = run_seed(seed, options, &make_model_target);
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    for (const size_t at : {run.trace.steps.size() / 3, run.trace.steps.size() * 2 / 3})
+      ASSERT_EQ(first_difference(run.trace, at, {}), "") << "seed " << seed;
+  }
+}
+
+// The local preset's seeds: offload markers and source pins, the holder's
+// mailbox and hand, promotion tasks and their staged replicas.
+TEST(EmbeddedClone, CopyGoesOnAsTheOriginalWithTheLocalDiskTier) {
+  const SeedOptions options{.steps = 120, .swarm = true, .preset = find_preset("local")};
   ASSERT_NE(options.preset, nullptr);
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     const RunResult run = run_seed(seed, options, &make_model_target);
