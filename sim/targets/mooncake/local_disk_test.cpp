@@ -42,6 +42,17 @@ const ObjectView* find(const View& v, KeyId k) {
   return nullptr;
 }
 
+// A local-disk master with key k written and ended (its offload queued).
+std::unique_ptr<Target> with_key_written(KeyId k) {
+  std::string error;
+  auto t = make_mooncake_target(local_config(), {}, &error);
+  EXPECT_TRUE(t) << error;
+  if (!t) return t;
+  EXPECT_EQ(t->apply(on_key(OpKind::PutStart, k), 0).code, ErrorCode::OK);
+  EXPECT_EQ(t->apply(on_key(OpKind::PutEnd, k), 0).code, ErrorCode::OK);
+  return t;
+}
+
 TEST(MooncakeLocalDisk, RefusedWithoutTheTierAndNoSnapshots) {
   std::string error;
   auto t = make_mooncake_target(local_config(), {}, &error);
@@ -55,11 +66,8 @@ TEST(MooncakeLocalDisk, RefusedWithoutTheTierAndNoSnapshots) {
 
 TEST(MooncakeLocalDisk, OffloadRoundTripThenPromotion) {
   if (!tree_has_local_disk()) GTEST_SKIP() << "no local-disk tier in this tree";
-  std::string error;
-  auto t = make_mooncake_target(local_config(), {}, &error);
-  ASSERT_TRUE(t) << error;
-  ASSERT_EQ(t->apply(on_key(OpKind::PutStart, 1), 0).code, ErrorCode::OK);
-  ASSERT_EQ(t->apply(on_key(OpKind::PutEnd, 1), 0).code, ErrorCode::OK);
+  auto t = with_key_written(1);
+  ASSERT_TRUE(t);
   ASSERT_TRUE(find(t->view(0), 1) && find(t->view(0), 1)->offloading);
   EXPECT_EQ(t->apply(on_key(OpKind::OffloadEnd, 1), 0).code, ErrorCode::OBJECT_NOT_FOUND);  // not taken yet
   EXPECT_EQ(t->apply(on_key(OpKind::OffloadTake, 0), 0).code, ErrorCode::OK);
@@ -90,17 +98,9 @@ TEST(MooncakeLocalDisk, OffloadRoundTripThenPromotion) {
 // mailbox: that run's take hands out its own offloads only.
 TEST(MooncakeLocalDisk, AKeptMasterStartsWithEmptyMailboxes) {
   if (!tree_has_local_disk()) GTEST_SKIP() << "no local-disk tier in this tree";
-  std::string error;
-  {
-    auto t = make_mooncake_target(local_config(), {}, &error);
-    ASSERT_TRUE(t) << error;
-    ASSERT_EQ(t->apply(on_key(OpKind::PutStart, 1), 0).code, ErrorCode::OK);
-    ASSERT_EQ(t->apply(on_key(OpKind::PutEnd, 1), 0).code, ErrorCode::OK);
-  }
-  auto t = make_mooncake_target(local_config(), {}, &error);
-  ASSERT_TRUE(t) << error;
-  ASSERT_EQ(t->apply(on_key(OpKind::PutStart, 2), 0).code, ErrorCode::OK);
-  ASSERT_EQ(t->apply(on_key(OpKind::PutEnd, 2), 0).code, ErrorCode::OK);
+  ASSERT_TRUE(with_key_written(1));  // its offload stays queued when the run ends
+  auto t = with_key_written(2);
+  ASSERT_TRUE(t);
   EXPECT_EQ(t->apply(on_key(OpKind::OffloadTake, 0), 0).code, ErrorCode::OK);
   EXPECT_EQ(t->apply(on_key(OpKind::OffloadEnd, 1), 0).code, ErrorCode::OBJECT_NOT_FOUND);
   EXPECT_EQ(t->apply(on_key(OpKind::OffloadEnd, 2), 0).code, ErrorCode::OK);
