@@ -118,7 +118,7 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
         put(out, static_cast<int64_t>(o.task->grant)), rel(o.task->epoch);
       }
       rel(std::max(o.recreate_after, now));  // dynrep.cooldown: only whether and how long it still blocks
-      put_local_tasks(out, o, rank, rel);
+      if (config_.local_disk) put_local_tasks(out, o, rank, rel);  // nothing to encode without the tier
     }
   };
   objects(objects_);

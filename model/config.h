@@ -67,6 +67,9 @@ struct Config {
   // promotion back to memory (rules local.*; docs/interpretations.md,
   // "The local-disk tier").
   bool local_disk = false;
+  // Whether the local-disk tier combines with the rest of this config: it
+  // is modelled on its own so far (docs/interpretations.md).
+  bool local_disk_combines() const { return !multi_tenant && !disk_replica && !dfs_slots && !dynamic_replication; }
   // PR 2835 group retention.
   uint64_t max_retained_groups = 65'536;
   uint64_t max_group_retention_ttl_ms = 24ull * 3600 * 1000;

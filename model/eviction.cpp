@@ -60,7 +60,8 @@ void Model::discard_expired_processing(Time now) {
   // due): discarding one object changes no other's processing or put_start_time.
   std::vector<ObjectId> due;  // in key order: the discarded list keeps that order
   for (const auto& [id, obj] : objects_.unordered())
-    if ((obj.processing && processing_expired(obj, now)) || copy_expired(obj, now) || local_expired(obj, now))
+    if ((obj.processing && processing_expired(obj, now)) || copy_expired(obj, now) || offload_expired(obj, now) ||
+        promotion_expired(obj, now))
       due.push_back(id);
   std::sort(due.begin(), due.end());
   for (ObjectId id : due) discard_expired_processing_of(id, now);

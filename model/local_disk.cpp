@@ -164,21 +164,22 @@ void Model::end_promotion(Object& obj) {
 // is cancelled (the offload's source evictable again, a staged replica freed).
 // The holder keeps an offload it took; its report then changes nothing.
 void Model::discard_expired_local(Object& obj, Time now) {
-  const uint64_t timeout = config_.put_start_release_timeout_ms;
-  if (obj.offload && saturating_deadline(obj.offload->start, timeout) < now) {
+  if (offload_expired(obj, now)) {
     hits_.hit(Rule::LocalExpiry);
     obj.offload.reset();
   }
-  if (obj.promotion && saturating_deadline(obj.promotion->start, timeout) < now) {
+  if (promotion_expired(obj, now)) {
     hits_.hit(Rule::LocalExpiry);
     end_promotion(obj);
   }
 }
 
-bool Model::local_expired(const Object& obj, Time now) const {
-  const uint64_t timeout = config_.put_start_release_timeout_ms;
-  return (obj.offload && saturating_deadline(obj.offload->start, timeout) < now) ||
-         (obj.promotion && saturating_deadline(obj.promotion->start, timeout) < now);
+bool Model::offload_expired(const Object& obj, Time now) const {
+  return obj.offload && saturating_deadline(obj.offload->start, config_.put_start_release_timeout_ms) < now;
+}
+
+bool Model::promotion_expired(const Object& obj, Time now) const {
+  return obj.promotion && saturating_deadline(obj.promotion->start, config_.put_start_release_timeout_ms) < now;
 }
 
 }  // namespace pinsim

@@ -332,7 +332,8 @@ class Model {
   Outcome promotion_end(const Op& op);
   void end_promotion(Object& obj);
   void discard_expired_local(Object& obj, Time now);
-  bool local_expired(const Object& obj, Time now) const;
+  bool offload_expired(const Object& obj, Time now) const;    // past the release timeout (rule local.expiry)
+  bool promotion_expired(const Object& obj, Time now) const;
   // retention.cpp (PR 2835)
   Outcome retain_groups(const Op& op, Time now);
   void inherit_retention(ObjectId id, Object& obj, Time now);

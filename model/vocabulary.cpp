@@ -88,7 +88,7 @@ std::optional<std::string> validate(const Config& c) {
       return "tenant " + std::to_string(t) + ": quota " + std::to_string(q) + " is outside 1.." +
              std::to_string(kMaxQuotaBytes);
   // The local-disk tier is modelled on its own so far (docs/interpretations.md, "The local-disk tier").
-  if (c.local_disk && (c.multi_tenant || c.disk_replica || c.dfs_slots || c.dynamic_replication))
+  if (c.local_disk && !c.local_disk_combines())
     return "local_disk is not combined with multi_tenant, disk_replica, dfs_slots or dynamic_replication yet";
   return std::nullopt;
 }

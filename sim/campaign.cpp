@@ -2,6 +2,7 @@
 #include "campaign.h"
 
 #include <algorithm>
+#include <array>
 
 #include "crash_report.h"
 #include "seed_processes.h"
@@ -9,7 +10,7 @@
 namespace pinsim {
 
 void draw_seed(RandomChoices& choices, const SeedOptions& options, WorkloadConfig* workload, Config* config) {
-  auto drawn = workload->weights;
+  std::array<uint32_t, kOpKindCount> drawn{};  // the weights before the tier's draw
   if (options.swarm || options.preset) {
     draw_swarm(choices, workload, config);
     RandomChoices copy = choices;  // a side stream: the seed's own stream does not move
@@ -25,10 +26,9 @@ void draw_seed(RandomChoices& choices, const SeedOptions& options, WorkloadConfi
   if (options.preset) options.preset->shape(choices, *workload, *config);
   // A preset that adds a mechanism the tier is not combined with yet turns it
   // off again: every weight as it would have been without the tier's draw.
-  if (config->local_disk && validate(*config)) {
+  if (config->local_disk && !config->local_disk_combines()) {
     config->local_disk = false;
-    for (OpKind k : {OpKind::OffloadTake, OpKind::OffloadEnd, OpKind::PromotionStart, OpKind::PromotionEnd})
-      workload->weights[static_cast<int>(k)] = 0;
+    for (OpKind k : kLocalDiskOps) workload->weights[static_cast<int>(k)] = 0;
     for (OpKind k : {OpKind::Snapshot, OpKind::Restore}) {
       const int i = static_cast<int>(k);
       workload->weights[i] = std::max(workload->weights[i], drawn[i]);  // presets only raise weights

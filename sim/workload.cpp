@@ -94,14 +94,13 @@ void draw_copies(Choices& side, WorkloadConfig* w) {
 // combined with yet (docs/interpretations.md): the holder's offloads and
 // promotions, and no snapshots (a target runs none with it).
 void draw_local_disk(Choices& side, WorkloadConfig* w, Config* m) {
-  if (m->multi_tenant || m->disk_replica || m->dfs_slots || m->dynamic_replication || !side.chance(15)) return;
+  if (!m->local_disk_combines() || !side.chance(15)) return;
   set_local_disk(w, m, 2 + static_cast<uint32_t>(side.pick(3)));
 }
 
 void set_local_disk(WorkloadConfig* w, Config* m, uint32_t weight) {
   m->local_disk = true;
-  for (OpKind k : {OpKind::OffloadTake, OpKind::OffloadEnd, OpKind::PromotionStart, OpKind::PromotionEnd})
-    w->weights[static_cast<int>(k)] = weight;
+  for (OpKind k : kLocalDiskOps) w->weights[static_cast<int>(k)] = weight;
   w->weights[static_cast<int>(OpKind::Snapshot)] = w->weights[static_cast<int>(OpKind::Restore)] = 0;
 }
 

@@ -83,6 +83,8 @@ void draw_dynamic_replication(Choices& side, WorkloadConfig* workload, Config* c
 // another mechanism yet; set_local_disk switches it on at a weight per op.
 void draw_local_disk(Choices& side, WorkloadConfig* workload, Config* config);
 void set_local_disk(WorkloadConfig* workload, Config* config, uint32_t weight);
+inline constexpr OpKind kLocalDiskOps[] = {OpKind::OffloadTake, OpKind::OffloadEnd, OpKind::PromotionStart,
+                                           OpKind::PromotionEnd};
 // Multi-tenant mode with a quota policy for most of `tenants` tenants.
 void draw_tenants(Choices& choices, uint32_t tenants, Config* config);
 
