@@ -62,11 +62,15 @@ const std::vector<LadderRung>& explore_ladder() {
       {"dynamic", 1, 1, "put_start,put_end,get,propose,copy_start,copy_revoke", {500}, {1000}, 0, M::Dynamic, 8, 27},
       // DFS replicas: a slot held by a write, freed when it goes (preempted, revoked, replaced or removed).
       {"dfs", 1, 1, kWrites + ",put_revoke,upsert_revoke,remove,evict", {500}, {1000}, 0, M::Dfs, 4, 30},
+      // The local-disk tier, 9 ops: a write ended, its offload taken and reported, the memory replica evicted, a
+      // read from the disk, the promotion staged, the release timeout passed, the eviction pass that reaps it.
+      {"local disk", 1, 1, "put_start,put_end,offload_take,offload_end,evict,get,promotion_start,promotion_end,advance",
+       {500}, {601'000}, 0, M::LocalDisk, 9, 33},
       // 6 ops: a pin replaced by an upsert, then cleanup at the old deadline (a stale index entry);
       // an End with a checksum, time, an End without one, a read. Only the op kinds these use.
-      {"deeper writes", 1, 1, kWrites + ",get,advance,cleanup", {500}, {1, 1000}, 1, M::Defaults, 6, 32},
+      {"deeper writes", 1, 1, kWrites + ",get,advance,cleanup", {500}, {1, 1000}, 1, M::Defaults, 6, 35},
       // Another client (preemption, a refused End): no seeded fault needs it; the cheapest step to two actors.
-      {"two actors", 1, 2, one_key, {500}, {1000}, 1, M::Defaults, 4, 33},
+      {"two actors", 1, 2, one_key, {500}, {1000}, 1, M::Defaults, 4, 36},
       // Key 1 belongs to group 1: a group member that retention reaches (inherited, or copied into its pin).
       {"two keys", 2, 1, kWrites + ",put_revoke,get,remove,advance,cleanup,evict,retain_groups", {500}, {1000}, 1,
        M::Defaults, 4, 40},
@@ -102,6 +106,7 @@ const char* master_name(RungMaster m) {
     case RungMaster::Copies: return "disk mode, two memory segments";
     case RungMaster::Dynamic: return "dynamic replication (disk mode; one read makes a key hot)";
     case RungMaster::Dfs: return "DFS replicas (one slot)";
+    case RungMaster::LocalDisk: return "the local-disk tier (the setup client's disk)";
   }
   return "";
 }
@@ -134,6 +139,7 @@ void apply_master(RungMaster m, WorkloadConfig& w, Config& c) {
       c.dynamic_replication = DynamicReplication{10, 1, 2};
       break;
     case RungMaster::Dfs: c.dfs_slots = 1; break;
+    case RungMaster::LocalDisk: c.local_disk = true; break;
   }
 }
 

@@ -32,6 +32,7 @@ enum class RungMaster : uint8_t {
   Copies,      // disk mode and a second memory segment: a copy of a write's readable replica while it is in flight
   Dynamic,     // dynamic replication (disk mode, two memory segments): one read makes a key hot
   Dfs,         // DFS replicas: an allocator shard of one slot, which half the writes ask for
+  LocalDisk,   // the local-disk tier: the setup client's disk takes offloads and stages promotions
 };
 
 struct LadderRung {
