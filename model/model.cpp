@@ -90,12 +90,10 @@ Outcome Model::batch(const Op& op, Time now) {
   const bool well_formed = batch_well_formed(op);
   if (is_start(op.kind)) batch_preference_ = preference_order(config_.segments, segment_used_);
   out.results.reserve(op.keys.size());
-  // batch_element(op, i) for each i, built once and changed in place: a
-  // copy of the batch per key (its key lists included) cost more than the op.
+  // batch_element(op, i) for each i, built once and moved along (move_element).
   Op element = op.keys.empty() ? op : batch_element(op, 0);
   for (size_t i = 0; i < op.keys.size(); ++i) {
-    element.object.key = op.keys[i];
-    element.size = i < op.sizes.size() ? op.sizes[i] : op.size;
+    move_element(&element, op, i);
     out.results.push_back(well_formed ? dispatch(element, now).as_key_result()
                                       : KeyResult{ErrorCode::INVALID_PARAMS, {}, {}});
   }

@@ -150,14 +150,20 @@ struct Op {
 };
 static_assert(sizeof(Op) == 232, "Op changed: update Op::fields() and the op table's field sets");
 
+// Element i of a batch, made from another element of the same batch (a
+// batch's elements differ only in key and size): a copy of the batch per key,
+// its key lists included, cost more than the key's own call.
+inline void move_element(Op* e, const Op& batch, size_t i) {
+  e->object.key = batch.keys[i];
+  e->size = i < batch.sizes.size() ? batch.sizes[i] : batch.size;
+}
 // Element i of a batch op (i < keys.size()): the single-key op on keys[i],
 // with the batch's client, tenant, write config, selector and force, and
 // sizes[i] as its size when the batch carries sizes.
 inline Op batch_element(const Op& batch, size_t i) {
   Op e = batch;
   e.kind = element_kind(batch.kind);
-  e.object.key = batch.keys[i];
-  if (i < batch.sizes.size()) e.size = batch.sizes[i];
+  move_element(&e, batch, i);
   e.keys.clear();
   e.sizes.clear();
   return e;

@@ -98,8 +98,10 @@ Outcome EmbeddedMaster::batch(const Op& op, Time now) {
   }
   const PreferredSegments preferred = is_start(op.kind) ? preferred_segments() : PreferredSegments{};
   std::set<ObjectId> seen;  // a batch_get's keys counted as heat already
+  // batch_element(op, i) for each i, built once and moved along (move_element).
+  Op e = op.keys.empty() ? op : batch_element(op, 0);
   for (size_t i = 0; i < op.keys.size(); ++i) {
-    const Op e = batch_element(op, i);
+    move_element(&e, op, i);
     Outcome r;
     if (e.kind == OpKind::UpsertStart) r = upsert_start(e, now, &preferred);
     else if (is_end(e.kind)) r = end(e, now);
