@@ -1,15 +1,15 @@
 // Breadth-first exploration; see explorer.h. The distinct states form a
 // tree (each state remembers its parent and the op that reached it first),
-// so a state costs a tree node and a 128-bit digest in the visited set; a
+// so a state costs a tree node and a 128-bit digest in the visited set (a
+// flat one, sim/digest_set.h); a
 // state's model is rebuilt by replaying its path (at most max_depth ops)
 // when it is expanded.
 #include "explorer.h"
 
 #include <algorithm>
-#include <unordered_set>
 #include <variant>
 
-#include "digest.h"
+#include "digest_set.h"
 #include "model_target.h"
 
 namespace pinsim {
@@ -99,6 +99,26 @@ class TargetAt {
   std::string refused_;
 };
 
+// The states seen: their digests, and the encoding of the state being
+// expanded. Most transitions change nothing a state encodes (a refused
+// request, a read of nothing), so a child equal to its parent is known seen
+// without a digest, which costs more than the comparison.
+class Visited {
+ public:
+  explicit Visited(const Model& root) { digests_.insert(digest_of(root.canonical_state(0))); }
+  void expanding(const Model& parent, Time now) { parent.canonical_state(now, &parent_); }
+  // Whether the child's state is new; it is seen from now on.
+  bool first_visit(const Model& child, Time now) {
+    child.canonical_state(now, &child_);
+    return child_ != parent_ && digests_.insert(digest_of(child_));
+  }
+  size_t bytes() const { return digests_.bytes(); }
+
+ private:
+  DigestSet digests_;
+  std::string parent_, child_;  // reused buffers
+};
+
 }  // namespace
 
 ExploreResult explore(const ExploreOptions& o) {
@@ -111,9 +131,8 @@ ExploreResult explore(const ExploreOptions& o) {
   OpUniverse universe(generator);
   const bool model_checks = !o.target && !o.checks.properties.empty();
   std::vector<Node> tree{{0, 0}};
-  std::unordered_set<Digest, DigestHash> visited{digest_of(start->canonical_state(0))};
-  uint64_t memory = 0;
-  std::string encoding;  // reused: the canonical state of each child
+  Visited visited(*start);
+  uint64_t universe_memory = 0;  // the interned ops and per-input op lists
   // Reused across transitions: assigning a model or a View into one keeps
   // the buffers (objects, maps' nodes) it already has.
   Model model = *start, child = *start;
@@ -131,6 +150,7 @@ ExploreResult explore(const ExploreOptions& o) {
       Time now = 0;
       for (const uint32_t i : path) model.apply(universe.op(i), now = time_after(now, universe.op(i)));
       if (model_checks) model.view(now, &before);
+      visited.expanding(model, now);
       std::optional<TargetAt> at;
       if (o.target && !at.emplace(o, cloneable, trace_of(o, universe, path)).refused().empty()) {
         result.refused = at->refused();
@@ -138,7 +158,7 @@ ExploreResult explore(const ExploreOptions& o) {
       }
       const uint64_t universe_bytes = universe.bytes();
       const std::vector<uint32_t>& ops = universe.ops_in(model, now);
-      memory += universe.bytes() - universe_bytes;
+      universe_memory += universe.bytes() - universe_bytes;
       for (const uint32_t op_index : ops) {
         const Op& op = universe.op(op_index);
         if (probe && !probe->supports(op)) continue;
@@ -163,10 +183,8 @@ ExploreResult explore(const ExploreOptions& o) {
               replay(child_trace(), o.target ? o.target : &make_model_target, o.target_options, o.checks);
           return result;
         }
-        child.canonical_state(t, &encoding);
-        if (!visited.insert(digest_of(encoding)).second) continue;
-        memory += sizeof(Node) + 48;
-        if (memory > o.max_memory_bytes) {
+        if (!visited.first_visit(child, t)) continue;
+        if (universe_memory + (tree.size() + 1) * sizeof(Node) + visited.bytes() > o.max_memory_bytes) {
           result.capped = true;
           return result;
         }
