@@ -109,10 +109,7 @@ CampaignSummary run_campaign(const CampaignOptions& o, TargetFactory factory, co
         sum.schedules += r.schedules, sum.decisions += r.decisions, sum.preemptions += r.preemptions;
         sum.lock_edges = std::max(sum.lock_edges, r.lock_edges);
         for (int i = 0; i < kRuleCount; ++i) sum.seeds_hitting.count[i] += r.hits.count[i] != 0;
-        const KnownFinding* k = r.failure ? match_known(o.known, failure_signature(*r.failure, r.trace), r.variant,
-                                                        ops_used(r.trace, r.failure->step),
-                                                        conditions_met(r.trace, r.failure->step))
-                                          : nullptr;
+        const KnownFinding* k = known_failure(o.known, r);
         if (k) ++sum.known[k->file];
         else if (r.failure) ++sum.failures;
         if (on_seed && !on_seed(seed, r, k)) break;
@@ -168,6 +165,12 @@ RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions&
   result.steps = result.trace.steps.size();
   result.unchecked_expectations = lockstep.unchecked_expectations();
   return result;
+}
+
+const KnownFinding* known_failure(const std::vector<KnownFinding>& known, const RunResult& r) {
+  if (!r.failure || known.empty()) return nullptr;
+  return match_known(known, failure_signature(*r.failure, r.trace), r.variant, ops_used(r.trace, r.failure->step),
+                     conditions_met(r.trace, r.failure->step));
 }
 
 }  // namespace pinsim

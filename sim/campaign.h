@@ -80,6 +80,10 @@ struct CampaignOptions {
 
 // Sees every run seed (refused ones excluded) and the finding its failure
 // matched, if any; returns false to end the campaign.
+// The known finding a run's failure matches (nullptr: none, or no failure):
+// its signature, on the run's tree, with the op kinds and conditions it met.
+const KnownFinding* known_failure(const std::vector<KnownFinding>& known, const RunResult& r);
+
 using SeedCallback = std::function<bool(uint64_t seed, RunResult& result, const KnownFinding* known)>;
 
 CampaignSummary run_campaign(const CampaignOptions& options, TargetFactory factory, const TargetOptions& target_options,

@@ -119,6 +119,18 @@ class Visited {
   std::string parent_, child_;  // reused buffers
 };
 
+// A failing transition: its trace replayed is the shortest counterexample,
+// unless it fails as a known finding, which is counted instead (false).
+bool counterexample(const ExploreOptions& o, const Trace& trace, ExploreResult* result) {
+  RunResult run = replay(trace, o.target ? o.target : &make_model_target, o.target_options, o.checks);
+  if (const KnownFinding* k = known_failure(o.known, run)) {
+    ++result->known[k->file];
+    return false;
+  }
+  result->counterexample = std::move(run);
+  return true;
+}
+
 }  // namespace
 
 ExploreResult explore(const ExploreOptions& o) {
@@ -178,11 +190,8 @@ ExploreResult explore(const ExploreOptions& o) {
           child.view(t, &after);
           failed = model_fails(o, {o.config, op, t, outcome, before, after});
         }
-        if (failed) {  // record the shortest counterexample as a replayable run
-          result.counterexample =
-              replay(child_trace(), o.target ? o.target : &make_model_target, o.target_options, o.checks);
-          return result;
-        }
+        if (failed && counterexample(o, child_trace(), &result)) return result;
+        if (failed) continue;  // a known finding: the model and the target part here
         if (!visited.first_visit(child, t)) continue;
         if (universe_memory + (tree.size() + 1) * sizeof(Node) + visited.bytes() > o.max_memory_bytes) {
           result.capped = true;

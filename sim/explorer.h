@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "campaign.h"
@@ -28,6 +29,10 @@ struct ExploreOptions {
   // Asked before each state is expanded; true stops cleanly (a time limit:
   // the caller owns the clock, the explorer reads none).
   std::function<bool()> should_stop;
+  // Findings already known (--known): a transition that fails as one is
+  // counted, not a counterexample, and its state is not expanded (the model
+  // and the target have parted there); the explore goes on.
+  std::vector<KnownFinding> known;
 };
 
 struct ExploreResult {
@@ -38,6 +43,7 @@ struct ExploreResult {
   bool capped = false;       // stopped by the memory cap
   bool stopped = false;      // stopped by should_stop
   std::optional<RunResult> counterexample;  // a shortest failing trace
+  std::map<std::string, uint64_t> known;    // finding file -> transitions that failed as it
   std::string refused;  // the model or the target refused the configuration: nothing was explored
 };
 

@@ -208,12 +208,16 @@ int report_explore(const po::variables_map& vm, const ExploreRun& run, double se
                 static_cast<unsigned long long>(r.states), static_cast<unsigned long long>(r.expanded),
                 static_cast<unsigned long long>(r.transitions), secs, secs > 0 ? r.states / secs : 0.0,
                 secs > 0 ? r.transitions / secs : 0.0, found.c_str());
+  if (text)
+    for (const auto& [file, n] : r.known)
+      std::printf("known finding %s: %llu transitions\n", file.c_str(), static_cast<unsigned long long>(n));
   const std::string target = vm["target"].as<std::string>();
   const int code = r.counterexample ? 1 : run.stopped_by.empty() ? 0 : 3;
   Summary sum{"explore", target, r.counterexample ? r.counterexample->variant : "",
               code == 1 ? "red" : code == 3 ? "checked nothing" : "green", secs, {}, {}, nlohmann::json::object()};
   sum.extra = {{"depth", r.depth}, {"max_depth", run.max_depth}, {"states", r.states}, {"expanded", r.expanded},
-               {"transitions", r.transitions}, {"stopped_by", run.stopped_by}, {"exit_code", code}};
+               {"transitions", r.transitions}, {"stopped_by", run.stopped_by}, {"exit_code", code},
+               {"known", r.known}};
   add_rungs(run, &sum.extra);
   const std::string what = run.rungs.empty() ? " depth " + std::to_string(run.max_depth) : " ladder";
   JUnitCase c{"explore", target + what, {}, run.stopped_by.empty() ? "" : "stopped by " + run.stopped_by, ""};
@@ -271,7 +275,9 @@ void add_explore_options(po::options_description& desc) {
       ("memory-mb", po::value<std::string>()->default_value("1024"), "stop cleanly when the visited set would exceed this")
       ("seconds", po::value<std::string>(),
        "stop cleanly after this much time; without a universe flag, climb the ladder of universes (docs/explorer.md)")
-      ("out", po::value<std::string>()->default_value("pinsim-explore-failure.json"), "where to write a counterexample");
+      ("out", po::value<std::string>()->default_value("pinsim-explore-failure.json"), "where to write a counterexample")
+      ("known", po::value<std::string>(),
+       "DIR of finding traces: a transition failing as one is counted as known, its state not expanded");
   add_target_and_check_options(desc);  // --target model (the default): the model alone, no lockstep
   add_summary_options(desc);
 }
@@ -355,6 +361,7 @@ ExploreRun climb(const po::variables_map& vm, const ExploreOptions& o, double st
     run.total.states += r.result.states;
     run.total.expanded += r.result.expanded;
     run.total.transitions += r.result.transitions;
+    for (const auto& [file, n] : r.result.known) run.total.known[file] += n;
     if (!stop_reason(r.result).empty()) run.stopped_by = stop_reason(r.result);
   }
   run.total.depth = run.rungs.back().result.depth;
@@ -378,6 +385,7 @@ int cmd_explore(const std::vector<std::string>& args) {
   o.config.profile = *profile;
   o.max_memory_bytes = count_of(vm, "memory-mb", 1u << 20) << 20;  // at most 1 TiB
   explore_target(vm, o);
+  if (vm.count("known")) o.known = load_known_findings(vm["known"].as<std::string>());
   const double start = wall_seconds();
   const double seconds = vm.count("seconds") ? static_cast<double>(count_of(vm, "seconds", 7 * 24 * 3600)) : 0;
   ExploreRun run;

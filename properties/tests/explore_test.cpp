@@ -164,6 +164,28 @@ TEST(Explore, FindsFaultsF4AndF7AtDepth2) {
   }
 }
 
+// A failure matching a known finding is counted and the explore goes on
+// past it (its state not expanded): with F4's counterexamples known, the
+// explore of the same universe ends without one.
+TEST(Explore, KnownFindingsAreCountedAndTheExploreGoesOn) {
+  ExploreOptions o = small_universe(2);
+  o.target = &make_embedded_target;
+  o.target_options = fault_options({"F4"});
+  const ExploreResult first = explore(o);
+  ASSERT_TRUE(first.counterexample);
+  // F4 shows under a few signatures: each counterexample found is made known, until none is left.
+  o.known = {{"f4.json", first.counterexample->variant, {}, {}, {}, {}}};
+  ExploreResult r = first;
+  for (int i = 0; i < 8 && r.counterexample; ++i) {
+    o.known[0].signatures.push_back(failure_signature(*r.counterexample->failure, r.counterexample->trace));
+    r = explore(o);
+  }
+  EXPECT_FALSE(r.counterexample);
+  ASSERT_EQ(r.known.count("f4.json"), 1u);
+  EXPECT_GE(r.known.at("f4.json"), 1u);
+  EXPECT_GT(r.transitions, first.transitions);
+}
+
 static std::unique_ptr<Target> uncopyable_embedded(const Config& c, const TargetOptions& o, std::string* error) {
   auto inner = make_embedded_target(c, o, error);
   return inner ? std::make_unique<WrappedTarget>(std::move(inner), false) : nullptr;
