@@ -18,31 +18,29 @@ class DigestSet {
   bool insert(const Digest& d) {
     if (d == Digest{}) return !std::exchange(has_empty_, true);  // the slots' empty marker, kept aside
     if (2 * (size_ + 1) > slots_.size()) grow();
-    for (size_t i = d.a & mask_;; i = (i + 1) & mask_) {
-      if (slots_[i] == d) return false;
-      if (slots_[i] == Digest{}) {
-        slots_[i] = d;
-        ++size_;
-        return true;
-      }
-    }
+    Digest& slot = slots_[slot_of(d)];
+    if (slot == d) return false;
+    slot = d;
+    ++size_;
+    return true;
   }
   size_t size() const { return size_ + has_empty_; }
   // Bytes the set holds (its slots), for the explorer's memory cap.
   size_t bytes() const { return slots_.size() * sizeof(Digest); }
 
  private:
+  // Where `d` is, or the empty slot where it would go (linear probing from its home).
+  size_t slot_of(const Digest& d) const {
+    size_t i = d.a & mask_;
+    while (!(slots_[i] == d) && !(slots_[i] == Digest{})) i = (i + 1) & mask_;
+    return i;
+  }
   void grow() {
     std::vector<Digest> old = std::move(slots_);
     slots_.assign(old.empty() ? 1024 : 2 * old.size(), Digest{});
     mask_ = slots_.size() - 1;
     for (const Digest& d : old)
-      if (!(d == Digest{}))
-        for (size_t i = d.a & mask_;; i = (i + 1) & mask_)
-          if (slots_[i] == Digest{}) {
-            slots_[i] = d;
-            break;
-          }
+      if (!(d == Digest{})) slots_[slot_of(d)] = d;
   }
 
   std::vector<Digest> slots_;
