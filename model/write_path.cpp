@@ -41,17 +41,21 @@ std::optional<ErrorCode> Model::validate_start(const Op& op, Resolved* out) {
       return ErrorCode::INVALID_PARAMS;
     }
   }
+  // Rule dfs.request: a well-formed request, after every request rule (RFC
+  // 3028's answer INVALID_PARAMS to a request that breaks one), asks a master
+  // without DFS for a DFS replica.
+  if (op.dfs_replicas > 0 && config_.dfs_slots == 0) return ErrorCode::DFS_SERVICE_UNAVAILABLE;
   *out = {action, ttl};
   return std::nullopt;
 }
 
 // Rule dfs.request, in Mooncake's order: at most one DFS replica, beside a
-// memory one; the default tenant only; a master with DFS.
+// memory one; the default tenant only. (A master with DFS: after the soft-pin
+// request rules, validate_start.)
 std::optional<ErrorCode> Model::validate_dfs(const Op& op) {
   if (op.dfs_replicas == 0) return std::nullopt;
   hits_.hit(Rule::DfsRequest);
   if (op.dfs_replicas > 1 || op.memory_replicas == 0 || op.object.tenant != 0) return ErrorCode::INVALID_PARAMS;
-  if (config_.dfs_slots == 0) return ErrorCode::DFS_SERVICE_UNAVAILABLE;
   return std::nullopt;
 }
 

@@ -135,6 +135,7 @@ Op Workload::start(Choices& c, OpKind kind) const {
   // With DFS (rules dfs.*): half the writes ask for a DFS replica, now and
   // then for two (INVALID_PARAMS). Drawn only then: other seeds draw as before.
   if (master_.dfs_slots > 0 && c.chance(50)) op.dfs_replicas = c.chance(5) ? 2 : 1;
+  else if (dfs_without_dfs(op)) op.dfs_replicas = 1;
   // Odd keys belong to a group fixed by the key, so groups gather members
   // over a run; now and then a write names another group (INVALID_PARAMS on
   // an existing key, or an ungrouped replacement after preemption).
@@ -161,6 +162,15 @@ Op Workload::start(Choices& c, OpKind kind) const {
   return op;
 }
 
+// A DFS replica asked of a master without DFS breaks a request rule (rule
+// dfs.request: DFS_SERVICE_UNAVAILABLE, nothing changes): one write in 32,
+// derived like no_replica_request, so every draw of a seed stays as it was.
+bool Workload::dfs_without_dfs(const Op& op) const {
+  if (master_.dfs_slots > 0 || w_.invalid_request_pct == 0) return false;
+  Prng derived(uint64_t{op.object.key} << 48 ^ uint64_t{op.client} << 32 ^ op.size ^ 0x9e3779b97f4a7c15ULL);
+  return derived.below(32) == 0;
+}
+
 Op Workload::advance(Choices& c, const Model& model, Time now) const {
   Op op;
   op.kind = OpKind::Advance;
@@ -184,6 +194,16 @@ std::vector<Time> Workload::aim_marks(const Model& model, Time now) {
     // master reaches (docs/interpretations.md).
     if (obj.deadline && *obj.deadline > now && *obj.deadline < kTimeMax / 2) marks.push_back(*obj.deadline);
     if (obj.lease > now && obj.lease < kTimeMax / 2) marks.push_back(obj.lease);
+    // The release timeout of a write in flight and of each task (a copy, an
+    // offload, a promotion): what the processing reaper cancels.
+    const Time timeout = static_cast<Time>(model.config().put_start_release_timeout_ms);
+    auto expiry = [&](Time start) {
+      if (start + timeout > now && start + timeout < kTimeMax / 2) marks.push_back(start + timeout);
+    };
+    if (obj.processing) expiry(obj.put_start_time);
+    if (obj.task) expiry(obj.task->start);
+    if (obj.offload) expiry(obj.offload->start);
+    if (obj.promotion) expiry(obj.promotion->start);
   }
   return marks;
 }
@@ -340,17 +360,19 @@ Op Workload::segment_op(Choices& c, OpKind kind) const {
   return op;
 }
 
-// A copy: its source mostly a segment that holds a COMPLETE replica of the
-// object, its targets one or two distinct memory segments; an End or Revoke
-// mostly by the copy's owner (else ILLEGAL_CLIENT).
+// A copy: mostly of an object with a COMPLETE memory replica, its source
+// mostly a segment that holds one, its targets one or two distinct memory
+// segments; an End or Revoke mostly of a copy under way, by its owner (else
+// ILLEGAL_CLIENT).
 void Workload::copy_op(Choices& c, const Model& model, Op* op) const {
-  const auto* it = model.objects().find(op->object);
   if (op->kind != OpKind::CopyStart) {
-    if (it && it->second.task && it->second.task->owner != kSetupClient && c.chance(85))
-      op->client = it->second.task->owner;  // a dynamic copy's owner is the setup's client, never an actor
+    const Object* obj = retarget(c, model, op, [](const Object& o) { return o.task.has_value(); });
+    if (obj && obj->task && obj->task->owner != kSetupClient && c.chance(85))
+      op->client = obj->task->owner;  // a dynamic copy's owner is the setup's client, never an actor
     return;
   }
-  const std::vector<uint32_t> sources = copy_sources(it ? &it->second : nullptr);
+  const Object* obj = retarget(c, model, op, [](const Object& o) { return !copy_sources(&o).empty(); });
+  const std::vector<uint32_t> sources = copy_sources(obj);
   std::vector<uint32_t> memory;
   for (uint32_t s = 0; s < master_.segments.size(); ++s)
     if (master_.segments[s].kind == ReplicaKind::Memory) memory.push_back(s);
@@ -362,6 +384,23 @@ void Workload::copy_op(Choices& c, const Model& model, Op* op) const {
     op->targets.push_back(memory[at]);
     memory.erase(memory.begin() + static_cast<std::ptrdiff_t>(at));
   }
+}
+
+// Mostly (70%), when the key drawn is not one `wanted` holds of, another key
+// of the tenant that is: most keys drawn hold no object, so a copy would
+// mostly end at OBJECT_NOT_FOUND and never reach its End.
+const Object* Workload::retarget(Choices& c, const Model& model, Op* op, bool (*wanted)(const Object&)) const {
+  const auto* drawn = model.objects().find(op->object);
+  const Object* found = drawn ? &drawn->second : nullptr;
+  if ((found && wanted(*found)) || !c.chance(70)) return found;
+  std::vector<KeyId> keys;
+  for (KeyId k = 0; k < w_.keys; ++k) {
+    const auto* it = model.objects().find({op->object.tenant, k});
+    if (it && wanted(it->second)) keys.push_back(k);
+  }
+  if (keys.empty()) return found;
+  op->object.key = pick_of(c, keys);
+  return &model.objects().find(op->object)->second;
 }
 
 // A proposal's id: mostly the key's own (a client retrying, and copying

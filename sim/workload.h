@@ -106,17 +106,20 @@ class Workload {
  private:
   Op start(Choices& c, OpKind kind) const;
   bool no_replica_request(const Op& op) const;
+  bool dfs_without_dfs(const Op& op) const;
   Op advance(Choices& c, const Model& model, Time now) const;
   std::vector<KeyId> batch_keys(Choices& c) const;
   uint32_t proposal_id(Choices& c, const Op& op) const;
   Op segment_op(Choices& c, OpKind kind) const;
   void copy_op(Choices& c, const Model& model, Op* op) const;
+  const Object* retarget(Choices& c, const Model& model, Op* op, bool (*wanted)(const Object&)) const;
   static void copy_input(const Object* obj, std::vector<uint64_t>* out);
   static std::vector<uint32_t> copy_sources(const Object* obj);
   bool draws_copies() const { return w_.weights[static_cast<size_t>(OpKind::CopyStart)] > 0; }
   void end_or_revoke(Choices& c, const Model& model, Time now, Op* op) const;
   ReplicaSelector selector(Choices& c) const;
-  // The upcoming deadlines and lease ends advances aim at.
+  // The upcoming deadlines, lease ends and release timeouts (of writes in
+  // flight and tasks) advances aim at.
   static std::vector<Time> aim_marks(const Model& model, Time now);
   WorkloadConfig w_;
   Config master_;

@@ -10,10 +10,12 @@ source given, at run time:
 - **executed statement**: the block lies inside a statement (or condition)
   whose other lines ran; gcov attributes the code to another line of it.
   Counted as executed.
-- **outside the harness**: HA and the oplog, DFS, NoF, the disk tier and its
-  tasks, dynamic replication, the snapshot catalogue, the eviction thread (the
-  harness calls BatchEvict itself), kv events, allocator and placement
-  options, metrics. The block's own text or the condition of a branch that
+- **outside the harness**: HA and the oplog, DFS eviction, NoF, the disk
+  tier's offload-on-evict mode, the snapshot catalogue, the eviction thread
+  (the harness calls BatchEvict itself), kv events, allocator and placement
+  options, metrics. (DFS writes and reads, the disk tier's offloads and
+  promotions, copies and dynamic replication are driven: their blocks are
+  reachable.) The block's own text or the condition of a branch that
   encloses it names the mechanism. Left out of the goal's denominator.
 - **guard**: a path that runs only when an invariant of Mooncake's is already
   broken (internal errors, ledger mismatches, overflow guards, defensive
@@ -39,21 +41,23 @@ FILE = "mooncake-store/src/master_service.cpp"
 
 OUTSIDE = [  # (kind, marks in the block or an enclosing condition)
     ("HA / oplog", r"enable_oplog_|enable_ha_|OpLog|oplog|Oplog|PersistRemove|PersistStale|Durable|REMOVED|Standby"),
-    ("DFS replicas", r"dfs|Dfs|DFS"),
+    # The harness drives DFS writes, reads and slots (a DFS allocator of its
+    # own); the allocator's eviction runs on the eviction thread only.
+    ("DFS eviction (the eviction thread's)", r"RunDfsEviction|dfs_allocator_->IsEvictionEnabled"),
     ("NoF segments", r"\bnof|NoF|Nof|NOF"),
-    ("disk tier, offload, promotion, replication tasks",
-     r"local_disk|LocalDisk|use_disk_replica_|offload|Offload|promotion|Promotion|replication_task|ReplicationTask"
-     r"|HasReplicationTask|DiskReplica|disk_replica|is_disk_replica"),
-    ("dynamic replication", r"DynamicReplication|dynamic_replication"),
+    # The harness drives the disk tier with offload-on-evict off (a client's
+    # offload and promotion reports; docs/reach.md): that mode's blocks stay out.
+    ("offload-on-evict mode (not configured)", r"offload_on_evict_|offload_cap_forced_count|offload_push_failed_forced"
+     r"|has_local_disk_replica"),
     ("snapshot catalogue (HA)", r"SnapshotCatalog|snapshot_catalog"),
     ("eviction thread (stopped; the harness calls BatchEvict)",
-     r"EVICT-TRIGGER|eviction_high_watermark_ratio_|last_discard_time"),
+     r"EVICT-TRIGGER|eviction_high_watermark_ratio_|last_discard_time|RunPromotionCandidateRetry"),
     ("kv events", r"kv_event|PublishKv"),
     ("allocator and placement options", r"CACHELIB|kMaxSliceSize|prefer_alloc_in_same_node|writer_host_id|LOCAL_FIRST"
      r"|preferred_segment|GetUnreadySegments"),
     ("metrics", r"MasterMetricManager|EVICT-DIAG"),
 ]
-STRICTLY_OUTSIDE = {"HA / oplog", "DFS replicas", "NoF segments", "snapshot catalogue (HA)"}
+STRICTLY_OUTSIDE = {"HA / oplog", "DFS eviction (the eviction thread's)", "NoF segments", "snapshot catalogue (HA)"}
 GUARD = (r"INTERNAL_ERROR|AccountingMismatch|LogTenantQuota|mismatch|throw |overflow"
          r"|numeric_limits<uint64_t>::max\(\)|assert\(")
 
@@ -62,7 +66,7 @@ GUARD = (r"INTERNAL_ERROR|AccountingMismatch|LogTenantQuota|mismatch|throw |over
 # A reason that starts with "guard:" files the block as a guard.
 REASONS = [  # (function names, mark in the block's first statement or nearest condition, reason)
     # Guards: true only when an invariant is already broken, or only under concurrency.
-    ("PutStart|UpsertStart|AllocateAndInsertMetadata", r"object_already_exists",
+    ("PutStart|UpsertStart|AllocateAndInsertMetadata", r"object_already_exists|!inserted",
      "guard: the object-exists check repeated under the target shard's lock; "
      "only a request that inserts the key between the two shard locks makes it true (concurrency)"),
     ("PutStart|UpsertStart", r"^\s*return tl::make_unexpected\(ErrorCode::TENANT_QUOTA_EXCEEDED\);",
@@ -101,6 +105,16 @@ REASONS = [  # (function names, mark in the block's first statement or nearest c
      "guard: the accessor of an object that exists always has its tenant state"),
     ("CleanupExpiredSoftPins", r"continue;",
      "guard: an index entry whose tenant or object is gone (erasing metadata removes its entry)"),
+    ("AllocateAndInsertMetadata", r"Failed to allocate DFS replica",
+     "guard: PutStart and UpsertStart refuse a DFS request of a master without DFS before (DFS_SERVICE_UNAVAILABLE)"),
+    ("DiscardExpiredProcessingReplicas", r"removed with ongoing replication task",
+     "guard: a replication task without metadata (erasing metadata erases its task)"),
+    ("EvictTenantMemoryForQuota", r"group_it == tenant_state.group_members.end\(\)",
+     "guard: a grouped object missing from its group's member set (members are registered with the object)"),
+    ("EvictTenantMemoryForQuota", r"member_it == tenant_state.metadata.end\(\)",
+     "guard: a group's member set naming a key without metadata (erasing metadata unregisters the member)"),
+    ("CopyStart", r"!task_insert.second",
+     "guard: the task insert repeats the replication-task check made above under the same shard lock"),
     # Reachable by the public API, not driven by pinsim: why.
     ("IsTenantQuotaEnabled|GetTenantQuotaSnapshot|BuildTenantQuotaPolicySnapshot", r"",
      "read-only accessors of the policy API: the View reads ListTenantQuotaSnapshots instead"),
@@ -118,9 +132,19 @@ REASONS = [  # (function names, mark in the block's first statement or nearest c
      "pass 2B with more soft-pinned candidates than its quota and leases above the cutoff: "
      "reachable, not yet aimed at"),
     ("BatchEvict|EvictTenantMemoryForQuota", r"^\s*\+\+it;",
-     "an object still valid after its memory is evicted: it keeps a replica of another kind (NoF, disk)"),
+     "an object still valid after its memory is evicted: it keeps a replica of another kind (NoF: outside; disk: "
+     "the tier is not combined with multi-tenant mode yet; DFS: default tenant only)"),
     ("UpsertStart", r"OBJECT_REPLICA_BUSY|object_replica_busy",
-     "a replica busy with an offload or replication task (disk tier, Copy/Move): outside the harness"),
+     "an Upsert of an object whose replica is busy with an offload or a copy: both are driven, not yet aimed at"),
+    ("CopyEnd|CopyRevoke", r"durable_cleanup_pending",
+     "outside: HA / oplog"),
+    ("CopyEnd|CopyRevoke", r"MOVE instead of COPY",
+     "a Copy End or Revoke of a key whose task is a Move: the harness drives no Move (MoveStart, MoveEnd, MoveRevoke)"),
+    ("BatchEvictDiskReplica", r"",
+     "a client's report that it evicted disk replicas: the harness's local-disk holder never evicts"),
+    ("EvictTenantMemoryForQuota", r"IsHardPinned\(\) \|\|",
+     "quota eviction of a group (a leased member keeps the group; the others are erased): "
+     "groups in quota-bound tenants are rare in the swarm, not yet aimed at"),
     ("GetReplicaList|BatchGetReplicaList", r"REMOVED",
      "outside: HA / oplog"),
     ("BatchRemove", r"IsValid|OBJECT_NOT_FOUND",
@@ -131,7 +155,8 @@ REASONS = [  # (function names, mark in the block's first statement or nearest c
     ("AllocateAndInsertMetadata", r"INVALID_PARAMS",
      "the allocator refusing a request as invalid: request validation refuses every such request before"),
     ("ApplySnapshotState", r"continue;|UnmountSegment",
-     "a restored replica that is not memory, or a segment not ready at restore: outside the harness"),
+     "a restored replica that is not memory, or a segment not ready at restore: snapshots are not combined "
+     "with the disk tier or DFS against Mooncake, and NoF is outside"),
     ("EvictTenantMemoryForQuota", r"return \{\};|EraseMetadata",
      "quota eviction of a group (a leased member keeps the group; the others are erased): "
      "groups in quota-bound tenants are rare in the swarm, not yet aimed at"),
@@ -292,11 +317,12 @@ def report(lines_of, executed, total, gaps):
                 print(f"        {n:5d}  {why}")
     pct = 100.0 * ran / reachable if reachable else 0.0
     print(f"reach goal: {ran}/{reachable} reachable lines executed = {pct:.1f}% (goal 90%)")
-    # The goal as first stated leaves out only HA, the oplog, DFS and NoF:
-    # counted that way, the other features outside the harness are misses.
+    # The goal as first stated leaves out only HA, the oplog, DFS and NoF
+    # (of DFS, only its eviction is still outside the harness): counted that
+    # way, the other features outside the harness are misses.
     strict = reachable + sum(n for k, n in lines_of.items() if isinstance(k, tuple) and k[0] == "outside"
                              and k[1] not in STRICTLY_OUTSIDE)
-    print(f"  counting only HA, oplog, DFS and NoF as outside: {ran}/{strict} = {100.0 * ran / strict:.1f}%")
+    print(f"  counting only HA, oplog, DFS eviction and NoF as outside: {ran}/{strict} = {100.0 * ran / strict:.1f}%")
     print(f"reachable, not reached: {lines_of['reachable']} lines")
     for fn, items in gaps.items():
         shown = [f"{a}-{b}: {why}" if a != b else f"{a}: {why}" for (a, b), kind, why in items if kind == "reachable"]

@@ -17,12 +17,13 @@
 namespace pinsim::embedded {
 
 // PutStart's and UpsertStart's DFS checks, in Mooncake's order (after the
-// no-replica and size check, before the group ids).
+// no-replica and size check, before the group ids), but for the last: a
+// master without DFS answers DFS_SERVICE_UNAVAILABLE only to a request that
+// breaks no request rule (validate_start; Mooncake checks it here).
 std::optional<ErrorCode> EmbeddedMaster::validate_dfs(const Op& op) const {
   if (op.dfs_replicas == 0) return std::nullopt;
   if (op.dfs_replicas > 1 || op.memory_replicas == 0) return ErrorCode::INVALID_PARAMS;  // invalid_dfs_replica_config
   if (op.object.tenant != 0) return ErrorCode::INVALID_PARAMS;  // dfs_currently_requires_default_tenant
-  if (!dfs_.enabled()) return ErrorCode::DFS_SERVICE_UNAVAILABLE;
   return std::nullopt;
 }
 

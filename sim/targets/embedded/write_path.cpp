@@ -34,6 +34,8 @@ std::optional<ErrorCode> EmbeddedMaster::validate_start(const Op& op, Resolved* 
     ttl = req.ttl_ms.value_or(config_.default_kv_soft_pin_ttl_ms);
     if (ttl > config_.max_kv_soft_pin_ttl_ms) return ErrorCode::INVALID_PARAMS;
   }
+  // dfs_allocator_not_initialized, after every request rule (dfs.cpp)
+  if (op.dfs_replicas > 0 && !dfs_.enabled()) return ErrorCode::DFS_SERVICE_UNAVAILABLE;
   *out = {action, ttl};
   return std::nullopt;
 }
