@@ -68,6 +68,38 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step) {
   return used;
 }
 
+namespace {
+
+// Whether an op may start a task that the release timeout cancels: an End
+// queues an offload (the local-disk tier), a read a promotion, which the
+// holder's start restarts; a copy's start its copy.
+bool may_start_task(OpKind kind) {
+  switch (kind) {
+    case OpKind::PutEnd: case OpKind::UpsertEnd: case OpKind::BatchPutEnd: case OpKind::BatchUpsertEnd:
+    case OpKind::Get: case OpKind::BatchGet: case OpKind::PromotionStart: case OpKind::CopyStart:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// "at_task_timeout": step `step` runs exactly at the release timeout of a
+// task an earlier step may have started.
+bool at_task_timeout(const Trace& trace, size_t step) {
+  std::vector<Time> starts;
+  Time now = 0;
+  for (size_t i = 0; i < trace.steps.size() && i <= step; ++i) {
+    const Op& op = trace.steps[i].op;
+    now = time_after(now, op);
+    if (i < step && may_start_task(op.kind)) starts.push_back(now);
+  }
+  const uint64_t timeout = trace.config.put_start_release_timeout_ms;
+  return now != kTimeMax &&
+         std::any_of(starts.begin(), starts.end(), [&](Time t) { return saturating_deadline(t, timeout) == now; });
+}
+
+}  // namespace
+
 std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
   std::map<std::pair<TenantId, uint32_t>, KeyId> first_key;  // each proposal id's first key
   bool reused = false, dfs = false;
@@ -88,6 +120,7 @@ std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
     if (failing.kind == OpKind::Restore && snapshots > (failing.fail_first_candidate ? 1u : 0u))
       met.push_back("restore_applied");
   }
+  if (step < trace.steps.size() && at_task_timeout(trace, step)) met.push_back("at_task_timeout");
   return met;
 }
 

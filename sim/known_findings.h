@@ -39,8 +39,12 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // naming an id an earlier propose of its tenant named for another key;
 // "restore_applied", the failing step is a restore that had a snapshot
 // candidate to apply (not one that finds none usable and starts empty);
-// "dfs_asked", a Start at or before it asked for a DFS replica.
-inline constexpr std::string_view kFindingConditions[] = {"proposal_id_reused", "restore_applied", "dfs_asked"};
+// "dfs_asked", a Start at or before it asked for a DFS replica;
+// "at_task_timeout", the failing step runs exactly at the release timeout
+// of a task an earlier step may have started (an End's offload, a read's or
+// a holder's promotion, a copy).
+inline constexpr std::string_view kFindingConditions[] = {"proposal_id_reused", "restore_applied", "dfs_asked",
+                                                          "at_task_timeout"};
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`

@@ -5,7 +5,8 @@
 # to depth 2) and whether it finds each seeded fault within 60 s,
 # and with a pinsim that has the Mooncake target, the Mooncake lane: the cost
 # of a run beyond its ops (masters reused, and all freshly constructed), the
-# explorer against MasterService (depth 2), the
+# explorer against MasterService (depth 2, and the ladder for 90 s with known
+# findings counted), the
 # 1,000-seed swarm with --jobs 1 and 2 (steps/s and wall time) with
 # Mooncake's own soft-pin tests right after them (the goal's yardstick), and the
 # harness's cost per op kind (--overhead). The machine's load comes first:
@@ -67,6 +68,9 @@ else
 fi
 echo "== explorer against MasterService (each transition a replay on a reused master), default universe, depth 2"
 "$mc" explore --target mooncake --profile mooncake-main --depth 2 2>&1 | tail -1
+echo "== explorer against MasterService, the ladder of universes for 90 s, known findings counted (--known)"
+"$mc" explore --target mooncake --profile mooncake-main --seconds 90 --known scenarios/findings \
+  --out /tmp/pinsim-bench-explore.json 2>&1 | grep -E '^(explored|known finding|rung)'
 echo "== harness cost per op kind (100 swarm seeds x 100 steps, --overhead)"
 "$mc" run --target mooncake --seeds 1..100 --steps 100 --swarm --known scenarios/findings --overhead \
   --out /tmp/pinsim-bench-failure.json 2>/dev/null | sed -n '/^overhead/,$p'

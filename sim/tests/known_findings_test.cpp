@@ -58,6 +58,20 @@ TEST(KnownFindings, ARestoreAppliesOnlyWithAUsableSnapshot) {
   EXPECT_EQ(match_known(known, "view/restore/allocated", "main", {}, conditions_met(t, 3)), nullptr);
 }
 
+// "at_task_timeout": the failing step runs exactly at the release timeout
+// after an op that may start a task (here an End, which queues an offload).
+TEST(KnownFindings, AtTaskTimeoutIsTheReleaseTimeoutAfterAnEnd) {
+  Trace t;
+  t.config.put_start_release_timeout_ms = 600'000;
+  for (OpKind k : {OpKind::PutStart, OpKind::PutEnd, OpKind::Advance, OpKind::Evict, OpKind::Advance, OpKind::Evict})
+    t.steps.push_back({0, Op{k}, {}, {}});
+  t.steps[2].op.advance_ms = 600'000;
+  t.steps[4].op.advance_ms = 1;
+  EXPECT_EQ(conditions_met(t, 1), std::vector<std::string>{});
+  EXPECT_EQ(conditions_met(t, 3), std::vector<std::string>{"at_task_timeout"});
+  EXPECT_EQ(conditions_met(t, 5), std::vector<std::string>{});  // a millisecond after
+}
+
 // A finding confirmed on another tree (also_on) is recognised there too.
 TEST(KnownFindings, AFindingAlsoOnAnotherTreeMatchesThere) {
   const std::vector<KnownFinding> known{{"d.json", "main", {"view/get/hits"}, {}, {"pr-2835"}}};
