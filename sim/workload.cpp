@@ -386,20 +386,21 @@ void Workload::copy_op(Choices& c, const Model& model, Op* op) const {
   }
 }
 
-// Mostly (70%), when the key drawn is not one `wanted` holds of, another key
-// of the tenant that is: most keys drawn hold no object, so a copy would
-// mostly end at OBJECT_NOT_FOUND and never reach its End.
+// Mostly (70%), when the object drawn is not one `wanted` holds of, another
+// object of the universe (any tenant) that is: most keys drawn hold no
+// object, so a copy would mostly end at OBJECT_NOT_FOUND and never reach its End.
 const Object* Workload::retarget(Choices& c, const Model& model, Op* op, bool (*wanted)(const Object&)) const {
   const auto* drawn = model.objects().find(op->object);
   const Object* found = drawn ? &drawn->second : nullptr;
   if ((found && wanted(*found)) || !c.chance(70)) return found;
-  std::vector<KeyId> keys;
-  for (KeyId k = 0; k < w_.keys; ++k) {
-    const auto* it = model.objects().find({op->object.tenant, k});
-    if (it && wanted(it->second)) keys.push_back(k);
-  }
-  if (keys.empty()) return found;
-  op->object.key = pick_of(c, keys);
+  std::vector<ObjectId> ids;
+  for (TenantId t = 0; t < w_.tenants; ++t)
+    for (KeyId k = 0; k < w_.keys; ++k) {
+      const auto* it = model.objects().find({t, k});
+      if (it && wanted(it->second)) ids.push_back({t, k});
+    }
+  if (ids.empty()) return found;
+  op->object = pick_of(c, ids);
   return &model.objects().find(op->object)->second;
 }
 
