@@ -140,6 +140,8 @@ REASONS = [  # (function names, mark in the block's first statement or nearest c
      "outside: HA / oplog"),
     ("CopyEnd|CopyRevoke", r"MOVE instead of COPY",
      "a Copy End or Revoke of a key whose task is a Move: the harness drives no Move (MoveStart, MoveEnd, MoveRevoke)"),
+    ("PutEnd|UpsertEnd", r"const std::string& key,",
+     "the overload that takes a bare key: the adapter calls the ObjectMeta one, which carries an End's checksum"),
     ("BatchEvictDiskReplica", r"",
      "a client's report that it evicted disk replicas: the harness's local-disk holder never evicts"),
     ("EvictTenantMemoryForQuota", r"IsHardPinned\(\) \|\|",
