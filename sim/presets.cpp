@@ -204,8 +204,8 @@ void dfs(Choices& c, WorkloadConfig& w, Config& m) {
 
 // The local-disk tier (rules local.*): offloads taken and reported (some
 // failing), memory evicted under them, reads of objects left on the disk,
-// promotions staged, settled and timed out, Upserts and removals meeting
-// both, segments lost under staged replicas. Alone with the mechanisms it is
+// promotions staged, settled and timed out, Upserts and removals (RemoveAll
+// too) meeting both, segments lost under staged replicas. Alone with the mechanisms it is
 // not combined with yet.
 void local(Choices& c, WorkloadConfig& w, Config& m) {
   m.multi_tenant = false;
@@ -218,7 +218,7 @@ void local(Choices& c, WorkloadConfig& w, Config& m) {
   set_local_disk(&w, &m, 6 + static_cast<uint32_t>(c.pick(5)));
   at_least(w, {OpKind::PutStart, OpKind::PutEnd, OpKind::Get, OpKind::Evict}, 10);
   at_least(w, {OpKind::UpsertStart, OpKind::UpsertEnd, OpKind::Remove, OpKind::Advance, OpKind::BatchGet}, 4);
-  at_least(w, {OpKind::Unmount, OpKind::Mount, OpKind::Cleanup}, 1);
+  at_least(w, {OpKind::Unmount, OpKind::Mount, OpKind::Cleanup, OpKind::RemoveAll}, 1);
 }
 
 constexpr Preset kPresets[] = {
