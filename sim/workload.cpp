@@ -196,9 +196,9 @@ std::vector<Time> Workload::aim_marks(const Model& model, Time now) {
     if (obj.lease > now && obj.lease < kTimeMax / 2) marks.push_back(obj.lease);
     // The release timeout of a write in flight and of each task (a copy, an
     // offload, a promotion): what the processing reaper cancels.
-    const Time timeout = static_cast<Time>(model.config().put_start_release_timeout_ms);
     auto expiry = [&](Time start) {
-      if (start + timeout > now && start + timeout < kTimeMax / 2) marks.push_back(start + timeout);
+      const Time at = saturating_deadline(start, model.config().put_start_release_timeout_ms);
+      if (at > now && at < kTimeMax / 2) marks.push_back(at);
     };
     if (obj.processing) expiry(obj.put_start_time);
     if (obj.task) expiry(obj.task->start);
