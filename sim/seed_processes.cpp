@@ -15,9 +15,20 @@
 
 #include "result_codec.h"
 
+// libgcov's, present only in a coverage build (weak: null in any other).
+extern "C" void __gcov_dump(void) __attribute__((weak));
+
 namespace pinsim {
 
 namespace {
+
+// A worker's normal end. A coverage build writes gcov's counters at exit,
+// which _exit skips: a worker writes its own first, so a campaign with
+// --jobs counts what its workers ran (libgcov merges them into the files).
+[[noreturn]] void worker_done() {
+  if (__gcov_dump) __gcov_dump();
+  _exit(0);
+}
 
 bool write_all(int fd, const void* data, size_t n) {
   const char* p = static_cast<const char*>(data);
@@ -105,7 +116,7 @@ void SeedProcesses::start_workers() {
         const Message m = attempt(seed, [&] { return encode_run_result(o_.run(seed), o_.passing_traces); });
         if (!send(reply[1], m)) _exit(1);
       }
-      _exit(0);
+      worker_done();
     }
     close(request[0]), close(reply[1]);
     workers_.push_back({pid, request[1], reply[0], std::nullopt});
