@@ -99,7 +99,7 @@ REASONS = [  # (function names, mark in the block's first statement or nearest c
      "guard: Revoke erases PROCESSING replicas only, so the COMPLETE memory charge cannot fall"),
     ("UpsertStart", r"ReleaseReplacement",
      "guard: the key just inserted under the same lock is missing"),
-    ("GrantLeaseForGroup", r"GrantReadLease",
+    ("GrantLeaseForGroup|EvictTenantMemoryForQuota", r"GrantReadLease|group_it == tenant_state.group_members.end\(\)",
      "guard: a grouped object missing from its group's member set (members are registered with the object)"),
     ("GetReplicaList|ExistKey", r"GrantReadLease",
      "guard: the accessor of an object that exists always has its tenant state"),
@@ -109,8 +109,6 @@ REASONS = [  # (function names, mark in the block's first statement or nearest c
      "guard: PutStart and UpsertStart refuse a DFS request of a master without DFS before (DFS_SERVICE_UNAVAILABLE)"),
     ("DiscardExpiredProcessingReplicas", r"removed with ongoing replication task",
      "guard: a replication task without metadata (erasing metadata erases its task)"),
-    ("EvictTenantMemoryForQuota", r"group_it == tenant_state.group_members.end\(\)",
-     "guard: a grouped object missing from its group's member set (members are registered with the object)"),
     ("EvictTenantMemoryForQuota", r"member_it == tenant_state.metadata.end\(\)",
      "guard: a group's member set naming a key without metadata (erasing metadata unregisters the member)"),
     ("CopyStart", r"!task_insert.second",
@@ -144,9 +142,6 @@ REASONS = [  # (function names, mark in the block's first statement or nearest c
      "the overload that takes a bare key: the adapter calls the ObjectMeta one, which carries an End's checksum"),
     ("BatchEvictDiskReplica", r"",
      "a client's report that it evicted disk replicas: the harness's local-disk holder never evicts"),
-    ("EvictTenantMemoryForQuota", r"IsHardPinned\(\) \|\|",
-     "quota eviction of a group (a leased member keeps the group; the others are erased): "
-     "groups in quota-bound tenants are rare in the swarm, not yet aimed at"),
     ("GetReplicaList|BatchGetReplicaList", r"REMOVED",
      "outside: HA / oplog"),
     ("BatchRemove", r"IsValid|OBJECT_NOT_FOUND",
@@ -159,7 +154,7 @@ REASONS = [  # (function names, mark in the block's first statement or nearest c
     ("ApplySnapshotState", r"continue;|UnmountSegment",
      "a restored replica that is not memory, or a segment not ready at restore: snapshots are not combined "
      "with the disk tier or DFS against Mooncake, and NoF is outside"),
-    ("EvictTenantMemoryForQuota", r"return \{\};|EraseMetadata",
+    ("EvictTenantMemoryForQuota", r"return \{\};|EraseMetadata|IsHardPinned\(\) \|\|",
      "quota eviction of a group (a leased member keeps the group; the others are erased): "
      "groups in quota-bound tenants are rare in the swarm, not yet aimed at"),
     ("RebuildTenantQuotaUsageFromMetadata", r"orphan",

@@ -88,28 +88,6 @@ class Shrinker {
     return any;
   }
 
-  // Actor a's script of one round appended to a lower actor b's, busy in
-  // that round too (a's decisions become b's): a race of three actors often
-  // fails the same way as a race of two where one of them runs two calls.
-  bool merge_busy() {
-    bool any = false;
-    for (size_t r = 0; r < best_.concurrent->rounds.size(); ++r)
-      for (uint32_t a = 1; a < best_.concurrent->rounds[r].scripts.size(); ++a)
-        for (uint32_t b = 0; b < a && !best_.concurrent->rounds[r].scripts[a].empty(); ++b) {
-          if (best_.concurrent->rounds[r].scripts[b].empty()) continue;  // merge_idle's case
-          Trace c = best_;
-          ConcurrentRound& round = c.concurrent->rounds[r];
-          round.scripts[b].insert(round.scripts[b].end(), round.scripts[a].begin(), round.scripts[a].end());
-          round.scripts[a].clear();
-          std::replace(round.schedule.begin(), round.schedule.end(), a, b);
-          if (attempt(c)) {
-            any = true;
-            break;
-          }
-        }
-    return any;
-  }
-
   // Removes actor `a` from every round (its scripts and its decisions).
   static Trace without_actor(Trace t, uint32_t a) {
     ConcurrentSettings& s = t.concurrent->settings;
@@ -149,19 +127,23 @@ class Shrinker {
     return any;
   }
 
-  // Actor a's script of one round handed to a lower actor b that is idle in
-  // that round (the round's decisions for b dropped, a's renamed b): kept
-  // when a then has no op left in any round, which drop_actors removes.
-  bool merge_idle() {
+  // Actor a's script of one round handed to a lower actor b (a's decisions
+  // become b's), kept when it fails the same way. Pass `idle`: b has no op
+  // in that round (its decisions there dropped), and a, with no op left in
+  // any round, is then removed by drop_actors. Pass busy: a's calls go after
+  // b's; a race of three actors often fails as a race of two where one of
+  // them runs two calls.
+  bool merge_actors(bool idle) {
     bool any = false;
     for (size_t r = 0; r < best_.concurrent->rounds.size(); ++r)
       for (uint32_t a = 1; a < best_.concurrent->rounds[r].scripts.size(); ++a)
         for (uint32_t b = 0; b < a && !best_.concurrent->rounds[r].scripts[a].empty(); ++b) {
-          if (!best_.concurrent->rounds[r].scripts[b].empty()) continue;
+          if (best_.concurrent->rounds[r].scripts[b].empty() != idle) continue;
           Trace c = best_;
           ConcurrentRound& round = c.concurrent->rounds[r];
-          std::swap(round.scripts[a], round.scripts[b]);
-          std::erase(round.schedule, b);
+          if (idle) std::erase(round.schedule, b);
+          round.scripts[b].insert(round.scripts[b].end(), round.scripts[a].begin(), round.scripts[a].end());
+          round.scripts[a].clear();
           std::replace(round.schedule.begin(), round.schedule.end(), a, b);
           if (attempt(c)) {
             any = true;
@@ -245,8 +227,8 @@ std::optional<ScheduleShrinkResult> shrink_schedule(const Trace& failing, const 
   if (!s.init(failing)) return std::nullopt;
   for (bool more = true; more;) {
     more = s.drop_rounds();
-    more |= s.merge_idle();
-    more |= s.merge_busy();
+    more |= s.merge_actors(true);
+    more |= s.merge_actors(false);
     more |= s.drop_actors();
     more |= s.drop_ops();
     more |= s.drop_preemptions();
