@@ -261,7 +261,8 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
                    diff_outcomes(om, ot), "model", std::string(target_->name())};
   model_.view(now_, &model_next_);
   View& vm = model_next_;
-  View vt = target_->view(now_);
+  target_->view_into(now_, &target_next_);
+  View& vt = target_next_;
   if (before_evict) follow_eviction_choice(op, *before_evict, &om, &vm, vt);
   if (expect_state) {
     if (auto f = check_state_expectation(*expect_state, vm, kCapAll, "model")) return f;
@@ -284,7 +285,7 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
     }
   }
   std::swap(model_view_, model_next_);  // the old View's buffers serve the next step
-  target_view_ = std::move(vt);
+  std::swap(target_view_, target_next_);
   return std::nullopt;
 }
 

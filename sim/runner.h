@@ -78,6 +78,7 @@ class Lockstep {
   View model_view_;   // the Views after the previous step
   View target_view_;
   View model_next_;   // the model's View after this step, built in the buffers of the one before last
+  View target_next_;  // the same for the target (Target::view_into)
   Time now_ = 0;
   size_t index_ = 0;
   uint64_t comparisons_ = 0;

@@ -38,6 +38,9 @@ class Target {
   // Mooncake target names its tree: main, pre-2909, pr-2835); "" if one.
   virtual std::string_view variant() const { return ""; }
   virtual View view(Time now) const = 0;
+  // The same View written into `out`, whose buffers a target may reuse (the
+  // runner's per-step View; the embedded master does).
+  virtual void view_into(Time now, View* out) const { *out = view(now); }
   // Where its replicas are (model/placement.h), for the concurrent lane: at a
   // round's end it keeps only the model states that placed as the target
   // did. nullopt when the target cannot show it (the lane then compares the

@@ -1,7 +1,6 @@
 // The pinsim command line: run (seeded campaigns) and replay (a trace).
 // Exit codes: 0 all passed, 1 a comparison or expectation failed, 2 bad usage
 // or bad input (one line naming the place and the reason).
-#include <malloc.h>
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -502,12 +501,6 @@ int main(int argc, char** argv) {
   }
   const std::string command = args[0];
   args.erase(args.begin());
-  // No glibc fastbins: MasterService's constructor allocates large blocks (a
-  // count-min sketch, the DFS allocator, the policy file), and each made glibc
-  // consolidate every fastbin chunk, a fifth of a Mooncake campaign's time.
-  // Its tcache still serves small sizes. Outputs never depend on the
-  // allocator; the figures are in docs/status.md (session 22).
-  mallopt(M_MXFAST, 0);
   crash_report::install("pinsim-crash.json");
   try {
     if (command == "run") return cmd_run(args);

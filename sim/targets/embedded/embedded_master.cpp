@@ -119,8 +119,18 @@ Outcome EmbeddedMaster::batch(const Op& op, Time now) {
 // lock where a shared one took every shard's too (a third of a sequential
 // step's instructions went to those 32 shard locks).
 View EmbeddedMaster::view(Time now) const {
-  std::unique_lock exclusive(snapshot_mutex_);
   View v;
+  view_into(now, &v);
+  return v;
+}
+
+void EmbeddedMaster::view_into(Time now, View* out) const {
+  std::unique_lock exclusive(snapshot_mutex_);
+  std::vector<ObjectView> objects = std::move(out->objects);  // keeps its capacity
+  objects.clear();
+  *out = View{};
+  View& v = *out;
+  v.objects = std::move(objects);
   for (const Shard& s : shards_) {
     for (const auto& [id, md] : s.objects) {
       ObjectView o;
@@ -171,7 +181,6 @@ View EmbeddedMaster::view(Time now) const {
   v.placement_failures = placement_failures_.load();
   v.partial_placements = partial_placements_.load();
   v.dfs_slots_used = dfs_.records();  // the allocator's records, not a count of replicas
-  return v;
 }
 
 std::optional<Placement> EmbeddedMaster::placement() const {

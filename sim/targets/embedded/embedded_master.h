@@ -49,6 +49,7 @@ class EmbeddedMaster final : public Target {
   }
   Outcome apply(const Op& op, Time now) override;
   View view(Time now) const override;
+  void view_into(Time now, View* out) const override;
   std::optional<Placement> placement() const override;
   std::unique_ptr<Target> clone() const override;  // clone.cpp
 

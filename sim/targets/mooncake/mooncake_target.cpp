@@ -8,6 +8,7 @@
 // threads its constructor starts and reads what the View shows.
 #include "mooncake_target.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -1460,12 +1461,20 @@ class MooncakeTarget final : public Target {
   mutable uint64_t views_since_listing_ = 0;
 };
 
-void quiet_logging() {
+// Once per process, before the first master: Mooncake's logging off, and no
+// glibc fastbins. MasterService's constructor allocates large blocks (a
+// count-min sketch, the DFS allocator, the policy file), and each made glibc
+// consolidate every fastbin chunk, a fifth of a Mooncake campaign's time;
+// tcache still serves small sizes. Only this target sets it: the model and the
+// embedded master allocate small blocks all the time, and lose a fifth of
+// their speed without fastbins (session 23). Outputs never depend on the allocator.
+void process_setup() {
   static std::once_flag once;
   std::call_once(once, [] {
     FLAGS_minloglevel = google::GLOG_FATAL;
     FLAGS_logtostderr = true;
     FLAGS_v = -1;
+    mallopt(M_MXFAST, 0);
   });
 }
 
@@ -1645,7 +1654,7 @@ std::unique_ptr<Target> make_mooncake_target(const Config& config, const TargetO
     *error = why;
     return nullptr;
   }
-  quiet_logging();
+  process_setup();
   auto target = std::make_unique<MooncakeTarget>(config);
   if (!target->start(error)) return nullptr;
   return target;
