@@ -70,7 +70,8 @@ class Lockstep {
   std::optional<Failure> check_state_expectation(const StateExpectation& e, const View& view, Capabilities caps,
                                                  std::string_view side);
   std::optional<Failure> check_properties(const Op& op, const Outcome& outcome, const View& before,
-                                          const View& after, Capabilities caps, const char* side);
+                                          const View& after, Capabilities caps, const char* side,
+                                          Capabilities decided = 0);
   Model model_;
   Target* target_;  // never null
   Config config_;
@@ -79,6 +80,7 @@ class Lockstep {
   View target_view_;
   View model_next_;   // the model's View after this step, built in the buffers of the one before last
   View target_next_;  // the same for the target (Target::view_into)
+  bool views_equal_;  // model_view_ == target_view_, field for field
   Time now_ = 0;
   size_t index_ = 0;
   uint64_t comparisons_ = 0;
