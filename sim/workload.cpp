@@ -222,6 +222,24 @@ void Workload::generator_input(const Model& model, Time now, std::vector<uint64_
       if (draws_copies()) copy_input(it ? &it->second : nullptr, out);
     }
   if (w_.checksums) out->push_back(static_cast<uint64_t>(now));
+  if (draws_unmounts()) {
+    const std::vector<uint32_t> busy = copy_segments(model);
+    out->push_back(busy.size());
+    out->insert(out->end(), busy.begin(), busy.end());
+  }
+}
+
+// The segments copies under way read (a source) or write (a target), sorted, each once.
+std::vector<uint32_t> Workload::copy_segments(const Model& model) {
+  std::vector<uint32_t> busy;
+  for (const auto& [id, obj] : model.objects()) {
+    if (!obj.task) continue;
+    for (const Replica& r : obj.replicas)
+      if (r.copy || r.id == obj.task->source) busy.push_back(r.segment);
+  }
+  std::sort(busy.begin(), busy.end());
+  busy.erase(std::unique(busy.begin(), busy.end()), busy.end());
+  return busy;
 }
 
 // The segments a copy of `obj` may take its source from: its COMPLETE memory replicas', in segment order.
@@ -246,7 +264,7 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
   const OpKind k = static_cast<OpKind>(c.pick_weighted(w_.weights));
   switch (k) {
     case OpKind::PutStart: case OpKind::UpsertStart: return start(c, k);
-    case OpKind::Unmount: case OpKind::Mount: case OpKind::GracefulUnmount: return segment_op(c, k);
+    case OpKind::Unmount: case OpKind::Mount: case OpKind::GracefulUnmount: return segment_op(c, model, k);
     case OpKind::Advance: return advance(c, model, now);
     case OpKind::BatchUpsertStart: {
       // A start's write config for the whole batch, then 1-4 keys with a
@@ -351,11 +369,21 @@ void Workload::end_or_revoke(Choices& c, const Model& model, Time now, Op* op) c
 }
 
 // unmount, mount or graceful_unmount: a segment of the config, now and then one past the end
-// (INVALID_PARAMS).
-Op Workload::segment_op(Choices& c, OpKind kind) const {
+// (INVALID_PARAMS). An unmount, graceful or not, mostly (60%) takes a segment a
+// copy under way reads or writes, when there is one: the copy loses its source
+// or a target mid-transfer (rules copy.end, copy.targets), each a branch of
+// Mooncake's CopyEnd and CopyRevoke that copies alone never reach.
+Op Workload::segment_op(Choices& c, const Model& model, OpKind kind) const {
   Op op;
   op.kind = kind;
   op.client = 1 + static_cast<ClientId>(c.pick(w_.actors));
+  if (kind != OpKind::Mount) {
+    const std::vector<uint32_t> busy = copy_segments(model);
+    if (!busy.empty() && c.chance(60)) {
+      op.segment = pick_of(c, busy);
+      return op;
+    }
+  }
   op.segment = static_cast<uint32_t>(c.pick(master_.segments.size() + (c.chance(w_.invalid_request_pct) ? 1 : 0)));
   return op;
 }

@@ -98,7 +98,8 @@ class Workload {
   // at, relative to now and in the order advance() draws them, then each
   // key's writer (0: no object) and, when Ends declare checksums, each key's
   // first replica and the time (end_or_revoke), and when copies are drawn each key's copy
-  // owner and source segments (copy_input). States with equal inputs generate the same
+  // owner and source segments (copy_input), and when unmounts are drawn the segments
+  // copies under way read or write (copy_segments). States with equal inputs generate the same
   // ops, so the explorer lists them once per input (sim/op_universe.h).
   // A change to what next() reads must change this too.
   void generator_input(const Model& model, Time now, std::vector<uint64_t>* out) const;
@@ -110,7 +111,11 @@ class Workload {
   Op advance(Choices& c, const Model& model, Time now) const;
   std::vector<KeyId> batch_keys(Choices& c) const;
   uint32_t proposal_id(Choices& c, const Op& op) const;
-  Op segment_op(Choices& c, OpKind kind) const;
+  Op segment_op(Choices& c, const Model& model, OpKind kind) const;
+  static std::vector<uint32_t> copy_segments(const Model& model);
+  bool draws_unmounts() const {
+    return w_.weights[static_cast<size_t>(OpKind::Unmount)] + w_.weights[static_cast<size_t>(OpKind::GracefulUnmount)] > 0;
+  }
   void copy_op(Choices& c, const Model& model, Op* op) const;
   const Object* retarget(Choices& c, const Model& model, Op* op, bool (*wanted)(const Object&)) const;
   static void copy_input(const Object* obj, std::vector<uint64_t>* out);
