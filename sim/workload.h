@@ -114,7 +114,8 @@ class Workload {
   Op segment_op(Choices& c, const Model& model, OpKind kind) const;
   static std::vector<uint32_t> copy_segments(const Model& model);
   bool draws_unmounts() const {
-    return w_.weights[static_cast<size_t>(OpKind::Unmount)] + w_.weights[static_cast<size_t>(OpKind::GracefulUnmount)] > 0;
+    const auto weight = [&](OpKind k) { return w_.weights[static_cast<size_t>(k)]; };
+    return weight(OpKind::Unmount) + weight(OpKind::GracefulUnmount) > 0;
   }
   void copy_op(Choices& c, const Model& model, Op* op) const;
   const Object* retarget(Choices& c, const Model& model, Op* op, bool (*wanted)(const Object&)) const;
