@@ -158,4 +158,13 @@ void Model::note_replicas_gone(Object& obj, std::vector<Replica>::const_iterator
   }
 }
 
+std::vector<uint32_t> Model::pending_lease_segments() const {
+  std::vector<uint32_t> out;
+  for (const auto& [id, lease] : dyn_pending_) {
+    out.push_back(lease.source);
+    out.push_back(lease.target);
+  }
+  return out;
+}
+
 }  // namespace pinsim

@@ -184,6 +184,9 @@ class Model {
   const RuleHits& hits() const { return hits_; }
   bool mounted(uint32_t segment) const { return segment < segments_.size() && segments_[segment].mounted; }
   const ObjectTable& objects() const { return objects_; }
+  // The source and target segments of each key's pending dynamic-replication
+  // lease (granted, its copy not started yet), in key order.
+  std::vector<uint32_t> pending_lease_segments() const;
 
  private:
   void put_counters(std::string& out) const;  // canonical_state's counters

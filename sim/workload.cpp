@@ -229,9 +229,10 @@ void Workload::generator_input(const Model& model, Time now, std::vector<uint64_
   }
 }
 
-// The segments copies under way read (a source) or write (a target), sorted, each once.
+// The segments copies under way read (a source) or write (a target), and
+// those a pending dynamic-replication lease names for its copy; sorted, each once.
 std::vector<uint32_t> Workload::copy_segments(const Model& model) {
-  std::vector<uint32_t> busy;
+  std::vector<uint32_t> busy = model.pending_lease_segments();
   for (const auto& [id, obj] : model.objects()) {
     if (!obj.task) continue;
     for (const Replica& r : obj.replicas)
@@ -370,9 +371,11 @@ void Workload::end_or_revoke(Choices& c, const Model& model, Time now, Op* op) c
 
 // unmount, mount or graceful_unmount: a segment of the config, now and then one past the end
 // (INVALID_PARAMS). An unmount, graceful or not, mostly (60%) takes a segment a
-// copy under way reads or writes, when there is one: the copy loses its source
-// or a target mid-transfer (rules copy.end, copy.targets), each a branch of
-// Mooncake's CopyEnd and CopyRevoke that copies alone never reach.
+// copy under way reads or writes, or a pending dynamic lease names, when there
+// is one: the copy loses its source or a target mid-transfer (rules copy.end,
+// copy.targets), or a leased copy finds its segment gone or leaving (rule
+// dynrep.copy); branches of Mooncake's CopyStart, CopyEnd and CopyRevoke that
+// copies alone never reach.
 Op Workload::segment_op(Choices& c, const Model& model, OpKind kind) const {
   Op op;
   op.kind = kind;

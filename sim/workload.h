@@ -99,8 +99,9 @@ class Workload {
   // key's writer (0: no object) and, when Ends declare checksums, each key's
   // first replica and the time (end_or_revoke), and when copies are drawn each key's copy
   // owner and source segments (copy_input), and when unmounts are drawn the segments
-  // copies under way read or write (copy_segments). States with equal inputs generate the same
-  // ops, so the explorer lists them once per input (sim/op_universe.h).
+  // copies under way read or write or pending leases name (copy_segments). States with
+  // equal inputs generate the same ops, so the explorer lists them once per input
+  // (sim/op_universe.h).
   // A change to what next() reads must change this too.
   void generator_input(const Model& model, Time now, std::vector<uint64_t>* out) const;
 
