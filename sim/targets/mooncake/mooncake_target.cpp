@@ -239,7 +239,7 @@ bool write_policy_file(const Config& c, const std::string& path, std::string* er
 }
 
 // Masters kept for reuse. Construction is nearly all the setting up of a
-// 128 Ki-entry lock-free client-ping queue, the same for every configuration,
+// 128 Ki-entry lock-free client-ping queue (its nodes from node_pool.cpp), the same for every configuration,
 // but MasterService takes its configuration as constants, so a master is
 // reused only for the same constructor configuration. A finished run's
 // master is reset with Mooncake's own ResetStateAfterFailedRestoreAttempt
