@@ -35,7 +35,8 @@ std::string usage_text(const std::vector<UsageView>& usage) {
 
 Lockstep::Lockstep(const Config& config, Target& target, Checks checks)
     : model_(build_model(config)), target_(&target), config_(config), checks_(std::move(checks)),
-      model_view_(model_.view(0)), target_view_(target_->view(0)), views_equal_(model_view_ == target_view_) {}
+      model_views_{model_.view(0), View{}}, target_views_{target_->view(0), View{}},
+      views_equal_(model_views_[0] == target_views_[0]) {}
 
 Lockstep::Lockstep(const Lockstep& other, Target& target) : Lockstep(other) { target_ = &target; }
 
@@ -206,7 +207,7 @@ void Lockstep::follow_eviction_choice(const Op& op, const Model& before, Outcome
   const Capabilities caps = target_->capabilities();
   if (same_masked(*vm, vt, caps)) return;
   std::vector<ObjectId> taken;  // objects that lost memory replicas on the target
-  for (const ObjectView& o : model_view_.objects) {
+  for (const ObjectView& o : model_views_[after_].objects) {
     auto it = std::find_if(vt.objects.begin(), vt.objects.end(), [&](const ObjectView& x) { return x.id == o.id; });
     if (it == vt.objects.end() || it->complete_memory < o.complete_memory) taken.push_back(o.id);
   }
@@ -265,10 +266,11 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
     return Failure{index, "outcome", std::string(target_->name()) + " returned a different outcome",
                    encode_outcome(om).dump(), encode_outcome(ot).dump(), std::string(to_string(ot.code)), false,
                    diff_outcomes(om, ot), "model", std::string(target_->name())};
-  model_.view(now_, &model_next_);
-  View& vm = model_next_;
-  target_->view_into(now_, &target_next_);
-  View& vt = target_next_;
+  const uint8_t next = after_ ^ 1;
+  model_.view(now_, &model_views_[next]);
+  View& vm = model_views_[next];
+  target_->view_into(now_, &target_views_[next]);
+  View& vt = target_views_[next];
   if (before_evict) follow_eviction_choice(op, *before_evict, &om, &vm, vt);
   if (expect_state) {
     if (auto f = check_state_expectation(*expect_state, vm, kCapAll, "model")) return f;
@@ -277,10 +279,10 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
   const Capabilities caps = target_->capabilities();
   const bool views_equal = vm == vt;
   if (!checks_.properties.empty()) {
-    auto failure = check_properties(op, ot, target_view_, vt, caps, "target");
+    auto failure = check_properties(op, ot, target_views_[after_], vt, caps, "target");
     // The model's side of a property the target's side ran is decided when both sides saw the same step.
     const bool same_step = views_equal_ && views_equal && om == ot;
-    if (!failure) failure = check_properties(op, om, model_view_, vm, kCapAll, "model", same_step ? caps : 0);
+    if (!failure) failure = check_properties(op, om, model_views_[after_], vm, kCapAll, "model", same_step ? caps : 0);
     if (failure) return failure;
   }
   if (checks_.compare_with_model) {
@@ -294,8 +296,7 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
     }
   }
   views_equal_ = views_equal;
-  std::swap(model_view_, model_next_);  // the old View's buffers serve the next step
-  std::swap(target_view_, target_next_);
+  after_ = next;  // the Views before this step lend their buffers to the next one's
   return std::nullopt;
 }
 

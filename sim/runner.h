@@ -76,11 +76,13 @@ class Lockstep {
   Target* target_;  // never null
   Config config_;
   Checks checks_;
-  View model_view_;   // the Views after the previous step
-  View target_view_;
-  View model_next_;   // the model's View after this step, built in the buffers of the one before last
-  View target_next_;  // the same for the target (Target::view_into)
-  bool views_equal_;  // model_view_ == target_view_, field for field
+  // The Views after the previous step ([after_]) and after this one, built in
+  // the buffers of the Views before last ([after_ ^ 1], Target::view_into for
+  // the target's); a passed step flips after_ (no View is moved).
+  View model_views_[2];
+  View target_views_[2];
+  uint8_t after_ = 0;
+  bool views_equal_;  // the model's and the target's Views after the previous step equal, field for field
   Time now_ = 0;
   size_t index_ = 0;
   uint64_t comparisons_ = 0;

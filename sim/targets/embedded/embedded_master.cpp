@@ -13,6 +13,25 @@ namespace {
 // x the memory replicas it asks for (placed or not); reserve() refuses one
 // above TenantQuotaAccount::kMaxChargedBytes first.
 uint64_t requested_memory_bytes(const Op& op) { return op.size * op.memory_replicas; }
+
+// Empties `v` for refilling: every field as View{} has it, its vectors keeping
+// their buffers (a View is taken at every step; allocating them was a tenth of it).
+void empty_keeping_buffers(View* v) {
+  View fresh;
+  fresh.objects.swap(v->objects);
+  fresh.retention.swap(v->retention);
+  fresh.usage.swap(v->usage);
+  fresh.quotas.swap(v->quotas);
+  fresh.memory_used.swap(v->memory_used);
+  fresh.mounted.swap(v->mounted);
+  *v = std::move(fresh);
+  v->objects.clear();
+  v->retention.clear();
+  v->usage.clear();
+  v->quotas.clear();
+  v->memory_used.clear();
+  v->mounted.clear();
+}
 }  // namespace
 
 EmbeddedMaster::EmbeddedMaster(const Config& config, const Faults& faults)
@@ -126,11 +145,8 @@ View EmbeddedMaster::view(Time now) const {
 
 void EmbeddedMaster::view_into(Time now, View* out) const {
   std::unique_lock exclusive(snapshot_mutex_);
-  std::vector<ObjectView> objects = std::move(out->objects);  // keeps its capacity
-  objects.clear();
-  *out = View{};
+  empty_keeping_buffers(out);
   View& v = *out;
-  v.objects = std::move(objects);
   for (const Shard& s : shards_) {
     for (const auto& [id, md] : s.objects) {
       ObjectView o;
@@ -165,11 +181,11 @@ void EmbeddedMaster::view_into(Time now, View* out) const {
   });
   v.gauge = gauge_.value();
   v.retained_group_count = retained_group_count_.load();
-  v.usage = quotas_.ListCharges();  // empty unless multi-tenant
-  v.quotas = quotas_.ListQuotas();
+  quotas_.ListCharges(&v.usage);  // empty unless multi-tenant
+  quotas_.ListQuotas(&v.quotas);
   std::lock_guard lock(alloc_mutex_);
-  v.memory_used = segments_.memory_used();
-  v.mounted = segments_.mount_states();
+  segments_.memory_used(&v.memory_used);
+  segments_.mount_states(&v.mounted);
   v.cached = cached_objects(v.objects);
   v.allocated = allocated_memory(v.memory_used);
   v.memory_hit_bytes = memory_hit_bytes_.load();

@@ -97,7 +97,9 @@ void EmbeddedMaster::cancel_offload(ObjectId id, ObjectMetadata& md) {
 bool EmbeddedMaster::memory_at_watermark() const {
   std::lock_guard lock(alloc_mutex_);
   uint64_t used = 0;
-  for (uint64_t u : segments_.memory_used()) used += u;
+  std::vector<uint64_t> per_segment;
+  segments_.memory_used(&per_segment);
+  for (uint64_t u : per_segment) used += u;
   const uint64_t capacity = segments_.memory_capacity();
   return capacity > 0 && static_cast<double>(used) / static_cast<double>(capacity) >= 0.90;
 }

@@ -124,19 +124,17 @@ void SegmentAllocators::clear() {
   for (Segment& s : segments_) s.used = 0;
 }
 
-std::vector<uint8_t> SegmentAllocators::mount_states() const {
-  std::vector<uint8_t> out;
+void SegmentAllocators::mount_states(std::vector<uint8_t>* out) const {
+  out->clear();
   for (const Segment& s : segments_)
     if (s.kind == ReplicaKind::Memory)
-      out.push_back(!s.record.mounted ? kUnmounted : s.record.leaving ? kLeaving : kMounted);
-  return out;
+      out->push_back(!s.record.mounted ? kUnmounted : s.record.leaving ? kLeaving : kMounted);
 }
 
-std::vector<uint64_t> SegmentAllocators::memory_used() const {
-  std::vector<uint64_t> out;
+void SegmentAllocators::memory_used(std::vector<uint64_t>* out) const {
+  out->clear();
   for (const Segment& s : segments_)
-    if (s.kind == ReplicaKind::Memory) out.push_back(s.used);
-  return out;
+    if (s.kind == ReplicaKind::Memory) out->push_back(s.used);
 }
 
 }  // namespace pinsim::embedded

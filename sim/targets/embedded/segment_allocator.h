@@ -84,10 +84,10 @@ class SegmentAllocators {
   void hold(uint32_t segment, uint64_t size);
   void clear();
   // Bytes allocated in each memory segment, in config order, 0 for an
-  // unmounted one (View::memory_used).
-  std::vector<uint64_t> memory_used() const;
-  // Each memory segment's state, in config order (View::mounted).
-  std::vector<uint8_t> mount_states() const;
+  // unmounted one (View::memory_used), into `out` (emptied first: a View's buffer is reused).
+  void memory_used(std::vector<uint64_t>* out) const;
+  // Each memory segment's state, in config order (View::mounted), into `out` as above.
+  void mount_states(std::vector<uint8_t>* out) const;
 
  private:
   struct Segment {

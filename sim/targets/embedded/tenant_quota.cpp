@@ -115,20 +115,18 @@ void TenantQuotaTable::RecomputeLocked() {
   }
 }
 
-std::vector<UsageView> TenantQuotaTable::ListCharges() const {
+void TenantQuotaTable::ListCharges(std::vector<UsageView>* out) const {
+  out->clear();
   std::shared_lock lock(mutex_);
-  std::vector<UsageView> out;
   for (const auto& [tenant, account] : accounts_)
-    if (const uint64_t charged = account->ChargedBytes(); charged != 0) out.push_back({tenant, charged});
-  return out;
+    if (const uint64_t charged = account->ChargedBytes(); charged != 0) out->push_back({tenant, charged});
 }
 
-std::vector<UsageView> TenantQuotaTable::ListQuotas() const {
+void TenantQuotaTable::ListQuotas(std::vector<UsageView>* out) const {
+  out->clear();
   std::shared_lock lock(mutex_);
-  std::vector<UsageView> out;
   for (const auto& [tenant, account] : accounts_)
-    if (account->has_explicit_policy_) out.push_back({tenant, account->EffectiveQuotaBytes()});
-  return out;
+    if (account->has_explicit_policy_) out->push_back({tenant, account->EffectiveQuotaBytes()});
 }
 
 void TenantQuotaTable::ForEach(const std::function<void(TenantId, TenantQuotaAccount&)>& f) const {

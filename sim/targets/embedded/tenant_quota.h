@@ -72,10 +72,11 @@ class TenantQuotaTable {
   // TENANT_NOT_EMPTY while the account holds a charge; `requested` gets the
   // quota the policy asked for (to put it back).
   std::optional<ErrorCode> DisablePolicyIfEmpty(TenantId tenant, uint64_t* requested);
-  // ListTenantSnapshots' charged bytes: tenants with a non-zero charge, by id.
-  std::vector<UsageView> ListCharges() const;
-  // Effective quotas of the tenants with a policy, by id.
-  std::vector<UsageView> ListQuotas() const;
+  // ListTenantSnapshots' charged bytes: tenants with a non-zero charge, by id,
+  // into `out` (emptied first: a View's buffer is reused).
+  void ListCharges(std::vector<UsageView>* out) const;
+  // Effective quotas of the tenants with a policy, by id, into `out` as above.
+  void ListQuotas(std::vector<UsageView>* out) const;
   void ForEach(const std::function<void(TenantId, TenantQuotaAccount&)>& f) const;
   // RecomputeTenantEffectiveQuotas after a segment is mounted or unmounted:
   // `bytes` of memory are mounted now.
