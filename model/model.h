@@ -183,6 +183,10 @@ class Model {
   int64_t gauge() const { return gauge_; }
   const RuleHits& hits() const { return hits_; }
   bool mounted(uint32_t segment) const { return segment < segments_.size() && segments_[segment].mounted; }
+  // The client that mounted `segment` (kSetupClient for the config's mounts, or out of range).
+  ClientId segment_owner(uint32_t segment) const {
+    return segment < segments_.size() ? segments_[segment].owner : kSetupClient;
+  }
   const ObjectTable& objects() const { return objects_; }
   // The source and target segments of each key's pending dynamic-replication
   // lease (granted, its copy not started yet), in key order.

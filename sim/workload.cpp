@@ -226,6 +226,7 @@ void Workload::generator_input(const Model& model, Time now, std::vector<uint64_
     const std::vector<uint32_t> busy = copy_segments(model);
     out->push_back(busy.size());
     out->insert(out->end(), busy.begin(), busy.end());
+    for (uint32_t s = 0; s < master_.segments.size(); ++s) out->push_back(model.segment_owner(s));  // segment_op
   }
 }
 
@@ -380,14 +381,15 @@ Op Workload::segment_op(Choices& c, const Model& model, OpKind kind) const {
   Op op;
   op.kind = kind;
   op.client = 1 + static_cast<ClientId>(c.pick(w_.actors));
-  if (kind != OpKind::Mount) {
-    const std::vector<uint32_t> busy = copy_segments(model);
-    if (!busy.empty() && c.chance(60)) {
-      op.segment = pick_of(c, busy);
-      return op;
-    }
-  }
-  op.segment = static_cast<uint32_t>(c.pick(master_.segments.size() + (c.chance(w_.invalid_request_pct) ? 1 : 0)));
+  const std::vector<uint32_t> busy = kind == OpKind::Mount ? std::vector<uint32_t>{} : copy_segments(model);
+  if (!busy.empty() && c.chance(60))
+    op.segment = pick_of(c, busy);
+  else
+    op.segment = static_cast<uint32_t>(c.pick(master_.segments.size() + (c.chance(w_.invalid_request_pct) ? 1 : 0)));
+  // Only the client that mounted a segment may start its graceful unmount:
+  // mostly that client, when an actor mounted it (a leased copy then finds its target leaving).
+  const ClientId owner = model.segment_owner(op.segment);
+  if (kind == OpKind::GracefulUnmount && owner != kSetupClient && c.chance(75)) op.client = owner;
   return op;
 }
 

@@ -99,7 +99,8 @@ class Workload {
   // key's writer (0: no object) and, when Ends declare checksums, each key's
   // first replica and the time (end_or_revoke), and when copies are drawn each key's copy
   // owner and source segments (copy_input), and when unmounts are drawn the segments
-  // copies under way read or write or pending leases name (copy_segments). States with
+  // copies under way read or write or pending leases name (copy_segments) and each segment's
+  // owner (segment_op). States with
   // equal inputs generate the same ops, so the explorer lists them once per input
   // (sim/op_universe.h).
   // A change to what next() reads must change this too.
