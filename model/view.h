@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "op.h"
@@ -107,6 +108,20 @@ struct View {
   // rule dfs.slot). Compared with kCapObjects.
   uint64_t dfs_slots_used = 0;
   bool operator==(const View&) const = default;
+  // Empties the View for refilling: every field as View{} has it, the vectors
+  // keeping their buffers (a target takes a View at every step). A vector
+  // field added above belongs here too.
+  void clear_keeping_buffers() {
+    View fresh;
+    fresh.objects.swap(objects);
+    fresh.retention.swap(retention);
+    fresh.usage.swap(usage);
+    fresh.quotas.swap(quotas);
+    fresh.memory_used.swap(memory_used);
+    fresh.mounted.swap(mounted);
+    *this = std::move(fresh);
+    objects.clear(), retention.clear(), usage.clear(), quotas.clear(), memory_used.clear(), mounted.clear();
+  }
 };
 
 // What a target can show. The model shows everything.

@@ -13,25 +13,6 @@ namespace {
 // x the memory replicas it asks for (placed or not); reserve() refuses one
 // above TenantQuotaAccount::kMaxChargedBytes first.
 uint64_t requested_memory_bytes(const Op& op) { return op.size * op.memory_replicas; }
-
-// Empties `v` for refilling: every field as View{} has it, its vectors keeping
-// their buffers (a View is taken at every step; allocating them was a tenth of it).
-void empty_keeping_buffers(View* v) {
-  View fresh;
-  fresh.objects.swap(v->objects);
-  fresh.retention.swap(v->retention);
-  fresh.usage.swap(v->usage);
-  fresh.quotas.swap(v->quotas);
-  fresh.memory_used.swap(v->memory_used);
-  fresh.mounted.swap(v->mounted);
-  *v = std::move(fresh);
-  v->objects.clear();
-  v->retention.clear();
-  v->usage.clear();
-  v->quotas.clear();
-  v->memory_used.clear();
-  v->mounted.clear();
-}
 }  // namespace
 
 EmbeddedMaster::EmbeddedMaster(const Config& config, const Faults& faults)
@@ -145,7 +126,7 @@ View EmbeddedMaster::view(Time now) const {
 
 void EmbeddedMaster::view_into(Time now, View* out) const {
   std::unique_lock exclusive(snapshot_mutex_);
-  empty_keeping_buffers(out);
+  out->clear_keeping_buffers();
   View& v = *out;
   for (const Shard& s : shards_) {
     for (const auto& [id, md] : s.objects) {
