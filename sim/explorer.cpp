@@ -63,15 +63,33 @@ std::optional<Model> root_of(const ExploreOptions& o, std::unique_ptr<Target>* p
   return std::get<Model>(std::move(created));
 }
 
+// Where a transition's copy of the target and its lockstep are made: one
+// of each for the whole explore, overwritten per transition
+// (Target::assign, Lockstep::assign) so their storage is reused; a target
+// that cannot be assigned is cloned instead.
+struct Scratch {
+  std::unique_ptr<Target> target;
+  std::optional<Lockstep> lockstep;
+  Lockstep& copy_of(const Lockstep& lockstep, const Target& target) {
+    if (!this->target || !this->target->assign(target)) this->target = target.clone();
+    if (this->lockstep)
+      this->lockstep->assign(lockstep, *this->target);
+    else
+      this->lockstep.emplace(lockstep, *this->target);
+    return *this->lockstep;
+  }
+};
+
 // The target at one explored state, for the transitions out of it. A target
 // that can be copied (Target::clone) is brought there once, in lockstep with
-// the model, and each transition runs on a copy; any other is replayed from
-// the start for each transition. Either way the lockstep checks the model
-// comparison and the properties. A replay the target refused sets `refused`:
-// never a green over transitions that were not run.
+// the model, and each transition runs on a copy (the scratch's); any other is
+// replayed from the start for each transition. Either way the lockstep checks
+// the model comparison and the properties. A replay the target refused sets
+// `refused`: never a green over transitions that were not run.
 class TargetAt {
  public:
-  TargetAt(const ExploreOptions& o, bool cloneable, const Trace& path) : o_(o) {
+  TargetAt(const ExploreOptions& o, bool cloneable, const Trace& path, Scratch& scratch)
+      : o_(o), scratch_(scratch) {
     if (!cloneable) return;
     base_ = o.target(path.config, o.target_options, &refused_);
     if (!base_) return;
@@ -82,11 +100,7 @@ class TargetAt {
   // Whether the transition fails; `child()` is the path with the op appended.
   template <typename ChildTrace>
   bool fails(const Op& op, ChildTrace child) {
-    if (lockstep_) {
-      const std::unique_ptr<Target> copy = base_->clone();
-      Lockstep at(*lockstep_, *copy);
-      return at.step(op, std::nullopt, nullptr).has_value();
-    }
+    if (lockstep_) return scratch_.copy_of(*lockstep_, *base_).step(op, std::nullopt, nullptr).has_value();
     const RunResult run = replay(child(), o_.target, o_.target_options, o_.checks);
     refused_ = run.error;
     return run.failure.has_value();
@@ -94,6 +108,7 @@ class TargetAt {
 
  private:
   const ExploreOptions& o_;
+  Scratch& scratch_;
   std::unique_ptr<Target> base_;
   std::optional<Lockstep> lockstep_;
   std::string refused_;
@@ -149,6 +164,7 @@ ExploreResult explore(const ExploreOptions& o) {
   // the buffers (objects, maps' nodes) it already has.
   Model model = *start, child = *start;
   View before, after;
+  Scratch scratch;
   result.states = 1;
   size_t level_begin = 0, level_end = 1;
   for (uint32_t depth = 1; depth <= o.max_depth && level_begin < level_end; ++depth) {
@@ -164,7 +180,7 @@ ExploreResult explore(const ExploreOptions& o) {
       if (model_checks) model.view(now, &before);
       visited.expanding(model, now);
       std::optional<TargetAt> at;
-      if (o.target && !at.emplace(o, cloneable, trace_of(o, universe, path)).refused().empty()) {
+      if (o.target && !at.emplace(o, cloneable, trace_of(o, universe, path), scratch).refused().empty()) {
         result.refused = at->refused();
         return result;
       }

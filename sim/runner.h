@@ -53,6 +53,11 @@ class Lockstep {
   // The same lockstep (model, Views, clock, counts) driving `target`, a copy
   // of `other`'s target at the same state (Target::clone).
   Lockstep(const Lockstep& other, Target& target);
+  // The same, into this lockstep, reusing its model's and Views' storage.
+  void assign(const Lockstep& other, Target& target) {
+    *this = other;
+    target_ = &target;
+  }
   // Applies one op (an advance moves the clock first) and records the step.
   // Expectations (outcome and state) are checked on the model's and on the
   // target's result.

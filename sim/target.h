@@ -50,6 +50,11 @@ class Target {
   // it cannot be copied (the explorer then replays a state's path for each
   // transition instead of copying the state once per transition).
   virtual std::unique_ptr<Target> clone() const { return nullptr; }
+  // Sets this target to `from`'s present state, reusing this one's storage
+  // (the explorer's per-transition copy). `from` is quiescent and of the same
+  // kind, configuration and options. False when this target cannot (the
+  // caller then clones).
+  virtual bool assign(const Target& /*from*/) { return false; }
 };
 
 // One per-run option of a target, named as the command line's flag is

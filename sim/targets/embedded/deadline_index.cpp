@@ -6,10 +6,11 @@
 
 namespace pinsim::embedded {
 
-DeadlineIndex::DeadlineIndex(const DeadlineIndex& other) {
+DeadlineIndex& DeadlineIndex::operator=(const DeadlineIndex& other) {
   std::lock_guard guard(other.mutex_);
   heap_ = other.heap_;
   registrations_ = other.registrations_;
+  return *this;
 }
 
 void DeadlineIndex::upsert(ObjectId key, size_t shard, Time deadline) {

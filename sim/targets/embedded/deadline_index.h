@@ -25,8 +25,9 @@ class DeadlineIndex {
     size_t shard;
   };
   DeadlineIndex() = default;
-  DeadlineIndex(const DeadlineIndex& other);  // EmbeddedMaster::clone: the entries, a mutex of its own
-  DeadlineIndex& operator=(const DeadlineIndex&) = delete;
+  // EmbeddedMaster::clone and assign: the entries; the mutex stays its own.
+  DeadlineIndex(const DeadlineIndex& other) { *this = other; }
+  DeadlineIndex& operator=(const DeadlineIndex& other);
   static constexpr size_t kMinCompactionThreshold = 4096;
   static constexpr size_t kCompactionRatio = 2;
 

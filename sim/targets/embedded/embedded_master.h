@@ -52,6 +52,7 @@ class EmbeddedMaster final : public Target {
   void view_into(Time now, View* out) const override;
   std::optional<Placement> placement() const override;
   std::unique_ptr<Target> clone() const override;  // clone.cpp
+  bool assign(const Target& from) override;        // clone.cpp
 
   // For tests and benchmarks.
   size_t heap_size() const { return index_.heap_size(); }
@@ -311,6 +312,7 @@ class EmbeddedMaster final : public Target {
   void clear_invalid_handles(size_t shard, ObjectId id, uint32_t segment);  // every shard held
   uint64_t memory_capacity() const;
   EmbeddedMaster(const EmbeddedMaster& other);  // clone.cpp
+  void copy_state(const EmbeddedMaster& other);   // every member but the mutexes, config and faults
   // snapshot.cpp
   Outcome snapshot();
   Outcome restore(const Op& op, Time now);

@@ -26,8 +26,14 @@ struct OffloadMarker {
 class LocalDiskHolder {
  public:
   LocalDiskHolder() = default;
-  LocalDiskHolder(const LocalDiskHolder& o) : mailbox_(o.mailbox_), hand_(o.hand_), next_id_(o.next_id_) {}
-  LocalDiskHolder& operator=(const LocalDiskHolder&) = delete;
+  // EmbeddedMaster::clone and assign (quiescent): the mutex stays its own.
+  LocalDiskHolder(const LocalDiskHolder& o) { *this = o; }
+  LocalDiskHolder& operator=(const LocalDiskHolder& o) {
+    mailbox_ = o.mailbox_;
+    hand_ = o.hand_;
+    next_id_ = o.next_id_;
+    return *this;
+  }
 
   // A new offload of `key`, queued in the mailbox; returns its id.
   uint64_t queue(ObjectId key) {

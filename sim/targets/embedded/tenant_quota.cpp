@@ -26,9 +26,10 @@ void TenantQuotaAccount::Release(uint64_t bytes) {
   if (bytes != 0) charged_bytes_.fetch_sub(bytes, std::memory_order_acq_rel);
 }
 
-TenantQuotaTable::TenantQuotaTable(const TenantQuotaTable& other) {
+TenantQuotaTable& TenantQuotaTable::operator=(const TenantQuotaTable& other) {
   std::shared_lock guard(other.mutex_);
   capacity_ = other.capacity_;
+  accounts_.clear();
   for (const auto& [tenant, account] : other.accounts_) {
     auto copy = std::make_unique<TenantQuotaAccount>();
     copy->effective_quota_bytes_.store(account->EffectiveQuotaBytes());
@@ -37,6 +38,7 @@ TenantQuotaTable::TenantQuotaTable(const TenantQuotaTable& other) {
     copy->has_explicit_policy_ = account->has_explicit_policy_;
     accounts_.emplace(tenant, std::move(copy));
   }
+  return *this;
 }
 
 TenantQuotaTable::TenantQuotaTable(const Config& config) {

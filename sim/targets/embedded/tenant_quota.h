@@ -55,8 +55,9 @@ class TenantQuotaAccount {
 class TenantQuotaTable {
  public:
   explicit TenantQuotaTable(const Config& config);
-  TenantQuotaTable(const TenantQuotaTable& other);  // EmbeddedMaster::clone: every account copied
-  TenantQuotaTable& operator=(const TenantQuotaTable&) = delete;
+  // EmbeddedMaster::clone and assign (quiescent): every account copied.
+  TenantQuotaTable(const TenantQuotaTable& other) { *this = other; }
+  TenantQuotaTable& operator=(const TenantQuotaTable& other);
 
   // The account of a tenant with a policy; nullptr otherwise.
   TenantQuotaAccount* Find(TenantId tenant) const;

@@ -1,5 +1,5 @@
-// Target::clone of the embedded master: a copy taken at any point of a run
-// goes on exactly as the original does (same outcomes, Views and replica
+// Target::clone and Target::assign of the embedded master: a copy taken at
+// any point of a run goes on exactly as the original does (same outcomes, Views and replica
 // placement for the rest of the run), and the two are independent. Swarm
 // seeds cover multi-tenant quotas, snapshots, retention and segment churn,
 // the dynamic preset's seeds dynamic replication (heat, leases, cooldowns,
@@ -18,15 +18,30 @@
 namespace pinsim {
 namespace {
 
+// How the copy is made: Target::clone, or Target::assign into a master of
+// the same configuration that has run the trace's second half first (a
+// state of its own, so whatever assign fails to overwrite shows).
+enum class CopyBy { Clone, Assign };
+
+std::unique_ptr<Target> copy_of(const Target& original, const Trace& trace, const TargetOptions& options,
+                                CopyBy by) {
+  if (by == CopyBy::Clone) return original.clone();
+  std::string error;
+  std::unique_ptr<Target> copy = make_embedded_target(trace.config, options, &error);
+  for (size_t i = trace.steps.size() / 2; i < trace.steps.size(); ++i) copy->apply(trace.steps[i].op, trace.steps[i].t);
+  return copy->assign(original) ? std::move(copy) : nullptr;
+}
+
 // Runs `trace` on a fresh embedded master and on a copy of it taken before
 // step `at`, both to the end; the first step where they differ, or "".
-std::string first_difference(const Trace& trace, size_t at, const TargetOptions& options) {
+std::string first_difference(const Trace& trace, size_t at, const TargetOptions& options,
+                             CopyBy by = CopyBy::Clone) {
   std::string error;
   std::unique_ptr<Target> original = make_embedded_target(trace.config, options, &error);
   if (!original) return "refused: " + error;
   std::unique_ptr<Target> copy;
   for (size_t i = 0; i < trace.steps.size(); ++i) {
-    if (i == at) copy = original->clone();
+    if (i == at && !(copy = copy_of(*original, trace, options, by))) return "no copy made";
     const TraceStep& s = trace.steps[i];
     const Outcome a = original->apply(s.op, s.t);
     if (!copy) continue;
@@ -48,15 +63,16 @@ TEST(EmbeddedClone, CopyGoesOnAsTheOriginal) {
   }
 }
 
-// A preset's seeds 1..300: a copy taken a third and two thirds in goes on as the original.
-void expect_copies_go_on(const char* preset) {
-  const SeedOptions options{.steps = 120, .swarm = true, .preset = find_preset(preset)};
-  ASSERT_NE(options.preset, nullptr);
+// A preset's seeds 1..300 ("" the swarm's): a copy taken a third and two
+// thirds in goes on as the original.
+void expect_copies_go_on(const char* preset, CopyBy by = CopyBy::Clone) {
+  const SeedOptions options{.steps = 120, .swarm = true, .preset = *preset ? find_preset(preset) : nullptr};
+  ASSERT_TRUE(options.preset || !*preset);
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     const RunResult run = run_seed(seed, options, &make_model_target);
     ASSERT_TRUE(run.error.empty()) << run.error;
     for (const size_t at : {run.trace.steps.size() / 3, run.trace.steps.size() * 2 / 3})
-      ASSERT_EQ(first_difference(run.trace, at, {}), "") << "seed " << seed;
+      ASSERT_EQ(first_difference(run.trace, at, {}, by), "") << "seed " << seed;
   }
 }
 
@@ -65,6 +81,27 @@ TEST(EmbeddedClone, CopyGoesOnAsTheOriginalWithDynamicReplication) { expect_copi
 // The local preset's seeds: offload markers and source pins, the holder's
 // mailbox and hand, promotion tasks and their staged replicas.
 TEST(EmbeddedClone, CopyGoesOnAsTheOriginalWithTheLocalDiskTier) { expect_copies_go_on("local"); }
+
+// Target::assign over a master with a state of its own (the explorer's
+// scratch master): the swarm's, the dynamic and the local presets' seeds.
+TEST(EmbeddedClone, AssignedCopyGoesOnAsTheOriginal) {
+  for (const char* preset : {"", "dynamic", "local"}) expect_copies_go_on(preset, CopyBy::Assign);
+}
+
+// assign refuses a master of another configuration (the caller then clones).
+TEST(EmbeddedClone, AssignRefusesAnotherConfiguration) {
+  const RunResult run = run_seed(1, {.steps = 10, .swarm = true}, &make_model_target);
+  Config other = run.trace.config;
+  other.segments.push_back(other.segments.front());
+  std::string error;
+  std::unique_ptr<Target> a = make_embedded_target(run.trace.config, {}, &error);
+  std::unique_ptr<Target> b = make_embedded_target(other, {}, &error);
+  std::unique_ptr<Target> c = make_embedded_target(run.trace.config, fault_options({"F3"}), &error);
+  ASSERT_TRUE(a && b && c) << error;
+  EXPECT_FALSE(b->assign(*a));
+  EXPECT_FALSE(c->assign(*a));
+  EXPECT_TRUE(a->assign(*a));
+}
 
 TEST(EmbeddedClone, CarriesTheFaults) {
   for (uint64_t seed = 1; seed <= 100; ++seed) {
