@@ -150,7 +150,7 @@ void Model::clear_dynamic_state(ObjectId id) {
 
 // Rule dynrep.cooldown: a dynamic replica leaving the object (eviction, an
 // unmount, a revoked or expired copy) blocks the next dynamic copy 60 s.
-void Model::note_replicas_gone(Object& obj, std::vector<Replica>::const_iterator from) {
+void Model::note_replicas_gone(Object& obj, Replicas::const_iterator from) {
   for (auto r = from; r != obj.replicas.cend(); ++r) {
     if (!r->dynamic) continue;
     obj.recreate_after = std::max(obj.recreate_after, saturating_deadline(last_now_, kRecreateMs));

@@ -122,13 +122,13 @@ void Model::hold_replica(const Replica& r, uint64_t size) {
   if (r.segment != kNoSegment) segment_used_[r.segment] += size;
 }
 
-void Model::free_replicas(ObjectId, Object& obj, std::vector<Replica>::iterator from) {
+void Model::free_replicas(ObjectId, Object& obj, Replicas::iterator from) {
   note_replicas_gone(obj, from);
   for (auto r = from; r != obj.replicas.end(); ++r) release_replica(*r, obj.size);
   obj.replicas.erase(from, obj.replicas.end());
 }
 
-void Model::discard_replicas(ObjectId, Object& obj, std::vector<Replica>::iterator from,
+void Model::discard_replicas(ObjectId, Object& obj, Replicas::iterator from,
                              Time release_at) {
   note_replicas_gone(obj, from);
   Discarded d{release_at, {from, obj.replicas.end()}, obj.size};
@@ -177,8 +177,8 @@ void Model::erase_object(ObjectTable::Entry* it) {
 // is: fewer memory replicas than requested is success while at least one fits.
 // A write that asks for NoF replicas needs every replica placed, except the
 // 1 memory + 1 NoF (FLEXIBLE_DUAL_REPLICA) shape, where either side suffices.
-std::optional<std::vector<Replica>> Model::plan_placement(const Op& op) const {
-  std::vector<Replica> placed;
+std::optional<Replicas> Model::plan_placement(const Op& op) const {
+  Replicas placed;
   placed.reserve(std::min<size_t>(config_.segments.size(), size_t{op.memory_replicas} + op.nof_replicas));
   auto place = [&](ReplicaKind kind, uint32_t count) {
     for (uint32_t n = 0; n < count; ++n) {

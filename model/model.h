@@ -203,7 +203,7 @@ class Model {
   };
   struct Discarded {
     Time release_at;
-    std::vector<Replica> replicas;
+    Replicas replicas;
     uint64_t size;
   };
   struct SnapshotImage {
@@ -227,18 +227,18 @@ class Model {
   // Admission of a new object: quota, then placement, judged before the
   // request changes anything (failure atomicity). `released` is the charge
   // the replaced object gives back when the write goes ahead.
-  std::optional<ErrorCode> admit(const Op& op, uint64_t released, std::vector<Replica>* placed,
+  std::optional<ErrorCode> admit(const Op& op, uint64_t released, Replicas* placed,
                                  uint32_t dfs_released = 0);
   std::optional<ErrorCode> validate_dfs(const Op& op);
   bool same_dfs_topology(const Op& op, const Object& obj);
   // DFS slots held: the DFS replicas of live objects (rule dfs.slot; a
   // discarded one freed its slot as it went).
   uint64_t dfs_slots_used() const;
-  void count_partial(const Op& op, const std::vector<Replica>& placed);
-  void create_object(const Op& op, GroupId group, const Resolved& req, std::vector<Replica> placed,
+  void count_partial(const Op& op, const Replicas& placed);
+  void create_object(const Op& op, GroupId group, const Resolved& req, Replicas placed,
                      std::optional<Time> carried, Time now, bool hard_pinned);
   std::optional<ErrorCode> admit_replacement(const Op& op, const Object& obj, bool keeps_charge,
-                                             std::vector<Replica>* placed);
+                                             Replicas* placed);
   void preempt(ObjectId id, Object& obj, Time now);
   void upsert_in_place(const Op& op, Object& obj, const Resolved& req, Time now);
   void commit_pending(ObjectId id, Object& obj, Time now);
@@ -324,7 +324,7 @@ class Model {
   std::optional<ErrorCode> dynamic_start_refused(const Op& op, const CopyRequest& req, const Object& obj, Time now);
   bool pending_live(ObjectId id, Time now) const;
   void clear_dynamic_state(ObjectId id);
-  void note_replicas_gone(Object& obj, std::vector<Replica>::const_iterator from);
+  void note_replicas_gone(Object& obj, Replicas::const_iterator from);
   void canonical_dynamic(Time now, std::string& out) const;
   void canonical_hand(std::string& out) const;
   void canonical_groups(Time now, std::string& out) const;
@@ -350,15 +350,15 @@ class Model {
   // so the gauge follows the transitions of RFC 3028 "Metrics" exactly.
   void set_deadline(ObjectId id, Object& obj, std::optional<Time> d);
   void erase_object(ObjectTable::Entry* it);
-  std::optional<std::vector<Replica>> plan_placement(const Op& op) const;
+  std::optional<Replicas> plan_placement(const Op& op) const;
   void release_replica(const Replica& r, uint64_t size);
   void hold_replica(const Replica& r, uint64_t size);  // a disk replica holds no segment memory
   // Frees replicas [from, end) of `obj` at once (revoke, eviction).
-  void free_replicas(ObjectId id, Object& obj, std::vector<Replica>::iterator from);
+  void free_replicas(ObjectId id, Object& obj, Replicas::iterator from);
   // Moves replicas [from, end) of `obj` out of the object into the discarded
   // list: their memory stays allocated until `release_at` and the next
   // eviction pass (Mooncake's discarded_replicas_).
-  void discard_replicas(ObjectId id, Object& obj, std::vector<Replica>::iterator from, Time release_at);
+  void discard_replicas(ObjectId id, Object& obj, Replicas::iterator from, Time release_at);
   // ReleaseExpiredDiscardedReplicas: frees due entries; returns how many
   // held memory (eviction counts them against its second-pass quota).
   uint64_t release_discarded(Time now);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "op.h"
+#include "small_vector.h"
 #include "virtual_time.h"
 
 namespace pinsim {
@@ -63,19 +64,25 @@ struct PromotionTask {
 };
 
 // RFC 3028 "Object state model": Pending(action, ttl, eligible_replica_ids).
+// A Pending's eligible replica ids: at most three without an allocation.
+using ReplicaIds = SmallVector<ReplicaId, 3>;
+
 struct Pending {
   SoftPinAction action = SoftPinAction::Preserve;
   uint64_t ttl_ms = 0;
-  std::vector<ReplicaId> eligible;
+  ReplicaIds eligible;
   bool is_eligible(ReplicaId id) const {
     return std::find(eligible.begin(), eligible.end(), id) != eligible.end();
   }
 };
 
+// An object's replicas: at most three without an allocation (small_vector.h).
+using Replicas = SmallVector<Replica, 3>;
+
 struct Object {
   ClientId client = 0;
   uint64_t size = 0;
-  std::vector<Replica> replicas;
+  Replicas replicas;
   // Committed: nullopt = Disabled; a value = Active(D), or stale when now >= D
   // (still counted by the gauge until normalised, RFC 3028 "Read and
   // eviction paths": the gauge converges at the next cleanup).

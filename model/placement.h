@@ -9,6 +9,7 @@
 #include <compare>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "object.h"
@@ -47,7 +48,7 @@ struct Placement {
   bool operator==(const Placement&) const = default;
 };
 
-inline std::vector<ReplicaPlacement> placement_of(const std::vector<Replica>& replicas,
+inline std::vector<ReplicaPlacement> placement_of(std::span<const Replica> replicas,
                                                   const std::optional<Pending>& pending) {
   std::vector<ReplicaPlacement> out;
   out.reserve(replicas.size());

@@ -13,7 +13,7 @@ namespace pinsim {
 namespace {
 
 // The copy's targets to the end of obj.replicas; returns the first of them.
-std::vector<Replica>::iterator targets_last(Object& obj) {
+Replicas::iterator targets_last(Object& obj) {
   return std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) { return !r.copy; });
 }
 

@@ -81,7 +81,7 @@ Outcome Model::restore(const Op& op, Time now) {
     obj.replicas = saved.replicas;
     if (saved.task) {  // a copy under way is not durable: its targets are not restored (rule copy.expiry)
       hits_.hit(Rule::CopyExpiry);
-      std::erase_if(obj.replicas, [](const Replica& r) { return r.copy; });
+      erase_if(obj.replicas, [](const Replica& r) { return r.copy; });
     }
     for (Replica& r : obj.replicas) r.dynamic = false;  // nor which replicas dynamic copies made (dynrep.cooldown)
     obj.deadline = saved.deadline;

@@ -63,7 +63,7 @@ std::optional<ErrorCode> Model::validate_dfs(const Op& op) {
 // changes here, so a refused Start leaves every object as it was (RFC 3028
 // Revoke: "An Upsert that has not yet become readable does not immediately
 // consume or replace the previous committed deadline"; failure atomicity).
-std::optional<ErrorCode> Model::admit(const Op& op, uint64_t released, std::vector<Replica>* placed,
+std::optional<ErrorCode> Model::admit(const Op& op, uint64_t released, Replicas* placed,
                                       uint32_t dfs_released) {
   const unsigned __int128 need = static_cast<unsigned __int128>(op.size) * op.memory_replicas;
   const uint64_t charge = need > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(need);
@@ -87,7 +87,7 @@ std::optional<ErrorCode> Model::admit(const Op& op, uint64_t released, std::vect
 // Rule alloc.partial: a write placed with fewer memory or NoF replicas than
 // it asked for (best effort, or one side of a flexible dual write) succeeds
 // and counts a partial placement.
-void Model::count_partial(const Op& op, const std::vector<Replica>& placed) {
+void Model::count_partial(const Op& op, const Replicas& placed) {
   uint32_t memory = 0, nof = 0;
   for (const Replica& r : placed) {
     memory += r.kind == ReplicaKind::Memory;
@@ -101,7 +101,7 @@ void Model::count_partial(const Op& op, const std::vector<Replica>& placed) {
 // Inserts the admitted object: Pending(action, ttl, E = the new replica ids),
 // a carried deadline (+1 in the constructor), group registration and PR 2835
 // inheritance.
-void Model::create_object(const Op& op, GroupId group, const Resolved& req, std::vector<Replica> placed,
+void Model::create_object(const Op& op, GroupId group, const Resolved& req, Replicas placed,
                           std::optional<Time> carried, Time now, bool hard_pinned) {
   const ObjectId id = op.object;
   for (Replica& r : placed) {
@@ -139,7 +139,7 @@ void Model::create_object(const Op& op, GroupId group, const Resolved& req, std:
 // Upsert keeps charged until its write settles (`keeps_charge`: what is left
 // after the in-flight write is preempted, its COMPLETE memory replicas).
 std::optional<ErrorCode> Model::admit_replacement(const Op& op, const Object& obj, bool keeps_charge,
-                                                  std::vector<Replica>* placed) {
+                                                  Replicas* placed) {
   uint64_t kept = 0;
   if (keeps_charge)
     for (const Replica& r : obj.replicas)
@@ -154,7 +154,7 @@ Outcome Model::put_start_once(const Op& op, Time now) {
   Resolved req{};
   if (auto err = validate_start(op, &req)) return Outcome::of(*err);
   if (auto err = check_registered(op.object.tenant)) return Outcome::of(*err);
-  std::vector<Replica> placed;
+  Replicas placed;
   if (auto it = find_object(op.object)) {
     const Object& obj = it->second;
     const Time discard_at = saturating_deadline(obj.put_start_time, config_.put_start_discard_timeout_ms);
@@ -216,7 +216,7 @@ void Model::upsert_in_place(const Op& op, Object& obj, const Resolved& req, Time
   hits_.hit(Rule::UpsertInPlace);
   if (obj.hard_pinned || op.hard_pin) hits_.hit(Rule::HardPinKept);
   // The disk copy holds the old value and no End names it: it goes (rule local.offload).
-  std::erase_if(obj.replicas, [&](const Replica& r) {
+  erase_if(obj.replicas, [&](const Replica& r) {
     if (r.kind == ReplicaKind::LocalDisk) hits_.hit(Rule::LocalOffload);
     return r.kind == ReplicaKind::LocalDisk;
   });
@@ -235,7 +235,7 @@ Outcome Model::upsert_start_once(const Op& op, Time now) {
   Resolved req{};
   if (auto err = validate_start(op, &req)) return Outcome::of(*err);
   if (auto err = check_registered(op.object.tenant)) return Outcome::of(*err);
-  std::vector<Replica> placed;
+  Replicas placed;
   auto it = find_object(op.object);
   if (!it) {
     if (auto err = admit(op, 0, &placed)) return Outcome::of(*err);

@@ -424,7 +424,7 @@ ErrorCode EmbeddedMaster::create_object(const Op& op, size_t shard, Inherited fr
   md->processing = true;
   md->quota = from.quota;  // Case C: the replaced object's charge
   if (quotas_.Find(id.tenant)) md->quota.AdoptPendingCharge(requested_memory_bytes(op));
-  std::vector<ReplicaId> eligible;
+  ReplicaIds eligible;
   for (const Replica& r : md->replicas) eligible.push_back(r.id);
   md->begin_soft_pin_action(req.action, req.ttl_ms, std::move(eligible));
   ObjectMetadata& stored = *md;

@@ -98,7 +98,7 @@ class ObjectMetadata {
       if (r.status == ReplicaStatus::Complete) fn(r);
   }
   // BeginSoftPinAction: the write's intent and the replicas it may commit on.
-  void begin_soft_pin_action(SoftPinAction action, uint64_t ttl_ms, std::vector<ReplicaId> eligible) {
+  void begin_soft_pin_action(SoftPinAction action, uint64_t ttl_ms, ReplicaIds eligible) {
     pending = Pending{action, ttl_ms, std::move(eligible)};
   }
 

@@ -139,7 +139,7 @@ void EmbeddedMaster::restart_in_place(const Op& op, ObjectMetadata& md, const Re
   std::erase_if(md.replicas, [](const Replica& r) { return r.kind == ReplicaKind::LocalDisk; });
   md.client = op.client;
   md.put_start_time = now;
-  std::vector<ReplicaId> eligible;
+  ReplicaIds eligible;
   md.visit_complete_replicas([&eligible](Replica& r) {
     eligible.push_back(r.id);
     r.status = ReplicaStatus::Processing;
