@@ -167,4 +167,17 @@ std::vector<uint32_t> Model::pending_lease_segments() const {
   return out;
 }
 
+std::vector<std::pair<ObjectId, uint32_t>> Model::leases_to_leaving_targets(Time now) const {
+  std::vector<std::pair<ObjectId, uint32_t>> out;
+  for (const auto& [id, lease] : dyn_pending_) {
+    if (now > lease.expire || lease.target >= segments_.size() || !segments_[lease.target].leaving) continue;
+    for (const auto& [key, token] : granted_)
+      if (key.first == id.tenant && token.grant == lease.grant) {
+        out.push_back({id, key.second});
+        break;
+      }
+  }
+  return out;
+}
+
 }  // namespace pinsim

@@ -191,6 +191,10 @@ class Model {
   // The source and target segments of each key's pending dynamic-replication
   // lease (granted, its copy not started yet), in key order.
   std::vector<uint32_t> pending_lease_segments() const;
+  // The pending leases live at `now` whose target segment is leaving (a
+  // graceful unmount under way), as (key, proposal id of the client's token
+  // for it), in key order: a copy with that token meets its target leaving.
+  std::vector<std::pair<ObjectId, uint32_t>> leases_to_leaving_targets(Time now) const;
 
  private:
   void put_counters(std::string& out) const;  // canonical_state's counters

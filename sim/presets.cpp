@@ -155,7 +155,8 @@ void copies(Choices& c, WorkloadConfig& w, Config& m) {
 // rules fix a proposal's target): hot keys from heavy reads, proposals with
 // repeating ids, the leases' copies (and stale or foreign tokens) while
 // writes replace objects, memory is evicted, segments leave (at once or
-// gracefully, the leased copy's segments mostly) and time passes
+// gracefully, the leased copy's segments mostly, so a leased copy meets its
+// target leaving) and time passes
 // the 30-s lease and 60-s recreate cooldowns; a third of the seeds in disk
 // mode (objects read from disk alone), half in multi-tenant mode (quota
 // eviction takes dynamic replicas).
@@ -184,7 +185,10 @@ void dynamic(Choices& c, WorkloadConfig& w, Config& m) {
   at_least(w, {OpKind::Advance}, 4);
   at_least(w, {OpKind::UpsertStart, OpKind::UpsertEnd}, 3);
   at_least(w, {OpKind::Mount, OpKind::Exist}, 2);
-  at_least(w, {OpKind::CopyRevoke, OpKind::PutRevoke, OpKind::Unmount, OpKind::GracefulUnmount, OpKind::Snapshot}, 1);
+  // Graceful unmounts at 3: a lease's target an actor mounted is mostly the one taken (segment_op), and
+  // the leased copy after it then meets its target leaving.
+  at_least(w, {OpKind::GracefulUnmount}, 3);
+  at_least(w, {OpKind::CopyRevoke, OpKind::PutRevoke, OpKind::Unmount, OpKind::Snapshot}, 1);
   if (c.chance(30)) at_least(w, {OpKind::Restore}, 1);  // a restore without a snapshot empties the master
   at_least(w, {OpKind::Remove, OpKind::Evict, OpKind::Cleanup, OpKind::BatchUpsertStart, OpKind::BatchUpsertEnd}, 1);
   if (m.multi_tenant) at_least(w, {OpKind::SetQuota}, 1);

@@ -227,7 +227,29 @@ void Workload::generator_input(const Model& model, Time now, std::vector<uint64_
     out->push_back(busy.size());
     out->insert(out->end(), busy.begin(), busy.end());
     for (uint32_t s = 0; s < master_.segments.size(); ++s) out->push_back(model.segment_owner(s));  // segment_op
+    const std::vector<uint32_t> targets = actor_lease_targets(model);
+    out->push_back(targets.size());
+    out->insert(out->end(), targets.begin(), targets.end());
   }
+  if (master_.dynamic_replication && draws_copies()) {  // copy_token
+    const auto leases = model.leases_to_leaving_targets(now);
+    out->push_back(leases.size());
+    for (const auto& [id, proposal] : leases) out->insert(out->end(), {id.tenant, id.key, proposal});
+  }
+}
+
+// The target segments of pending leases that an actor mounted (only its
+// owner may start a segment's graceful unmount, and the config's segments are
+// the setup's), sorted, each once: drawn first for a graceful unmount, so a
+// leased copy then meets its target leaving (copy_token).
+std::vector<uint32_t> Workload::actor_lease_targets(const Model& model) {
+  const std::vector<uint32_t> segments = model.pending_lease_segments();  // source, target per lease
+  std::vector<uint32_t> targets;
+  for (size_t i = 1; i < segments.size(); i += 2)
+    if (model.segment_owner(segments[i]) != kSetupClient) targets.push_back(segments[i]);
+  std::sort(targets.begin(), targets.end());
+  targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+  return targets;
 }
 
 // The segments copies under way read (a source) or write (a target), and
@@ -319,7 +341,7 @@ Op Workload::next(Choices& c, const Model& model, Time now) const {
     case OpKind::Restore: op.fail_first_candidate = c.chance(30); break;
     case OpKind::CopyStart: case OpKind::CopyEnd: case OpKind::CopyRevoke:
       copy_op(c, model, &op);
-      if (master_.dynamic_replication && c.chance(70)) op.proposal = proposal_id(c, op);  // dynrep.copy
+      copy_token(c, model, now, &op);
       break;
     case OpKind::Propose: op.proposal = proposal_id(c, op); break;
     case OpKind::OffloadEnd: case OpKind::PromotionEnd: op.fail = c.chance(15); break;  // rules local.*
@@ -382,7 +404,11 @@ Op Workload::segment_op(Choices& c, const Model& model, OpKind kind) const {
   op.kind = kind;
   op.client = 1 + static_cast<ClientId>(c.pick(w_.actors));
   const std::vector<uint32_t> busy = kind == OpKind::Mount ? std::vector<uint32_t>{} : copy_segments(model);
-  if (!busy.empty() && c.chance(60))
+  const std::vector<uint32_t> targets =
+      kind == OpKind::GracefulUnmount ? actor_lease_targets(model) : std::vector<uint32_t>{};
+  if (!targets.empty() && c.chance(60))
+    op.segment = pick_of(c, targets);
+  else if (!busy.empty() && c.chance(60))
     op.segment = pick_of(c, busy);
   else
     op.segment = static_cast<uint32_t>(c.pick(master_.segments.size() + (c.chance(w_.invalid_request_pct) ? 1 : 0)));
@@ -435,6 +461,22 @@ const Object* Workload::retarget(Choices& c, const Model& model, Op* op, bool (*
   if (ids.empty()) return found;
   op->object = pick_of(c, ids);
   return &model.objects().find(op->object)->second;
+}
+
+// Under dynamic replication, a copy mostly (70%) sends a proposal's token
+// (rule dynrep.copy). And a CopyStart mostly (80%), when a live lease's
+// target has begun to leave, is the copy that lease allows, with its token:
+// refused as the target takes no new replica, it ends the lease (rule
+// copy.start); drawn only then, so other seeds keep their draws.
+void Workload::copy_token(Choices& c, const Model& model, Time now, Op* op) const {
+  if (!master_.dynamic_replication) return;
+  if (c.chance(70)) op->proposal = proposal_id(c, *op);
+  if (op->kind != OpKind::CopyStart) return;
+  const std::vector<std::pair<ObjectId, uint32_t>> leases = model.leases_to_leaving_targets(now);
+  if (leases.empty() || !c.chance(80)) return;
+  const auto& [id, proposal] = leases[c.pick(leases.size())];
+  op->object = id;
+  op->proposal = proposal;
 }
 
 // A proposal's id: mostly the key's own (a client retrying, and copying

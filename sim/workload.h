@@ -99,8 +99,10 @@ class Workload {
   // key's writer (0: no object) and, when Ends declare checksums, each key's
   // first replica and the time (end_or_revoke), and when copies are drawn each key's copy
   // owner and source segments (copy_input), and when unmounts are drawn the segments
-  // copies under way read or write or pending leases name (copy_segments) and each segment's
-  // owner (segment_op). States with
+  // copies under way read or write or pending leases name (copy_segments), each segment's
+  // owner and the targets of pending leases an actor mounted (segment_op), and
+  // under dynamic replication with copies drawn the live leases whose target is
+  // leaving (copy_token). States with
   // equal inputs generate the same ops, so the explorer lists them once per input
   // (sim/op_universe.h).
   // A change to what next() reads must change this too.
@@ -113,8 +115,10 @@ class Workload {
   Op advance(Choices& c, const Model& model, Time now) const;
   std::vector<KeyId> batch_keys(Choices& c) const;
   uint32_t proposal_id(Choices& c, const Op& op) const;
+  void copy_token(Choices& c, const Model& model, Time now, Op* op) const;
   Op segment_op(Choices& c, const Model& model, OpKind kind) const;
   static std::vector<uint32_t> copy_segments(const Model& model);
+  static std::vector<uint32_t> actor_lease_targets(const Model& model);
   bool draws_unmounts() const {
     const auto weight = [&](OpKind k) { return w_.weights[static_cast<size_t>(k)]; };
     return weight(OpKind::Unmount) + weight(OpKind::GracefulUnmount) > 0;
