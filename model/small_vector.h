@@ -11,10 +11,8 @@
 #include <cstdlib>
 #include <cstdint>
 #include <cstring>
-#include <initializer_list>
 #include <new>
 #include <type_traits>
-#include <utility>
 
 namespace pinsim {
 
@@ -28,7 +26,6 @@ class SmallVector {
   using const_iterator = const T*;
 
   SmallVector() = default;
-  SmallVector(std::initializer_list<T> values) { append(values.begin(), values.size()); }
   SmallVector(const T* first, const T* last) { append(first, static_cast<size_t>(last - first)); }
   SmallVector(const SmallVector& other) { copy_from(other); }
   SmallVector(SmallVector&& other) noexcept { take(other); }
@@ -51,21 +48,15 @@ class SmallVector {
   iterator end() { return data() + size_; }
   const_iterator begin() const { return data(); }
   const_iterator end() const { return data() + size_; }
-  const_iterator cbegin() const { return begin(); }
   const_iterator cend() const { return end(); }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  T& operator[](size_t i) { return data()[i]; }
-  const T& operator[](size_t i) const { return data()[i]; }
   T& front() { return data()[0]; }
   const T& front() const { return data()[0]; }
-  T& back() { return data()[size_ - 1]; }
-  const T& back() const { return data()[size_ - 1]; }
 
   void reserve(size_t n) {
     if (n > capacity_) grow(n);
   }
-  void clear() { size_ = 0; }
   void push_back(const T& value) {
     if (size_ == capacity_) {
       const T copy = value;  // `value` may be an element
@@ -75,11 +66,6 @@ class SmallVector {
     }
     data()[size_++] = value;
   }
-  template <typename... Args>
-  T& emplace_back(Args&&... args) {
-    push_back(T{std::forward<Args>(args)...});
-    return back();
-  }
   iterator erase(const_iterator first, const_iterator last) {
     T* from = const_cast<T*>(first);
     const size_t gone = static_cast<size_t>(last - first);
@@ -87,9 +73,7 @@ class SmallVector {
     size_ -= gone;
     return from;
   }
-  iterator erase(const_iterator at) { return erase(at, at + 1); }
 
-  bool operator==(const SmallVector& other) const { return std::equal(begin(), end(), other.begin(), other.end()); }
 
  private:
   T* inline_values() { return std::launder(reinterpret_cast<T*>(inline_)); }
