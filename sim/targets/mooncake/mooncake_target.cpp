@@ -805,12 +805,22 @@ class MooncakeTarget final : public Target {
   // takes only that tenant's), so it adds every shard that held one of them.
   // A cleanup (CleanupExpiredSoftPins) expires only pins whose deadline is
   // due, so it reads the shards holding an object whose deadline was at or
-  // before now. Everything else has all shards read again; an advance calls
-  // nothing in the master. Every kFullViewEvery-th View and the first read all shards.
+  // before now. Eviction, the removals by pattern, a snapshot, the quota
+  // calls and the segment calls can erase or change objects but never create
+  // one (a mount changes none), so they read every shard that held an object
+  // as last read. A restore reads all shards; an advance calls nothing in the
+  // master. Every kFullViewEvery-th View and the first read all shards.
   // PINSIM_MOONCAKE_CHECK_VIEW=1 compares every View with a full read.
   static constexpr uint64_t kFullViewEvery = 32;
 
-  bool changes_only_its_keys(const Op& op) const {
+  // What an op can change among the objects, which decides the shards its View reads.
+  enum class Touches {
+    Keys,  // its own keys' objects (a cleanup: the due pins')
+    Held,  // only objects that exist: it can erase or change them, never create one
+    All,   // it may create objects anywhere (a restore)
+  };
+
+  Touches touches(const Op& op) const {
     switch (op.kind) {
       case OpKind::Get: case OpKind::Exist: case OpKind::PutEnd: case OpKind::PutRevoke: case OpKind::UpsertEnd:
       case OpKind::UpsertRevoke: case OpKind::Remove: case OpKind::BatchExist: case OpKind::BatchGet:
@@ -820,15 +830,17 @@ class MooncakeTarget final : public Target {
       case OpKind::CopyStart: case OpKind::CopyEnd: case OpKind::CopyRevoke: case OpKind::Propose:
       case OpKind::OffloadEnd: case OpKind::PromotionStart: case OpKind::PromotionEnd:
       case OpKind::OffloadTake:  // the keys it took (local_disk marks them)
-        return true;
+        return Touches::Keys;
       case OpKind::Cleanup:  // its objects are the due pins' (touch)
-        return PINSIM_MC_HAS_CLEANUP && !PINSIM_MC_HAS_RETAIN_GROUPS;
-      case OpKind::RemoveAll: case OpKind::RemoveByRegex: case OpKind::RetainGroups: case OpKind::Evict:
-      case OpKind::Snapshot: case OpKind::Restore: case OpKind::SetQuota:
-      case OpKind::DeleteQuota: case OpKind::Unmount: case OpKind::Mount: case OpKind::GracefulUnmount:
-        return false;
+        return PINSIM_MC_HAS_CLEANUP && !PINSIM_MC_HAS_RETAIN_GROUPS ? Touches::Keys : Touches::All;
+      case OpKind::RemoveAll: case OpKind::RemoveByRegex: case OpKind::Evict: case OpKind::Snapshot:
+      case OpKind::SetQuota: case OpKind::DeleteQuota: case OpKind::Unmount: case OpKind::Mount:
+      case OpKind::GracefulUnmount:
+        return Touches::Held;
+      case OpKind::RetainGroups: case OpKind::Restore:
+        return Touches::All;
     }
-    return false;
+    return Touches::All;
   }
 
   // Safe from several threads at once: Mooncake's routing (which may lock)
@@ -836,13 +848,15 @@ class MooncakeTarget final : public Target {
   // shard_objects_ changes only in view(), which runs with no op in flight.
   template <typename Tenant>
   void touch(const Op& op, const Tenant& tenant, Time now) {
-    if (std::string_view(PINSIM_MC_TREE_ID) != "main" || !changes_only_its_keys(op)) {
+    const Touches what = std::string_view(PINSIM_MC_TREE_ID) == "main" ? touches(op) : Touches::All;
+    if (what == Touches::All) {
       const std::lock_guard lock(bookkeeping_);
       all_dirty_ = true;  // other trees: the routing argument above is made for main only
       named_tenants_.insert(op.object.tenant);
       if (op.kind == OpKind::Restore) list_tenants_ = true;
       return;
     }
+    if (what == Touches::Held) return touch_held(op.object.tenant);
     if (op.kind == OpKind::Advance || op.kind == OpKind::OffloadTake) return;  // a take: its keys, in local_disk
     if (op.kind == OpKind::Cleanup) return touch_due_pins(now);
     std::vector<ObjectId> ids;
@@ -867,6 +881,17 @@ class MooncakeTarget final : public Target {
       named_tenants_.insert(ids[i].tenant);
       mark_shards_holding([&](const ObjectView& o) { return o.id == ids[i]; });
     }
+  }
+
+  // Every shard that held an object or named a disk file, as last read, and
+  // every named tenant's charge and quota: all an op that creates no object
+  // can change.
+  void touch_held(TenantId tenant) {
+    const std::lock_guard lock(bookkeeping_);
+    named_tenants_.insert(tenant);
+    dirty_tenants_.insert(named_tenants_.begin(), named_tenants_.end());
+    for (const auto& [shard, objects] : shard_objects_) dirty_.insert(shard);
+    for (const auto& [shard, files] : shard_disk_files_) dirty_.insert(shard);
   }
 
   // The shards holding an object whose committed deadline is at or before `now` (as last read).
