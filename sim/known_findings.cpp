@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "json_codec.h"
 
@@ -98,6 +99,20 @@ bool at_task_timeout(const Trace& trace, size_t step) {
          std::any_of(starts.begin(), starts.end(), [&](Time t) { return saturating_deadline(t, timeout) == now; });
 }
 
+// "end_after_copy_end": at or before step `step`, a write's End names a key
+// after a copy of that key ended.
+bool end_after_copy_end(const Trace& trace, size_t step) {
+  std::set<ObjectId> copied;
+  for (size_t i = 0; i < trace.steps.size() && i <= step; ++i) {
+    const Op& op = trace.steps[i].op;
+    if (op.kind == OpKind::CopyEnd) copied.insert(op.object);
+    if (!is_end(op.kind)) continue;
+    for (KeyId k : is_batch(op.kind) ? op.keys : std::vector<KeyId>{op.object.key})
+      if (copied.count({op.object.tenant, k})) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
@@ -121,6 +136,7 @@ std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
       met.push_back("restore_applied");
   }
   if (step < trace.steps.size() && at_task_timeout(trace, step)) met.push_back("at_task_timeout");
+  if (end_after_copy_end(trace, step)) met.push_back("end_after_copy_end");
   return met;
 }
 

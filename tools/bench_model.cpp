@@ -76,8 +76,8 @@ void BM_ModelMixed(benchmark::State& state) {
 BENCHMARK(BM_ModelMixed)->Arg(0)->Arg(1)->MinTime(2.0);
 // A fixed count of steps, for instruction counts that repeat exactly
 // (valgrind --tool=callgrind --toggle-collect='pinsim::Model::apply*'):
-// every step of the mix with eviction passes, from an empty model.
-BENCHMARK(BM_ModelMixed)->Name("BM_ModelMixedFixed")->Arg(1)->Iterations(1 << 18);
+// every step of either mix, from an empty model.
+BENCHMARK(BM_ModelMixed)->Name("BM_ModelMixedFixed")->Arg(0)->Arg(1)->Iterations(1 << 18);
 
 }  // namespace
 

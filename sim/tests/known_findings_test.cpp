@@ -72,6 +72,23 @@ TEST(KnownFindings, AtTaskTimeoutIsTheReleaseTimeoutAfterAnEnd) {
   EXPECT_EQ(conditions_met(t, 5), std::vector<std::string>{});  // a millisecond after
 }
 
+// "end_after_copy_end": a write's End (single or batch) names a key after a
+// copy of that same key ended; an End before the copy's, or of another key,
+// is not that condition.
+TEST(KnownFindings, EndAfterCopyEndNeedsTheSameKeyAfterTheCopy) {
+  Trace t;
+  for (OpKind k : {OpKind::PutEnd, OpKind::CopyEnd, OpKind::PutEnd, OpKind::BatchPutEnd, OpKind::Get})
+    t.steps.push_back({0, Op{k}, {}, {}});
+  t.steps[1].op.object = {0, 1};
+  t.steps[0].op.object = {0, 1};  // before the copy ended
+  t.steps[2].op.object = {0, 2};  // another key
+  t.steps[3].op.keys = {3, 1};    // the copied key, in a batch
+  EXPECT_EQ(conditions_met(t, 2), std::vector<std::string>{});
+  EXPECT_EQ(conditions_met(t, 4), std::vector<std::string>{"end_after_copy_end"});
+  t.steps[3].op.object.tenant = 1;  // the same key of another tenant
+  EXPECT_EQ(conditions_met(t, 4), std::vector<std::string>{});
+}
+
 // A finding confirmed on another tree (also_on) is recognised there too.
 TEST(KnownFindings, AFindingAlsoOnAnotherTreeMatchesThere) {
   const std::vector<KnownFinding> known{{"d.json", "main", {"view/get/hits"}, {}, {"pr-2835"}}};
