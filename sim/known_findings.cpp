@@ -113,6 +113,17 @@ bool end_after_copy_end(const Trace& trace, size_t step) {
   return false;
 }
 
+// "expected_quota_exceeded": the failing step's expected outcome (in a
+// campaign, the model's, which the runner records) refuses it, or one of its
+// keys, for the tenant's quota.
+bool expected_quota_exceeded(const Trace& trace, size_t step) {
+  if (step >= trace.steps.size() || !trace.steps[step].expect) return false;
+  const Outcome& o = *trace.steps[step].expect;
+  return o.code == ErrorCode::TENANT_QUOTA_EXCEEDED ||
+         std::any_of(o.results.begin(), o.results.end(),
+                     [](const KeyResult& r) { return r.code == ErrorCode::TENANT_QUOTA_EXCEEDED; });
+}
+
 }  // namespace
 
 std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
@@ -137,6 +148,7 @@ std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
   }
   if (step < trace.steps.size() && at_task_timeout(trace, step)) met.push_back("at_task_timeout");
   if (end_after_copy_end(trace, step)) met.push_back("end_after_copy_end");
+  if (expected_quota_exceeded(trace, step)) met.push_back("expected_quota_exceeded");
   return met;
 }
 

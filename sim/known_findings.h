@@ -43,9 +43,12 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // "at_task_timeout", the failing step runs exactly at the release timeout
 // of a task an earlier step may have started (an End's offload, a read's or
 // a holder's promotion, a copy); "end_after_copy_end", a write's End at or
-// before it names a key after a copy of that key ended.
+// before it names a key after a copy of that key ended;
+// "expected_quota_exceeded", the failing step's expected outcome (the model's
+// in a campaign) is TENANT_QUOTA_EXCEEDED, for the op or one of its keys.
 inline constexpr std::string_view kFindingConditions[] = {"proposal_id_reused", "restore_applied", "dfs_asked",
-                                                          "at_task_timeout", "end_after_copy_end"};
+                                                          "at_task_timeout", "end_after_copy_end",
+                                                          "expected_quota_exceeded"};
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`

@@ -89,6 +89,21 @@ TEST(KnownFindings, EndAfterCopyEndNeedsTheSameKeyAfterTheCopy) {
   EXPECT_EQ(conditions_met(t, 4), std::vector<std::string>{});
 }
 
+// "expected_quota_exceeded": the failing step's expected outcome refuses it
+// for quota, as a whole or for one of a batch's keys.
+TEST(KnownFindings, ExpectedQuotaExceededReadsTheFailingStepsExpectation) {
+  Trace t;
+  for (OpKind k : {OpKind::UpsertStart, OpKind::BatchUpsertStart, OpKind::UpsertStart})
+    t.steps.push_back({0, Op{k}, {}, {}});
+  t.steps[0].expect = Outcome::of(ErrorCode::TENANT_QUOTA_EXCEEDED);
+  t.steps[1].expect = Outcome{};
+  t.steps[1].expect->results = {{ErrorCode::OK}, {ErrorCode::TENANT_QUOTA_EXCEEDED}};
+  t.steps[2].expect = Outcome::of(ErrorCode::NO_AVAILABLE_HANDLE);
+  EXPECT_EQ(conditions_met(t, 0), std::vector<std::string>{"expected_quota_exceeded"});
+  EXPECT_EQ(conditions_met(t, 1), std::vector<std::string>{"expected_quota_exceeded"});
+  EXPECT_EQ(conditions_met(t, 2), std::vector<std::string>{});  // an earlier step's does not count
+}
+
 // A finding confirmed on another tree (also_on) is recognised there too.
 TEST(KnownFindings, AFindingAlsoOnAnotherTreeMatchesThere) {
   const std::vector<KnownFinding> known{{"d.json", "main", {"view/get/hits"}, {}, {"pr-2835"}}};
