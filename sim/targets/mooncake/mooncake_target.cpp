@@ -1503,8 +1503,9 @@ void process_setup() {
     // Freed memory stays in the heap: every mount builds its segment's
     // allocator (a vector of up to 64 Ki nodes, megabytes), and a reset frees
     // it, so trimming the heap's top and growing it again made page faults
-    // and brk calls a third of an exploration's time (the explorer resets and
-    // mounts once per transition).
+    // and brk calls a third of an exploration's time once the process had run
+    // other configurations (the explorer's ladder resets and mounts once per
+    // transition), and a tenth of a swarm's.
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
   });
