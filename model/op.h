@@ -191,6 +191,15 @@ constexpr Time time_after(Time now, const Op& op) {
   return op.kind == OpKind::Advance ? saturating_deadline(now, op.advance_ms) : now;
 }
 
+// Whether `op` names the object: its key, or one of a batch op's keys.
+inline bool touches(const Op& op, ObjectId id) {
+  if (!is_batch(op.kind)) return is_key_op(op.kind) && op.object == id;
+  if (id.tenant != op.object.tenant) return false;
+  for (KeyId k : op.keys)
+    if (k == id.key) return true;
+  return false;
+}
+
 // "t<tenant>/k<key>", how reports name an object.
 inline std::string object_name(ObjectId id) { return "t" + std::to_string(id.tenant) + "/k" + std::to_string(id.key); }
 

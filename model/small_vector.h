@@ -74,7 +74,6 @@ class SmallVector {
     return from;
   }
 
-
  private:
   T* inline_values() { return std::launder(reinterpret_cast<T*>(inline_)); }
   const T* inline_values() const { return std::launder(reinterpret_cast<const T*>(inline_)); }

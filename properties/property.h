@@ -18,13 +18,6 @@ inline const ObjectView* find_object(const View& v, ObjectId id) {
 inline std::string name(ObjectId id) { return object_name(id); }
 inline std::string show(const std::optional<Time>& t) { return t ? std::to_string(*t) : "none"; }
 
-// Whether `op` names the object: its key, or one of a batch op's keys.
-inline bool touches(const Op& op, ObjectId id) {
-  if (is_batch(op.kind))
-    return id.tenant == op.object.tenant && std::find(op.keys.begin(), op.keys.end(), id.key) != op.keys.end();
-  return is_key_op(op.kind) && op.object == id;
-}
-
 inline uint32_t complete(const ObjectView& o) {
   return o.complete_memory + o.complete_nof + o.complete_disk + o.complete_dfs;
 }

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <set>
 
 #include "json_codec.h"
 
@@ -102,13 +101,12 @@ bool at_task_timeout(const Trace& trace, size_t step) {
 // "end_after_copy_end": at or before step `step`, a write's End names a key
 // after a copy of that key ended.
 bool end_after_copy_end(const Trace& trace, size_t step) {
-  std::set<ObjectId> copied;
+  std::vector<ObjectId> copied;
   for (size_t i = 0; i < trace.steps.size() && i <= step; ++i) {
     const Op& op = trace.steps[i].op;
-    if (op.kind == OpKind::CopyEnd) copied.insert(op.object);
-    if (!is_end(op.kind)) continue;
-    for (KeyId k : is_batch(op.kind) ? op.keys : std::vector<KeyId>{op.object.key})
-      if (copied.count({op.object.tenant, k})) return true;
+    if (op.kind == OpKind::CopyEnd) copied.push_back(op.object);
+    if (is_end(op.kind) && std::any_of(copied.begin(), copied.end(), [&](ObjectId id) { return touches(op, id); }))
+      return true;
   }
   return false;
 }

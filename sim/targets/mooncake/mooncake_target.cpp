@@ -820,7 +820,7 @@ class MooncakeTarget final : public Target {
     All,   // it may create objects anywhere (a restore)
   };
 
-  Touches touches(const Op& op) const {
+  Touches touched_by(const Op& op) const {
     switch (op.kind) {
       case OpKind::Get: case OpKind::Exist: case OpKind::PutEnd: case OpKind::PutRevoke: case OpKind::UpsertEnd:
       case OpKind::UpsertRevoke: case OpKind::Remove: case OpKind::BatchExist: case OpKind::BatchGet:
@@ -848,7 +848,7 @@ class MooncakeTarget final : public Target {
   // shard_objects_ changes only in view(), which runs with no op in flight.
   template <typename Tenant>
   void touch(const Op& op, const Tenant& tenant, Time now) {
-    const Touches what = std::string_view(PINSIM_MC_TREE_ID) == "main" ? touches(op) : Touches::All;
+    const Touches what = std::string_view(PINSIM_MC_TREE_ID) == "main" ? touched_by(op) : Touches::All;
     if (what == Touches::All) {
       const std::lock_guard lock(bookkeeping_);
       all_dirty_ = true;  // other trees: the routing argument above is made for main only
