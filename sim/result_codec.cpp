@@ -1,6 +1,9 @@
 // RunResult to bytes and back; see result_codec.h.
 #include "result_codec.h"
 
+#include <algorithm>
+#include <charconv>
+
 #include <nlohmann/json.hpp>
 
 #include "json_codec.h"
@@ -31,11 +34,18 @@ Failure decode_failure(const json& j) {
 
 }  // namespace
 
+// The bytes: the trace's length in decimal and a newline, the trace's text,
+// then the rest as JSON. The trace is not a string inside the JSON: escaping
+// and unescaping it was most of a --jobs campaign's work in its first process.
 std::string encode_run_result(const RunResult& r, bool with_trace) {
+  std::string trace;
+  if (with_trace || r.failure) {
+    trace = write_trace(r.trace);
+  } else {  // the trace without its steps, which are not copied
+    const Trace& t = r.trace;
+    trace = write_trace(Trace{t.description, t.rule, t.seed, t.finding, t.run, t.config, {}, t.concurrent});
+  }
   json j;
-  Trace trace = r.trace;
-  if (!with_trace && !r.failure) trace.steps.clear();
-  j["trace"] = write_trace(trace);
   if (r.failure) j["failure"] = encode_failure(*r.failure);
   j["comparisons"] = r.comparisons;
   j["hits"] = r.hits.count;
@@ -43,14 +53,20 @@ std::string encode_run_result(const RunResult& r, bool with_trace) {
   j["unchecked_expectations"] = r.unchecked_expectations;
   j["variant"] = r.variant;
   j["steps"] = r.steps;
-  return j.dump();
+  return std::to_string(trace.size()) + "\n" + trace + j.dump();
 }
 
 RunResult decode_run_result(const std::string& bytes) {
   try {
-    const json j = json::parse(bytes);
+    const size_t newline = bytes.find('\n');
+    size_t length = 0;
+    const auto [end, ec] = std::from_chars(bytes.data(), bytes.data() + std::min(newline, bytes.size()), length);
+    if (newline == std::string::npos || ec != std::errc() || end != bytes.data() + newline ||
+        length > bytes.size() - newline - 1)
+      throw DecodeError("a worker's result: no trace length");
+    const json j = json::parse(bytes.begin() + static_cast<std::ptrdiff_t>(newline + 1 + length), bytes.end());
     RunResult r;
-    r.trace = read_trace(j.at("trace").get<std::string>(), "a worker's result");
+    r.trace = read_trace(bytes.substr(newline + 1, length), "a worker's result");
     if (j.contains("failure")) r.failure = decode_failure(j.at("failure"));
     r.comparisons = j.at("comparisons").get<uint64_t>();
     r.hits.count = j.at("hits").get<decltype(r.hits.count)>();

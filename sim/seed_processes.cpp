@@ -59,9 +59,11 @@ struct Message {
   std::string text;
 };
 
-bool send(int fd, const Message& m) {
+bool send(int fd, const Message& m) {  // one write: each system call costs a worker time
   const uint64_t head[3] = {m.seed, m.ok ? 1u : 0u, m.text.size()};
-  return write_all(fd, head, sizeof head) && write_all(fd, m.text.data(), m.text.size());
+  std::string bytes(reinterpret_cast<const char*>(head), sizeof head);
+  bytes += m.text;
+  return write_all(fd, bytes.data(), bytes.size());
 }
 
 std::optional<Message> receive(int fd) {
@@ -119,50 +121,62 @@ void SeedProcesses::start_workers() {
       worker_done();
     }
     close(request[0]), close(reply[1]);
-    workers_.push_back({pid, request[1], reply[0], std::nullopt});
+    workers_.push_back({pid, request[1], reply[0], {}});
   }
 }
 
-// Hands seeds from `next_dispatch_` on to idle workers, keeping at most a few
-// results per worker ahead of the loop.
+// Hands seeds from `next_dispatch_` on to the workers: a worker whose queue
+// is down to kRefillAt gets consecutive seeds up to kQueued in one write,
+// while at most kAhead results per worker are in flight or waiting for the
+// loop. Fewer, larger writes: each system call costs this process time the
+// workers would use.
 void SeedProcesses::dispatch(uint64_t first) {
+  constexpr size_t kQueued = 8, kRefillAt = 4, kAhead = 12;
   if (!dispatched_any_) next_dispatch_ = first, dispatched_any_ = true;
   size_t in_flight = 0;
-  for (const Worker& w : workers_) in_flight += w.busy.has_value();
+  for (const Worker& w : workers_) in_flight += w.queued.size();
   for (Worker& w : workers_) {
-    if (w.busy || !next_dispatch_ || in_flight + done_.size() >= 4 * workers_.size()) continue;
-    const uint64_t seed = *next_dispatch_;
-    if (!write_all(w.request, &seed, sizeof seed)) {
+    std::vector<uint64_t> seeds;
+    if (w.queued.size() > kRefillAt) continue;
+    while (next_dispatch_ && w.queued.size() + seeds.size() < kQueued &&
+           in_flight + seeds.size() + done_.size() < kAhead * workers_.size()) {
+      seeds.push_back(*next_dispatch_);
+      next_dispatch_ = o_.next(*next_dispatch_);
+    }
+    if (seeds.empty()) continue;
+    if (!write_all(w.request, seeds.data(), seeds.size() * sizeof seeds[0])) {
+      if (!w.queued.empty()) return;  // it died running its first queued seed: collect() names that one
       int status = 0;
       waitpid(w.pid, &status, 0);
       w.pid = -1;
-      throw std::runtime_error("seed " + std::to_string(seed) + ": the worker process to run it " + ended(status));
+      throw std::runtime_error("seed " + std::to_string(seeds[0]) + ": the worker process to run it " + ended(status));
     }
-    w.busy = seed, ++in_flight;
-    next_dispatch_ = o_.next(seed);
+    w.queued.insert(w.queued.end(), seeds.begin(), seeds.end());
+    in_flight += seeds.size();
   }
 }
 
 void SeedProcesses::collect() {
   std::vector<pollfd> fds;
   for (const Worker& w : workers_)
-    if (w.busy) fds.push_back({w.reply, POLLIN, 0});
+    if (!w.queued.empty()) fds.push_back({w.reply, POLLIN, 0});
   if (fds.empty()) throw std::logic_error("SeedProcesses: waiting with no seed in flight");
   while (poll(fds.data(), fds.size(), -1) < 0)
     if (errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
   for (Worker& w : workers_) {
-    if (!w.busy) continue;
+    if (w.queued.empty()) continue;
     auto it = std::find_if(fds.begin(), fds.end(), [&](const pollfd& p) { return p.fd == w.reply; });
     if (!(it->revents & (POLLIN | POLLHUP | POLLERR))) continue;
-    std::optional<Message> m = receive(w.reply);
+    std::optional<Message> m = receive(w.reply);  // a worker answers its seeds in the order sent
     if (!m) {
       int status = 0;
       waitpid(w.pid, &status, 0);
       w.pid = -1;
-      throw std::runtime_error("seed " + std::to_string(*w.busy) + ": the worker process running it " + ended(status));
+      throw std::runtime_error("seed " + std::to_string(w.queued.front()) + ": the worker process running it " +
+                               ended(status));
     }
     done_[m->seed] = {m->ok, std::move(m->text)};
-    w.busy.reset();
+    w.queued.pop_front();
   }
 }
 
@@ -187,7 +201,7 @@ RunResult SeedProcesses::result(uint64_t seed) {
 SeedProcesses::~SeedProcesses() {
   for (Worker& w : workers_) {
     close(w.request);
-    if (w.busy && w.pid > 0) kill(w.pid, SIGKILL);
+    if (!w.queued.empty() && w.pid > 0) kill(w.pid, SIGKILL);
   }
   for (Worker& w : workers_) {
     if (w.pid > 0)

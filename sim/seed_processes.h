@@ -4,12 +4,15 @@
 // loop sees the same results in the same order whichever worker finished
 // first; seeds run ahead of the loop are dropped when it stops early. A seed
 // gives the same result in any process because a run depends only on its
-// seed and options (targets start every run from the same state).
+// seed and options (targets start every run from the same state). Each
+// worker is sent a few seeds ahead, so it starts the next one as soon as it
+// has written a result, without waiting for this process to read it.
 #pragma once
 #include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -42,7 +45,7 @@ class SeedProcesses {
   struct Worker {
     pid_t pid = -1;
     int request = -1, reply = -1;  // our ends of its pipes
-    std::optional<uint64_t> busy;  // the seed it is running
+    std::deque<uint64_t> queued;  // the seeds sent to it and not yet answered, in order
   };
   void start_workers();
   void dispatch(uint64_t first);
