@@ -39,13 +39,25 @@ void draw_seed(RandomChoices& choices, const SeedOptions& options, WorkloadConfi
 
 namespace {
 
-// The seed after `seed` in the campaign (its shard, up to `last`).
-std::optional<uint64_t> next_seed(const CampaignOptions& o, uint64_t seed) {
+// The seed after `seed` in the campaign (the list's next; or its shard's, up to `last`).
+std::optional<uint64_t> next_seed_after(const CampaignOptions& o, uint64_t seed) {
+  if (!o.seed_list.empty()) {
+    auto it = std::find(o.seed_list.begin(), o.seed_list.end(), seed);
+    if (it == o.seed_list.end() || ++it == o.seed_list.end()) return std::nullopt;
+    return *it;
+  }
   while (seed != o.last) {
     ++seed;
     if (seed % o.shard_n == o.shard_k) return seed;
   }
   return std::nullopt;
+}
+
+// The campaign's first seed: the list's, or the first of its shard from `first`.
+std::optional<uint64_t> first_seed(const CampaignOptions& o) {
+  if (!o.seed_list.empty()) return o.seed_list.front();
+  if (o.first % o.shard_n == o.shard_k) return o.first;
+  return o.first == o.last ? std::nullopt : next_seed_after(o, o.first);
 }
 
 }  // namespace
@@ -94,28 +106,25 @@ CampaignSummary run_campaign(const CampaignOptions& o, TargetFactory factory, co
                              if (o.seed_runner) return o.seed_runner(seed);
                              return run_seed(seed, o.seed, factory, target_options, checks);
                            },
-                           [&o](uint64_t seed) { return next_seed(o, seed); }, o.passing_traces});
-  for (uint64_t seed = o.first;; ++seed) {
+                           [&o](uint64_t seed) { return next_seed_after(o, seed); }, o.passing_traces});
+  for (std::optional<uint64_t> seed = first_seed(o); seed; seed = next_seed_after(o, *seed)) {
     if (o.more && !o.more(sum)) break;
-    if (seed % o.shard_n == o.shard_k) {
-      RunResult r = processes.result(seed);
-      if (!r.error.empty()) {
-        ++sum.refused;
-      } else {
-        ++sum.seeds;
-        sum.steps += r.steps;
-        sum.comparisons += r.comparisons;
-        sum.hits.merge(r.hits);
-        sum.schedules += r.schedules, sum.decisions += r.decisions, sum.preemptions += r.preemptions;
-        sum.lock_edges = std::max(sum.lock_edges, r.lock_edges);
-        for (int i = 0; i < kRuleCount; ++i) sum.seeds_hitting.count[i] += r.hits.count[i] != 0;
-        const KnownFinding* k = known_failure(o.known, r);
-        if (k) ++sum.known[k->file];
-        else if (r.failure) ++sum.failures;
-        if (on_seed && !on_seed(seed, r, k)) break;
-      }
+    RunResult r = processes.result(*seed);
+    if (!r.error.empty()) {
+      ++sum.refused;
+      continue;
     }
-    if (seed == o.last) break;
+    ++sum.seeds;
+    sum.steps += r.steps;
+    sum.comparisons += r.comparisons;
+    sum.hits.merge(r.hits);
+    sum.schedules += r.schedules, sum.decisions += r.decisions, sum.preemptions += r.preemptions;
+    sum.lock_edges = std::max(sum.lock_edges, r.lock_edges);
+    for (int i = 0; i < kRuleCount; ++i) sum.seeds_hitting.count[i] += r.hits.count[i] != 0;
+    const KnownFinding* k = known_failure(o.known, r);
+    if (k) ++sum.known[k->file];
+    else if (r.failure) ++sum.failures;
+    if (on_seed && !on_seed(*seed, r, k)) break;
   }
   return sum;
 }

@@ -71,6 +71,9 @@ struct CampaignOptions {
   SeedOptions seed;
   std::vector<KnownFinding> known;
   std::function<bool(const CampaignSummary&)> more;  // asked before each seed; empty: until `last`
+  // Non-empty: exactly these seeds, in this order (first, last and the shard
+  // are not used); a differential gate runs its base's seeds so.
+  std::vector<uint64_t> seed_list;
   unsigned jobs = 1;
   bool passing_traces = false;
   // Runs one seed in place of the lockstep run_seed (empty: run_seed): how

@@ -123,11 +123,14 @@ class Gate {
     return {k.file, "changed", sig};
   }
 
-  // One preset's seeds through the campaign loop: `first..last` of one
-  // shard while `more` allows. Known findings are sorted by record().
-  void run_preset(const Preset& p, uint64_t first, uint64_t last, const std::function<bool()>& more, PresetRun& run) {
+  // One preset's seeds through the campaign loop: `seeds` when given, else
+  // seeds from 1 of one shard, while `more` allows. Known findings are
+  // sorted by record().
+  void run_preset(const Preset& p, std::vector<uint64_t> seeds, const std::function<bool()>& more, PresetRun& run) {
     CampaignOptions c;
-    c.first = first, c.last = last, c.shard_k = o_.shard_k, c.shard_n = o_.shard_n;
+    c.shard_k = o_.shard_k, c.shard_n = o_.shard_n;
+    c.seed_list = std::move(seeds);
+    c.jobs = o_.jobs;
     c.seed.steps = o_.steps;
     c.seed.profile = o_.profile;
     c.seed.preset = &p;
@@ -165,18 +168,13 @@ class Gate {
       PresetRun run{std::string(all[i].name)};
       run.started = o_.elapsed();
       if (o_.base) {
+        std::vector<uint64_t> seeds;
         for (const PresetRun& b : o_.base->runs)
-          if (b.preset == run.preset)
-            for (uint64_t seed : b.seeds) {
-              PresetRun one{run.preset};
-              one.started = run.started;
-              run_preset(all[i], seed, seed, [] { return true; }, one);
-              run.seeds.insert(run.seeds.end(), one.seeds.begin(), one.seeds.end());
-              run.seeds_run += one.seeds_run, run.refused += one.refused, run.steps += one.steps;
-            }
+          if (b.preset == run.preset) seeds.insert(seeds.end(), b.seeds.begin(), b.seeds.end());
+        if (!seeds.empty()) run_preset(all[i], std::move(seeds), [] { return true; }, run);
       } else {
         const double end = start + usable * static_cast<double>(i + 1) / static_cast<double>(all.size());
-        run_preset(all[i], 1, UINT64_MAX, [&] { return o_.elapsed() < end; }, run);
+        run_preset(all[i], {}, [&] { return o_.elapsed() < end; }, run);
       }
       result_.runs.push_back(std::move(run));
     }

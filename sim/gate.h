@@ -87,6 +87,7 @@ struct GateOptions {
   uint64_t shard_k = 0, shard_n = 1;
   std::function<double()> elapsed;  // seconds since the gate started
   bool stop_on_new = false;  // end at the first new failure (mutation runs: a kill is enough)
+  unsigned jobs = 1;  // worker processes for the presets' seeds (campaign.h)
 };
 
 struct GateResult {

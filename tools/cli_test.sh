@@ -192,6 +192,16 @@ summary "$T/g0.json" 'j["format"] == "pinsim-gate" and j["verdict"] == "green" a
 check 1 - gate --target embedded --fault F16 --budget 2s --steps 50 --out "$T/gf" --json "$T/gf.json"
 check 0 - gate --target embedded --fault F16 --steps 50 --base "$T/gf.json" --out "$T/gb" --json "$T/gb.json"
 summary "$T/gb.json" 'j["verdict"] == "green" and j["failures"] and all(f["verdict"] == "pre-existing" and len(f["fingerprint"]) == 32 for f in j["failures"])'
+# With worker processes the differential run takes exactly the base's seeds, in order, and fails them alike.
+check 0 - gate --target embedded --fault F16 --steps 50 --base "$T/gf.json" --jobs 2 --out "$T/gj" --json "$T/gj.json"
+python3 - "$T/gf.json" "$T/gj.json" <<'PY' || fail=1
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+same_seeds = [r["seeds"] for r in a["runs"]] == [r["seeds"] for r in b["runs"]]
+same_failures = sorted((f["source"], f["fingerprint"]) for f in a["failures"]) == sorted((f["source"], f["fingerprint"]) for f in b["failures"])
+if not (same_seeds and same_failures): print("FAIL: gate --jobs 2 --base ran other seeds or failed them otherwise"); sys.exit(1)
+PY
+check 2 "0 workers would run nothing" gate --target embedded --jobs 0
 check 2 "expected text or json" run --format yaml
 check 2 "cannot write file" explore --junit "$T/no/such/dir/x.xml"
 # Every command has --help (exit 0) whose example files exist; --stop-on-failure

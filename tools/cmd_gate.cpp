@@ -98,6 +98,8 @@ GateOptions options_of(const po::variables_map& vm, const std::string& target) {
   GateOptions o;
   o.budget_seconds = parse_budget(vm["budget"].as<std::string>());
   o.steps = count_of(vm, "steps", 1'000'000);
+  o.jobs = static_cast<unsigned>(count_of(vm, "jobs", 64));
+  if (o.jobs == 0) throw UsageError("--jobs: 0 workers would run nothing");
   if (o.steps == 0) throw UsageError("--steps: must be at least 1");
   o.profile = default_profile(target);
   const std::string scenarios = vm["scenarios"].as<std::string>();
@@ -128,7 +130,8 @@ int cmd_gate(const std::vector<std::string>& args) {
       ("merge", po::value<std::vector<std::string>>()->multitoken(), "combine shard summaries instead of running")
       ("table", po::value<std::vector<std::string>>()->multitoken(),
        "NAME=FILE...: one table over several trees' JSON summaries instead of running")
-      ("stop-on-new", po::bool_switch(), "end at the first new failure (a mutation run needs one kill)");
+      ("stop-on-new", po::bool_switch(), "end at the first new failure (a mutation run needs one kill)")
+      ("jobs", po::value<std::string>()->default_value("1"), "run the presets' seeds in N worker processes");
   add_target_and_check_options(desc);
   const po::variables_map vm = parse(args, desc);
   if (vm.count("merge")) return merge(vm);

@@ -9,6 +9,7 @@
 #include "mooncake_target.h"
 
 #include <malloc.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -264,9 +265,23 @@ struct Kept {
 // 32 kept 45 s and 670 MB, 64 kept 41 s and 1.3 GB.
 constexpr size_t kMaxKept = 32;
 
+// A forked process (a --jobs worker) does not take the masters its parent
+// kept: their policy files and DFS roots are the parent's, and two workers
+// writing one policy file read each other's quotas. It abandons them, never
+// destroying them (their files are not its own), and constructs its own.
+void abandon_kept_masters_in_child();
+
 std::vector<Kept>& kept_masters() {
-  static auto* kept = new std::vector<Kept>;  // never destroyed: Mooncake's singletons may go first at exit
+  static auto* kept = [] {
+    pthread_atfork(nullptr, nullptr, abandon_kept_masters_in_child);
+    return new std::vector<Kept>;  // never destroyed: Mooncake's singletons may go first at exit
+  }();
   return *kept;
+}
+
+void abandon_kept_masters_in_child() {
+  for (Kept& k : kept_masters()) (void)k.service.release();
+  kept_masters().clear();
 }
 
 bool reuse_masters() {
