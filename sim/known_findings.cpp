@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <variant>
 
 #include "json_codec.h"
+#include "model.h"
 
 namespace pinsim {
 
@@ -83,6 +85,10 @@ bool may_start_task(OpKind kind) {
   }
 }
 
+bool may_evict_for_quota(OpKind kind) {
+  return kind == OpKind::PutStart || kind == OpKind::UpsertStart || kind == OpKind::BatchUpsertStart;
+}
+
 // "at_task_timeout": step `step` runs exactly at the release timeout of a
 // task an earlier step may have started.
 bool at_task_timeout(const Trace& trace, size_t step) {
@@ -122,6 +128,21 @@ bool expected_quota_exceeded(const Trace& trace, size_t step) {
                      [](const KeyResult& r) { return r.code == ErrorCode::TENANT_QUOTA_EXCEEDED; });
 }
 
+// "model_quota_evicted": the model, replayed through the trace, ran a quota
+// eviction at step `step` (a Start, or a batch's, refused for the tenant's
+// quota in an attempt and retried after evicting the tenant's memory). Only
+// a Start can, so no other step is replayed.
+bool model_quota_evicted(const Trace& trace, size_t step) {
+  if (step >= trace.steps.size() || !may_evict_for_quota(trace.steps[step].op.kind)) return false;
+  auto created = Model::create(trace.config);
+  Model* model = std::get_if<Model>(&created);
+  if (!model) return false;
+  for (size_t i = 0; i < step; ++i) model->apply(trace.steps[i].op, trace.steps[i].t);
+  const auto before = model->hits().count[static_cast<int>(Rule::QuotaEviction)];
+  model->apply(trace.steps[step].op, trace.steps[step].t);
+  return model->hits().count[static_cast<int>(Rule::QuotaEviction)] != before;
+}
+
 }  // namespace
 
 std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
@@ -147,6 +168,7 @@ std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
   if (step < trace.steps.size() && at_task_timeout(trace, step)) met.push_back("at_task_timeout");
   if (end_after_copy_end(trace, step)) met.push_back("end_after_copy_end");
   if (expected_quota_exceeded(trace, step)) met.push_back("expected_quota_exceeded");
+  if (model_quota_evicted(trace, step)) met.push_back("model_quota_evicted");
   return met;
 }
 

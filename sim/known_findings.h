@@ -45,10 +45,12 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // a holder's promotion, a copy); "end_after_copy_end", a write's End at or
 // before it names a key after a copy of that key ended;
 // "expected_quota_exceeded", the failing step's expected outcome (the model's
-// in a campaign) is TENANT_QUOTA_EXCEEDED, for the op or one of its keys.
+// in a campaign) is TENANT_QUOTA_EXCEEDED, for the op or one of its keys;
+// "model_quota_evicted", the model replayed through the trace ran a quota
+// eviction at the failing step (an attempt of a Start refused for quota).
 inline constexpr std::string_view kFindingConditions[] = {"proposal_id_reused", "restore_applied", "dfs_asked",
                                                           "at_task_timeout", "end_after_copy_end",
-                                                          "expected_quota_exceeded"};
+                                                          "expected_quota_exceeded", "model_quota_evicted"};
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`

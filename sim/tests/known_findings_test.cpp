@@ -104,6 +104,25 @@ TEST(KnownFindings, ExpectedQuotaExceededReadsTheFailingStepsExpectation) {
   EXPECT_EQ(conditions_met(t, 2), std::vector<std::string>{});  // an earlier step's does not count
 }
 
+// "model_quota_evicted": the model, replayed, evicts the tenant's memory for
+// the failing Start (its first attempt refused for quota), and only there.
+TEST(KnownFindings, ModelQuotaEvictedReplaysTheModelToTheFailingStep) {
+  Trace t;
+  t.config.multi_tenant = true;
+  t.config.tenant_quota_bytes = {{0, 64}};
+  t.config.segments = {{ReplicaKind::Memory, 1 << 20}};
+  const Op write{.kind = OpKind::PutStart, .object = {0, 0}, .size = 64, .memory_replicas = 1};
+  Op second = write;
+  second.object.key = 1;
+  t.steps = {{0, write, {}, {}}, {0, Op{.kind = OpKind::PutEnd, .object = {0, 0}}, {}, {}}, {0, second, {}, {}},
+             {0, Op{.kind = OpKind::Get, .object = {0, 1}}, {}, {}}};
+  EXPECT_EQ(conditions_met(t, 0), std::vector<std::string>{});  // the first write fits its quota
+  EXPECT_EQ(conditions_met(t, 2), std::vector<std::string>{"model_quota_evicted"});  // k0 makes room for k1
+  EXPECT_EQ(conditions_met(t, 3), std::vector<std::string>{});  // a read evicts nothing
+  t.config.tenant_quota_bytes = {{0, 128}};
+  EXPECT_EQ(conditions_met(t, 2), std::vector<std::string>{});  // both fit
+}
+
 // A finding confirmed on another tree (also_on) is recognised there too.
 TEST(KnownFindings, AFindingAlsoOnAnotherTreeMatchesThere) {
   const std::vector<KnownFinding> known{{"d.json", "main", {"view/get/hits"}, {}, {"pr-2835"}}};
