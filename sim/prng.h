@@ -23,12 +23,14 @@ class Prng {
     s_[3] = rotl(s_[3], 45);
     return result;
   }
-  // Uniform in [0, n) by rejection (no modulo bias); n == 0 gives 0.
+  // Uniform in [0, n) by rejection (no modulo bias); n == 0 gives 0. The
+  // rejected draws are those at or above UINT64_MAX - UINT64_MAX % n, which
+  // is above UINT64_MAX - n: a draw at or below that is kept without the
+  // division that finds the limit (the same draws kept, the same values).
   uint64_t below(uint64_t n) {
     if (n <= 1) return 0;
-    const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-    uint64_t x;
-    do x = next(); while (x >= limit);
+    uint64_t x = next();
+    while (x > UINT64_MAX - n && x >= UINT64_MAX - UINT64_MAX % n) x = next();
     return x % n;
   }
 
