@@ -502,10 +502,16 @@ class Shadow:
 
 # --- Running ----------------------------------------------------------------------------------
 
+def usage_error(message):
+    """Bad input: one line naming it, exit code 2."""
+    print(f"mooncake_mutants: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def parse_budget(s):
     m = re.fullmatch(r"(\d+)(s|m)?", s)
     if not m:
-        sys.exit(f"mooncake_mutants: a budget is seconds like 120s or 10m, got '{s}'")
+        usage_error(f"a budget is seconds like 120s or 10m, got '{s}'")
     return int(m.group(1)) * (60 if m.group(2) == "m" else 1)
 
 
@@ -553,6 +559,7 @@ class Runner:
                "--json", os.path.join(out, "gate.json"), "--markdown", os.path.join(out, "gate.md"),
                "--out", os.path.join(out, "failures")]
         cmd += ["--stop-on-new"] if stop else []
+        cmd += ["--jobs", str(self.args.gate_jobs)] if self.args.gate_jobs > 1 else []
         cmd += ["--base", base] if base else []
         log = open(os.path.join(out, "gate.log"), "w")
         p = subprocess.Popen(cmd, cwd=d, stdout=log, stderr=subprocess.STDOUT)
@@ -670,6 +677,8 @@ def markdown(r):
         for f in b.get("new_failures", []):
             out.append(f"- its failure (pre-existing for the mutants): {f}")
         out.append("")
+    if r.get("gate_jobs", 1) > 1:
+        out += [f"Every gate ran its seeds in {r['gate_jobs']} worker processes (`gate --jobs {r['gate_jobs']}`).", ""]
     if r.get("differential"):
         out += ["Differential: each mutant ran the baseline's seeds (`gate --base`); "
                 "a failure of the baseline's with the same source and signature is pre-existing, not a kill.", ""]
@@ -850,6 +859,8 @@ def main():
     ap.add_argument("--pinsim-source", default=REPO, help="the pinsim tree to build (default: this one)")
     ap.add_argument("--differential", action="store_true",
                     help="accept a red baseline: mutants run its seeds (gate --base), its failures pre-existing")
+    ap.add_argument("--gate-jobs", type=int, default=1,
+                    help="each gate's worker processes (gate --jobs; the next mutant relinks beside them)")
     ap.add_argument("--keep-g", action="store_true", help="compile mutants with -g (slower)")
     ap.add_argument("--list", action="store_true", help="list the sites and the sample, then stop")
     ap.add_argument("--collect", action="store_true",
@@ -864,12 +875,14 @@ def main():
     a.pinsim_build, a.pinsim_source = os.path.abspath(a.pinsim_build), os.path.abspath(a.pinsim_source)
     for p in (a.src, a.build):
         if a.work == p or a.work.startswith(p + os.sep):
-            sys.exit("mooncake_mutants: --work must lie outside the user's trees")
+            usage_error("--work must lie outside the user's trees")
     budget = parse_budget(a.budget)
     rerun = parse_budget(a.rerun_survivors) if a.rerun_survivors else None
     ops = [o for o in a.operators.split(",") if o]
     if any(o not in OPERATORS for o in ops):
-        sys.exit(f"mooncake_mutants: operators are {', '.join(OPERATORS)}")
+        usage_error(f"operators are {', '.join(OPERATORS)}")
+    if not 1 <= a.gate_jobs <= 64:
+        usage_error(f"--gate-jobs: 1 to 64 worker processes, got {a.gate_jobs}")
     log = lambda msg: print(msg, file=sys.stderr, flush=True)
 
     src_file = os.path.join(a.src, FILE)
@@ -911,7 +924,7 @@ def main():
 
     report = {"file": FILE, "src": a.src, "build": a.build, "work": a.work, "pinsim_source": a.pinsim_source,
               "pinsim_commit": pinsim_commit(a.pinsim_source), "seed": a.seed, "budget": budget,
-              "rerun_budget": rerun, "keep_g": a.keep_g, "differential": a.differential, "sites_total": len(sites),
+              "rerun_budget": rerun, "keep_g": a.keep_g, "differential": a.differential, "gate_jobs": a.gate_jobs, "sites_total": len(sites),
               "sites_per_operator": per, "functions": sorted({s["function"] for s in sites}),
               "excluded_functions": excluded, "absent_functions": absent, "mutants": mutants}
     if a.collect:
