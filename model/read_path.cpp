@@ -98,7 +98,10 @@ Outcome Model::remove(const Op& op, Time now) {
 
 // RemoveAll(tenant, force): every object of the tenant whose replicas are all
 // COMPLETE and whose lease has expired (any lease when forced) goes; a soft
-// pin never protects (RFC 3028 rule 10). The answer is how many went.
+// pin never protects (RFC 3028 rule 10). The answer is how many went. An
+// object a single remove takes goes here too: one whose write lost its last
+// PROCESSING replica to an unmount (rule segment.unmount) is all COMPLETE,
+// though its write never ended.
 // RemoveByRegex(pattern, tenant, force) does the same for the keys its
 // pattern matches (rule remove.by-regex).
 Outcome Model::remove_all(const Op& op, Time now) {
@@ -106,8 +109,8 @@ Outcome Model::remove_all(const Op& op, Time now) {
   auto matches = [&](KeyId k) { return !by_regex || std::find(op.keys.begin(), op.keys.end(), k) != op.keys.end(); };
   std::vector<ObjectId> gone;
   for (const auto& [id, obj] : objects_)
-    if (id.tenant == op.object.tenant && matches(id.key) && (op.force || now >= obj.lease) && !obj.processing &&
-        obj.all_complete() && !obj.task)
+    if (id.tenant == op.object.tenant && matches(id.key) && (op.force || now >= obj.lease) && obj.all_complete() &&
+        !obj.task)
       gone.push_back(id);
   if (by_regex && !gone.empty()) hits_.hit(Rule::RemoveByRegex);
   for (ObjectId id : gone) {

@@ -110,7 +110,7 @@ Outcome EmbeddedMaster::remove_all(const Op& op, Time now) {
     std::vector<ObjectId> gone;
     for (const auto& [id, md] : shards_[shard].objects)
       if (id.tenant == op.object.tenant && (!by_regex || matched.count(id.key)) &&
-          (op.force || now >= md->lease) && !md->processing && md->all_complete() && !md->task)
+          (op.force || now >= md->lease) && md->all_complete() && !md->task)
         gone.push_back(id);
     for (ObjectId id : gone) erase_object(shard, id);
     removed += gone.size();
