@@ -88,6 +88,12 @@ void expiry(Choices&, WorkloadConfig& w, Config&) {
   at_least(w, {OpKind::PutStart, OpKind::PutEnd, OpKind::Cleanup, OpKind::Get, OpKind::Exist, OpKind::Advance}, 10);
 }
 
+// Dynamic replication stays on two memory segments, where at most one
+// target qualifies: with three, two empty ones tie, and Mooncake breaks the
+// tie by a hash the rules do not state (the swarm draws it only with two).
+// The draw is made either way, so the seed's stream does not move.
+bool no_third_memory_segment(const Config& m) { return m.dynamic_replication.has_value(); }
+
 // Segments leave (at once, or gracefully: still readable, taking nothing new)
 // and come back while objects are pinned, grouped, written and snapshotted:
 // two or three memory segments, so objects keep replicas elsewhere as often
@@ -95,7 +101,7 @@ void expiry(Choices&, WorkloadConfig& w, Config&) {
 void segments(Choices& c, WorkloadConfig& w, Config& m) {
   size_t memory = 0;
   for (const SegmentConfig& s : m.segments) memory += s.kind == ReplicaKind::Memory;
-  for (; memory < 2 || (memory < 3 && c.chance(50)); ++memory)
+  for (; memory < 2 || (memory < 3 && c.chance(50) && !no_third_memory_segment(m)); ++memory)
     m.segments.insert(m.segments.begin(), {ReplicaKind::Memory, m.segments.front().capacity});
   w.max_memory_replicas = std::max<uint32_t>(w.max_memory_replicas, 2);
   at_least(w, {OpKind::PutStart, OpKind::UpsertStart, OpKind::PutEnd, OpKind::UpsertEnd, OpKind::Get}, 10);
@@ -131,7 +137,7 @@ void disk(Choices& c, WorkloadConfig& w, Config& m) {
 void copies(Choices& c, WorkloadConfig& w, Config& m) {
   size_t memory = 0;
   for (const SegmentConfig& s : m.segments) memory += s.kind == ReplicaKind::Memory;
-  for (; memory < 2 || (memory < 3 && c.chance(50)); ++memory)
+  for (; memory < 2 || (memory < 3 && c.chance(50) && !no_third_memory_segment(m)); ++memory)
     m.segments.insert(m.segments.begin(), {ReplicaKind::Memory, m.segments.front().capacity});
   if (c.chance(50)) m.disk_replica = true;
   if (c.chance(50)) {
