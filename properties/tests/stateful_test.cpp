@@ -14,6 +14,8 @@
 #include <iostream>
 #include <variant>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "json_codec.h"
@@ -57,13 +59,20 @@ struct Sut {
   Trace trace;  // the steps so far, as the campaign records them
 };
 
+// Where a failing sequence is written: one file per process, as tests run
+// in parallel processes.
+std::string failure_path() {
+  return (std::filesystem::temp_directory_path() / ("pinsim-rapidcheck-failure-" + std::to_string(getpid()) + ".json"))
+      .string();
+}
+
 struct Step : rc::state::Command<SimState, Sut> {
   Op op;
   std::string trace_path;
   explicit Step(const SimState& s) {
     RcChoices c;
     op = Workload(WorkloadConfig{}, s.model.config()).next(c, s.model, s.now);
-    trace_path = (std::filesystem::temp_directory_path() / "pinsim-rapidcheck-failure.json").string();
+    trace_path = failure_path();
   }
   void apply(SimState& s) const override {
     s.now = time_after(s.now, op);
@@ -99,7 +108,7 @@ TEST(Stateful, ModelAgainstItself) { EXPECT_TRUE(check_against(&make_model_targe
 TEST(Stateful, EmbeddedMaster) { EXPECT_TRUE(check_against(&make_embedded_target, {})); }
 
 TEST(Stateful, FindsAndRecordsFaultF4) {
-  const std::string path = (std::filesystem::temp_directory_path() / "pinsim-rapidcheck-failure.json").string();
+  const std::string path = failure_path();
   std::remove(path.c_str());
   EXPECT_FALSE(check_against(&make_embedded_target, fault_options({"F4"})));
   const Trace t = load_trace(path);  // replayable with pinsim replay

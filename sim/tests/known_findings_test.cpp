@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "json_codec.h"
 #include "known_findings.h"
 
@@ -132,7 +134,7 @@ TEST(KnownFindings, AFindingAlsoOnAnotherTreeMatchesThere) {
 }
 
 TEST(KnownFindings, ATraceWithoutFindingIsRefused) {
-  const auto dir = std::filesystem::temp_directory_path() / "pinsim-known-test";
+  const auto dir = std::filesystem::temp_directory_path() / ("pinsim-known-test-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "x.json") << R"({"format":"pinsim-trace","version":1,"config":{},"steps":[]})";
   try {

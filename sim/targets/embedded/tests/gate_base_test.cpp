@@ -10,6 +10,8 @@
 #include <map>
 #include <string>
 
+#include <unistd.h>
+
 #include "campaign.h"
 #include "embedded_target.h"
 #include "gate.h"
@@ -24,7 +26,9 @@ namespace {
 KnownFinding any_finding() {
   static const std::string file = [] {
     Trace t = run_seed(1, {.steps = 5}, &make_model_target).trace;
-    const std::string path = ::testing::TempDir() + "/pinsim-any-finding.json";
+    // One file per process: ctest runs each test in a process of its own, in
+    // parallel, and a shared name let one truncate it while another read it.
+    const std::string path = ::testing::TempDir() + "/pinsim-any-finding-" + std::to_string(getpid()) + ".json";
     std::ofstream(path) << write_trace(t);
     return path;
   }();
