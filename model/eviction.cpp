@@ -33,9 +33,12 @@ bool evictable_replica(const Object& obj, const Replica& r) {
   return r.complete_memory() && !source;
 }
 
+// The census asks this of every object: the sources are looked up only for
+// an object with a complete memory replica.
 bool has_evictable_memory(const Object& obj) {
-  return std::any_of(obj.replicas.begin(), obj.replicas.end(),
-                     [&](const Replica& r) { return evictable_replica(obj, r); });
+  for (const Replica& r : obj.replicas)
+    if (r.complete_memory() && evictable_replica(obj, r)) return true;
+  return false;
 }
 
 int64_t ceil_pct(uint64_t base, uint32_t pct) { return static_cast<int64_t>((base * pct + 99) / 100); }
@@ -55,16 +58,29 @@ bool Model::copy_expired(const Object& obj, Time now) const {
 // DiscardExpiredProcessingReplicas: a write older than the release timeout
 // loses its PROCESSING replicas; Pending goes when no viable one remains. A
 // copy older than it loses its targets (rule copy.expiry).
-void Model::discard_expired_processing(Time now) {
-  // Only the due ones are gathered and sorted (most PROCESSING writes are not
-  // due): discarding one object changes no other's processing or put_start_time.
-  std::vector<ObjectId> due;  // in key order: the discarded list keeps that order
-  for (const auto& [id, obj] : objects_.unordered())
-    if ((obj.processing && processing_expired(obj, now)) || copy_expired(obj, now) || offload_expired(obj, now) ||
-        promotion_expired(obj, now))
-      due.push_back(id);
+bool Model::processing_due(const Object& obj, Time now) const {
+  if (!obj.processing && !obj.task && !obj.offload && !obj.promotion) return false;  // most objects: no call
+  return (obj.processing && processing_expired(obj, now)) || copy_expired(obj, now) || offload_expired(obj, now) ||
+         promotion_expired(obj, now);
+}
+
+// BatchEvict's census in one scan of the table. Each object's expired
+// processing is discarded before it is counted, as evict_census_step does
+// shard by shard; discarding one object changes no other's census, so the
+// due ones (most PROCESSING writes are not due) are discarded after the scan
+// in key order (the discarded list keeps that order) and counted then. It
+// also notes the stale pins close_census would otherwise rescan the table for.
+void Model::census(EvictionRun& run, Time now) {
+  std::vector<ObjectId> due;
+  run.stale.emplace();
+  for (auto& [id, obj] : objects_.unordered()) {  // no order: close_census sorts
+    if (processing_due(obj, now)) due.push_back(id);
+    else census_visit(run, id, obj, now);
+  }
   std::sort(due.begin(), due.end());
   for (ObjectId id : due) discard_expired_processing_of(id, now);
+  for (ObjectId id : due)
+    if (auto* it = find_object(id)) census_visit(run, id, it->second, now);
 }
 
 // One object, as BatchEvict's census meets it: its expired write, then its
@@ -164,8 +180,7 @@ Outcome Model::evict(const Op& op, Time now) {
   if (Outcome refused = evict_begin(op, &run); refused.code != ErrorCode::OK) return refused;
   const std::vector<ObjectId> scan_first = std::move(scan_first_);
   scan_first_.clear();
-  discard_expired_processing(now);
-  for (auto& [id, obj] : objects_.unordered()) census_visit(run, id, obj, now);  // no order: close_census sorts
+  census(run, now);
   close_census(run, now);
   if (run.base == 0) return Outcome{};
   for (const EvictionRun::Candidate& c : run.no_pin) pass1_visit(run, c, now);  // pass1_visit leaves no_pin as it is
@@ -192,7 +207,11 @@ void Model::census_visit(EvictionRun& run, ObjectId id, Object& obj, Time now) {
     hits_.hit(Rule::HardPinNeverEvicted);
     return;
   }
-  if (!has_evictable_memory(obj)) return;
+  if (!has_evictable_memory(obj)) {
+    // close_census's rescan would normalise this one's stale pin (gauge -1)
+    if (run.stale && now >= obj.lease && obj.deadline && now >= *obj.deadline) run.stale->push_back(id);
+    return;
+  }
   ++run.base;
   if (now < obj.lease) return;
   if (!normalise_if_expired(id, obj, now)) run.no_pin.push_back({obj.lease, id});
@@ -213,7 +232,10 @@ void Model::close_census(EvictionRun& run, Time now) {
   // re-scanning every object whose lease expired, evictable or not, through
   // IsSoftPinActive: stale pins found there are normalised (gauge -1) too
   // (found by the Mooncake lane; docs/interpretations.md).
-  if (run.target * 44 < 1000) {
+  // A census in one scan (Model::census) noted them; the steps rescan.
+  if (run.target * 44 < 1000 && run.stale) {
+    for (ObjectId id : *run.stale) normalise_if_expired(id, find_object(id)->second, now);
+  } else if (run.target * 44 < 1000) {
     for (auto& [id, obj] : objects_.unordered())
       if (!obj.hard_pinned && now >= obj.lease) normalise_if_expired(id, obj, now);
   }

@@ -56,6 +56,9 @@ struct EvictionRun {
   uint64_t base = 0;
   std::vector<Candidate> no_pin;  // no active pin; by lease then id once closed
   std::vector<Time> soft;         // active pin (when those may go); by lease once closed
+  // Objects with a stale pin, an expired lease and nothing to evict, noted
+  // by a census taken in one scan (Model::census); the steps leave it empty.
+  std::optional<std::vector<ObjectId>> stale;
   // Pass 1, fixed when the census closes: the first k candidates, ties at the cutoff lease included.
   bool closed = false;
   int64_t k = 0;
@@ -272,7 +275,8 @@ class Model {
   void pass2_visit(EvictionRun& run, ObjectId id, Time now);
   bool normalise_if_expired(ObjectId id, Object& obj, Time now);
   bool processing_expired(const Object& obj, Time now) const;  // past put_start_release_timeout_ms
-  void discard_expired_processing(Time now);
+  bool processing_due(const Object& obj, Time now) const;
+  void census(EvictionRun& run, Time now);
   void discard_expired_processing_of(ObjectId id, Time now);  // its write, then its copy
   void discard_expired_write_of(ObjectId id, Time now);
   bool copy_expired(const Object& obj, Time now) const;  // past put_start_release_timeout_ms (rule copy.expiry)
