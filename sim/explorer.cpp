@@ -11,6 +11,7 @@
 
 #include "digest_set.h"
 #include "model_target.h"
+#include "seed_processes.h"
 
 namespace pinsim {
 
@@ -134,6 +135,50 @@ class Visited {
   std::string parent_, child_;  // reused buffers
 };
 
+// The model at the end of `path` from `start`, into `model`; returns the time then.
+Time model_at(const Model& start, const OpUniverse& universe, const std::vector<uint32_t>& path, Model* model) {
+  *model = start;
+  Time now = 0;
+  for (const uint32_t i : path) model->apply(universe.op(i), now = time_after(now, universe.op(i)));
+  return now;
+}
+
+// A level's transitions on a target that cannot be copied, replayed by N
+// worker processes (--jobs). Each such transition is a replay from the start
+// anyway, so the level's transitions are listed first (the model's side is
+// cheap) and the workers replay them ahead of the loop, which takes their
+// results in the order it would have run them: the same tree, the same
+// counterexample, the same counts as with one process.
+class LevelReplays {
+ public:
+  LevelReplays(const ExploreOptions& o, const Model& start, OpUniverse& universe, const Target& probe,
+               const std::vector<Node>& tree, size_t begin, size_t end) {
+    Model model = start;
+    for (size_t n = begin; n < end; ++n) {
+      const std::vector<uint32_t> path = path_of(tree, static_cast<uint32_t>(n));
+      const Time now = model_at(start, universe, path, &model);
+      for (const uint32_t op : universe.ops_in(model, now))
+        if (probe.supports(universe.op(op))) list_.push_back({static_cast<uint32_t>(n), op});
+    }
+    // The workers are forked here, after the listing, so they see every op it interned.
+    procs_.emplace(SeedProcesses::Options{
+        o.jobs,
+        [&o, &universe, &tree, this](uint64_t k) {
+          const auto [node, op] = list_[k];
+          return replay(trace_of(o, universe, path_of(tree, node), op), o.target, o.target_options, o.checks);
+        },
+        [this](uint64_t k) { return k + 1 < list_.size() ? std::optional<uint64_t>(k + 1) : std::nullopt; },
+        false});
+  }
+  // The next transition's replay, in the loop's order.
+  RunResult next() { return procs_->result(next_++); }
+
+ private:
+  std::vector<std::pair<uint32_t, uint32_t>> list_;  // (state, op) in the loop's order
+  std::optional<SeedProcesses> procs_;
+  uint64_t next_ = 0;
+};
+
 // A failing transition: its trace replayed is the shortest counterexample,
 // unless it fails as a known finding, which is counted instead (false).
 bool counterexample(const ExploreOptions& o, const Trace& trace, ExploreResult* result) {
@@ -148,18 +193,29 @@ bool counterexample(const ExploreOptions& o, const Trace& trace, ExploreResult* 
 
 }  // namespace
 
+// Where the explore cannot run: the configuration refused, or --jobs with a
+// target that is copied per transition (there is no replay to share out).
+std::string refusal(const ExploreOptions& o, bool cloneable) {
+  if (o.jobs > 1 && (!o.target || cloneable))
+    return "--jobs " + std::to_string(o.jobs) +
+           ": only a target that cannot be copied (mooncake) replays transitions in workers; this one runs "
+           "them in this process (leave --jobs out)";
+  return "";
+}
+
 ExploreResult explore(const ExploreOptions& o) {
   ExploreResult result;
   std::unique_ptr<Target> probe;
   const std::optional<Model> start = root_of(o, &probe, &result.refused);
   if (!start) return result;
   const bool cloneable = probe && probe->clone() != nullptr;
+  if (!(result.refused = refusal(o, cloneable)).empty()) return result;
   const Workload generator(o.workload, o.config);
   OpUniverse universe(generator);
+  const uint64_t universe_at_start = universe.bytes();
   const bool model_checks = !o.target && !o.checks.properties.empty();
   std::vector<Node> tree{{0, 0}};
   Visited visited(*start);
-  uint64_t universe_memory = 0;  // the interned ops and per-input op lists
   // Reused across transitions: assigning a model or a View into one keeps
   // the buffers (objects, maps' nodes) it already has.
   Model model = *start, child = *start;
@@ -168,26 +224,23 @@ ExploreResult explore(const ExploreOptions& o) {
   result.states = 1;
   size_t level_begin = 0, level_end = 1;
   for (uint32_t depth = 1; depth <= o.max_depth && level_begin < level_end; ++depth) {
+    std::optional<LevelReplays> replays;
+    if (o.jobs > 1) replays.emplace(o, *start, universe, *probe, tree, level_begin, level_end);
     for (size_t n = level_begin; n < level_end; ++n) {
       if (o.should_stop && o.should_stop()) {
         result.stopped = true;
         return result;
       }
       const std::vector<uint32_t> path = path_of(tree, static_cast<uint32_t>(n));
-      model = *start;
-      Time now = 0;
-      for (const uint32_t i : path) model.apply(universe.op(i), now = time_after(now, universe.op(i)));
+      const Time now = model_at(*start, universe, path, &model);
       if (model_checks) model.view(now, &before);
       visited.expanding(model, now);
       std::optional<TargetAt> at;
-      if (o.target && !at.emplace(o, cloneable, trace_of(o, universe, path), scratch).refused().empty()) {
+      if (o.target && !replays && !at.emplace(o, cloneable, trace_of(o, universe, path), scratch).refused().empty()) {
         result.refused = at->refused();
         return result;
       }
-      const uint64_t universe_bytes = universe.bytes();
-      const std::vector<uint32_t>& ops = universe.ops_in(model, now);
-      universe_memory += universe.bytes() - universe_bytes;
-      for (const uint32_t op_index : ops) {
+      for (const uint32_t op_index : universe.ops_in(model, now)) {
         const Op& op = universe.op(op_index);
         if (probe && !probe->supports(op)) continue;
         ++result.transitions;
@@ -196,7 +249,11 @@ ExploreResult explore(const ExploreOptions& o) {
         const Outcome outcome = child.apply(op, t);
         auto child_trace = [&] { return trace_of(o, universe, path, op_index); };
         bool failed = false;
-        if (o.target) {
+        if (replays) {
+          const RunResult run = replays->next();
+          if (!(result.refused = run.error).empty()) return result;
+          failed = run.failure.has_value();
+        } else if (o.target) {
           failed = at->fails(op, child_trace);
           if (!at->refused().empty()) {
             result.refused = at->refused();
@@ -209,7 +266,8 @@ ExploreResult explore(const ExploreOptions& o) {
         if (failed && counterexample(o, child_trace(), &result)) return result;
         if (failed) continue;  // a known finding: the model and the target part here
         if (!visited.first_visit(child, t)) continue;
-        if (universe_memory + (tree.size() + 1) * sizeof(Node) + visited.bytes() > o.max_memory_bytes) {
+        if (universe.bytes() - universe_at_start + (tree.size() + 1) * sizeof(Node) + visited.bytes() >
+            o.max_memory_bytes) {
           result.capped = true;
           return result;
         }

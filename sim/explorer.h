@@ -33,6 +33,10 @@ struct ExploreOptions {
   // counted, not a counterexample, and its state is not expanded (the model
   // and the target have parted there); the explore goes on.
   std::vector<KnownFinding> known;
+  // Worker processes that replay each level's transitions ahead of the loop
+  // (--jobs): only for a target that cannot be copied (Mooncake's); the
+  // result is the same as with 1.
+  unsigned jobs = 1;
 };
 
 struct ExploreResult {

@@ -75,6 +75,8 @@ else
 fi
 echo "== explorer against MasterService (each transition a replay on a reused master), default universe, depth 2"
 "$mc" explore --target mooncake --profile mooncake-main --depth 2 2>&1 | tail -1
+echo "== the same, the replays in two worker processes (--jobs 2)"
+"$mc" explore --target mooncake --profile mooncake-main --depth 2 --jobs 2 2>&1 | tail -1
 echo "== explorer against MasterService, the ladder of universes for 90 s, known findings counted (--known)"
 "$mc" explore --target mooncake --profile mooncake-main --seconds 90 --known scenarios/findings \
   --out /tmp/pinsim-bench-explore.json 2>&1 | grep -E '^(explored|known finding|rung)'

@@ -97,6 +97,8 @@ check 2 "got 'nan'" explore --seconds nan
 check 2 "needs --target" explore --fault F1
 check 2 "--no-compare: needs --target" explore --no-compare
 check 2 "--property: unknown property 'P99'" explore --property P99
+check 2 "0 workers would run nothing" explore --jobs 0
+check 2 "only a target that cannot be copied" explore --depth 1 --jobs 2
 # explore honours --property and --no-compare: F4 breaks P6, not P1, and differs from the model
 check 0 - explore --target embedded --fault F4 --no-compare --property P1 --depth 2 --keys 1 --actors 1 --out "$T/ex0.json"
 check 1 - explore --target embedded --fault F4 --no-compare --property P6 --depth 2 --keys 1 --actors 1 --out "$T/ex6.json"

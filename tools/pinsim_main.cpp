@@ -277,7 +277,9 @@ void add_explore_options(po::options_description& desc) {
        "stop cleanly after this much time; without a universe flag, climb the ladder of universes (docs/explorer.md)")
       ("out", po::value<std::string>()->default_value("pinsim-explore-failure.json"), "where to write a counterexample")
       ("known", po::value<std::string>(),
-       "DIR of finding traces: a transition failing as one is counted as known, its state not expanded");
+       "DIR of finding traces: a transition failing as one is counted as known, its state not expanded")
+      ("jobs", po::value<std::string>()->default_value("1"),
+       "replay each level's transitions in N worker processes (--target mooncake; same result as 1)");
   add_target_and_check_options(desc);  // --target model (the default): the model alone, no lockstep
   add_summary_options(desc);
 }
@@ -385,6 +387,8 @@ int cmd_explore(const std::vector<std::string>& args) {
   o.config.profile = *profile;
   o.max_memory_bytes = count_of(vm, "memory-mb", 1u << 20) << 20;  // at most 1 TiB
   explore_target(vm, o);
+  o.jobs = static_cast<unsigned>(count_of(vm, "jobs", 64));
+  if (o.jobs == 0) throw UsageError("--jobs: 0 workers would run nothing");
   if (vm.count("known")) o.known = load_known_findings(vm["known"].as<std::string>());
   const double start = wall_seconds();
   const double seconds = vm.count("seconds") ? static_cast<double>(count_of(vm, "seconds", 7 * 24 * 3600)) : 0;

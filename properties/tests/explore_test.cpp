@@ -210,6 +210,34 @@ TEST(Explore, CopiesOfTheTargetExploreAsReplaysDo) {
     }
   }
 }
+
+// --jobs: a target that cannot be copied has each level's transitions
+// replayed by worker processes, with the same states, transitions and
+// counterexample as in one process; a copyable target is refused --jobs.
+TEST(Explore, WorkersReplayAsOneProcessDoes) {
+  for (const char* fault : {"", "F4"}) {
+    ExploreOptions o = small_universe(2);
+    if (*fault) o.target_options = fault_options({fault});
+    o.target = &uncopyable_embedded;
+    const ExploreResult one = explore(o);
+    o.jobs = 2;
+    const ExploreResult two = explore(o);
+    EXPECT_TRUE(two.refused.empty()) << two.refused;
+    EXPECT_EQ(one.states, two.states) << fault;
+    EXPECT_EQ(one.transitions, two.transitions) << fault;
+    EXPECT_EQ(one.depth, two.depth) << fault;
+    ASSERT_EQ(one.counterexample.has_value(), two.counterexample.has_value()) << fault;
+    if (one.counterexample) {
+      EXPECT_EQ(write_trace(one.counterexample->trace), write_trace(two.counterexample->trace)) << fault;
+    }
+  }
+  ExploreOptions o = small_universe(1);
+  o.jobs = 2;
+  o.target = &make_embedded_target;
+  EXPECT_NE(explore(o).refused.find("--jobs 2"), std::string::npos);
+  o.target = nullptr;
+  EXPECT_NE(explore(o).refused.find("--jobs 2"), std::string::npos);
+}
 #endif
 
 // --seconds climbs the ladder unless a universe flag is named; without a
