@@ -364,6 +364,17 @@ bool keep(const Config& c, std::unique_ptr<mc::MasterService>& service, const st
 #endif
 }
 
+// The master's cached-objects gauge and allocated-memory metric are
+// process-wide (MasterMetricManager) and kept by hand by Mooncake. A master
+// starts empty, so they are zeroed where no Mooncake code does it: after a
+// master is constructed and after one is destroyed. A kept master is reset by
+// ResetStateAfterFailedRestoreAttempt, which zeroes them itself, and the
+// adapter does not do it again there.
+void zero_memory_metrics() {
+  mc::MasterMetricManager::instance().reset_cache_total_nums();
+  mc::MasterMetricManager::instance().reset_allocated_mem_size();
+}
+
 // The adapter's own bookkeeping (the touched shards, the snapshots kept) is
 // guarded by a spin lock on an atomic flag rather than a mutex: no critical
 // section calls anything that synchronises, so under the deterministic
@@ -434,18 +445,22 @@ class MooncakeTarget final : public Target {
     if (service_ && !keep(config_, service_, policy_file_)) {
       const mooncake_clock::SleepsCut cut;
       service_.reset();
+      zero_memory_metrics();  // what it held, for a kept master taken next
     }
     if (!policy_file_.empty()) std::remove(policy_file_.c_str());
   }
 
   bool start(std::string* error) {
     if (std::optional<Kept> kept = take_kept(config_)) {
+      // Mooncake's own reset zeroed its memory metrics when the master was
+      // kept (a mutant that drops that is seen at the first View).
       service_ = std::move(kept->service);
       policy_file_ = std::move(kept->policy_file);
       if (config_.multi_tenant && !reload_policies(error)) return false;
     } else {
       if (config_.multi_tenant && !write_policy_file(config_, policy_file_ = new_policy_path(), error)) return false;
       if (!(service_ = construct(config_, policy_file_, error))) return false;
+      zero_memory_metrics();  // process-wide: the constructor does not zero them
     }
 #if PINSIM_MC_HAS_RANDOM_ENGINE
     // Every run starts from the same engine state, whatever ran before it here.
@@ -468,11 +483,6 @@ class MooncakeTarget final : public Target {
 #if PINSIM_MC_HAS_REFUSALS
     refusals_baseline_ = refusal_metrics();  // so do these
 #endif
-    // The master is empty now, whatever ran here before: so is its
-    // cached-objects gauge (a process-wide metric, kept by hand by Mooncake).
-    mc::MasterMetricManager::instance().reset_cache_total_nums();
-    // And so is its allocated-memory metric, before the segments are mounted.
-    mc::MasterMetricManager::instance().reset_allocated_mem_size();
     for (size_t i = 0; i < config_.segments.size(); ++i)
       if (config_.segments[i].kind == ReplicaKind::Memory) memory_segments_.push_back(i);
     if (!mount_segments(error)) return false;
