@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "config.h"
 #include "op.h"
 #include "virtual_time.h"
 
@@ -76,6 +77,10 @@ struct View {
   // master counts them (Mooncake's allocated memory size), which must be the
   // sum of memory_used. Compared with kCapSegments.
   uint64_t allocated = 0;
+  // The memory-capacity metric: bytes of the memory segments mounted, a
+  // leaving one included until its unmount ends (Mooncake's total memory
+  // capacity), which a restore rebuilds. Compared with kCapSegments.
+  uint64_t capacity = 0;
   // Disk replicas whose file another live object's disk replica names too:
   // two objects, one file. Always 0 for a correct master (docs/interpretations.md,
   // "Disk replicas"); compared with kCapObjects.
@@ -133,7 +138,7 @@ enum Capability : uint32_t {
   kCapGauge = 1u << 4,      // soft-pin gauge
   kCapRetention = 1u << 5,  // group retention table and counter
   kCapUsage = 1u << 6,      // bytes charged and effective quota per tenant
-  kCapSegments = 1u << 7,   // bytes allocated per memory segment, and the allocated-memory metric
+  kCapSegments = 1u << 7,   // bytes allocated per memory segment, the allocated-memory and memory-capacity metrics
   kCapCached = 1u << 8,     // the cached-objects gauge
   kCapHits = 1u << 9,       // the read-hit counters
   kCapRefusals = 1u << 10,  // the quota-rejection and placement counters
@@ -154,6 +159,19 @@ enum : uint8_t { kUnmounted = 0, kMounted = 1, kLeaving = 2 };  // View::mounted
 inline uint64_t allocated_memory(const std::vector<uint64_t>& memory_used) {
   uint64_t n = 0;
   for (const uint64_t used : memory_used) n += used;
+  return n;
+}
+
+// The memory-capacity metric the segments' states imply: each memory
+// segment (in config order, as `mounted`) counts while it is not unmounted.
+inline uint64_t mounted_capacity(const std::vector<SegmentConfig>& segments, const std::vector<uint8_t>& mounted) {
+  uint64_t n = 0;
+  size_t m = 0;
+  for (const SegmentConfig& s : segments) {
+    if (s.kind != ReplicaKind::Memory) continue;
+    if (m < mounted.size() && mounted[m] != kUnmounted) n += s.capacity;
+    ++m;
+  }
   return n;
 }
 

@@ -425,6 +425,7 @@ json encode_view(const View& v) {
   j["mounted"] = mounted;
   j["cached"] = v.cached;
   j["allocated"] = v.allocated;
+  j["capacity"] = v.capacity;
   if (v.memory_hit_bytes) j["memory_hit_bytes"] = v.memory_hit_bytes;
   if (v.disk_hit_bytes) j["disk_hit_bytes"] = v.disk_hit_bytes;
   if (v.memory_hits) j["memory_hits"] = v.memory_hits;

@@ -79,7 +79,7 @@ View masked(View v, Capabilities caps) {
     v.usage.clear();
     v.quotas.clear();
   }
-  if (!(caps & kCapSegments)) v.memory_used.clear(), v.mounted.clear(), v.allocated = 0;
+  if (!(caps & kCapSegments)) v.memory_used.clear(), v.mounted.clear(), v.allocated = 0, v.capacity = 0;
   if (!(caps & kCapCached)) v.cached = 0;
   if (!(caps & kCapHits))
     v.memory_hit_bytes = 0, v.disk_hit_bytes = 0, v.memory_hits = 0, v.disk_hits = 0, v.reads_served = 0;
@@ -176,6 +176,9 @@ Difference describe_difference(const View& e, const View& a) {
   if (e.allocated != a.allocated)
     return {"allocated", "allocated-memory metric: expected " + std::to_string(e.allocated) + " bytes, got " +
                             std::to_string(a.allocated)};
+  if (e.capacity != a.capacity)
+    return {"capacity", "memory-capacity metric: expected " + std::to_string(e.capacity) +
+                            " bytes of mounted memory segments, got " + std::to_string(a.capacity)};
   if (e.cached != a.cached)
     return {"cached",
             "cached-objects gauge: expected " + std::to_string(e.cached) + ", got " + std::to_string(a.cached)};

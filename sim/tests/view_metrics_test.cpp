@@ -1,7 +1,8 @@
 // The metrics the View holds besides the objects are compared like any other
 // field: a target whose allocated-memory metric disagrees with the bytes its
 // segments hold fails at that step, named by the field; a target that does
-// not show the segments (no kCapSegments) is not compared on it. The same for
+// not show the segments (no kCapSegments) is not compared on it; so is its
+// memory-capacity metric. The same for
 // each segment's state: a target that shows a leaving segment as mounted
 // fails at the graceful unmount.
 #include <gtest/gtest.h>
@@ -15,17 +16,19 @@
 namespace pinsim {
 namespace {
 
-// The model as a target whose allocated-memory metric is off by `skew` bytes.
+// The model as a target whose allocated-memory metric (or with `capacity`,
+// its memory-capacity metric) is off by `skew` bytes.
 class SkewedMetricTarget final : public Target {
  public:
-  SkewedMetricTarget(std::unique_ptr<Target> inner, uint64_t skew, Capabilities caps)
-      : inner_(std::move(inner)), skew_(skew), caps_(caps) {}
+  SkewedMetricTarget(std::unique_ptr<Target> inner, uint64_t skew, Capabilities caps, bool capacity = false)
+      : inner_(std::move(inner)), skew_(skew), caps_(caps), capacity_(capacity) {}
   std::string_view name() const override { return "skewed"; }
   Capabilities capabilities() const override { return caps_; }
   Outcome apply(const Op& op, Time now) override { return inner_->apply(op, now); }
   View view(Time now) const override {
     View v = inner_->view(now);
-    if (v.allocated > 0) v.allocated -= skew_;
+    uint64_t& metric = capacity_ ? v.capacity : v.allocated;
+    if (metric > 0) metric -= skew_;
     return v;
   }
 
@@ -33,12 +36,13 @@ class SkewedMetricTarget final : public Target {
   std::unique_ptr<Target> inner_;
   uint64_t skew_;
   Capabilities caps_;
+  bool capacity_;
 };
 
-std::optional<Failure> put_on(Capabilities caps) {
+std::optional<Failure> put_on(Capabilities caps, bool capacity = false) {
   Config config;
   std::string error;
-  SkewedMetricTarget target(make_model_target(config, {}, &error), 32, caps);
+  SkewedMetricTarget target(make_model_target(config, {}, &error), 32, caps, capacity);
   Lockstep lockstep(config, target);
   Op put{.kind = OpKind::PutStart};
   put.object = {0, 0};
@@ -56,7 +60,19 @@ TEST(ViewMetrics, AllocatedMemoryMetricIsCompared) {
       << failure->detail;
 }
 
-TEST(ViewMetrics, NotComparedWithoutTheSegments) { EXPECT_FALSE(put_on(kCapAll & ~kCapSegments)); }
+TEST(ViewMetrics, NotComparedWithoutTheSegments) {
+  EXPECT_FALSE(put_on(kCapAll & ~kCapSegments));
+  EXPECT_FALSE(put_on(kCapAll & ~kCapSegments, true));
+}
+
+// A master whose capacity metric misses what is mounted (a restore that does
+// not rebuild it) fails at the first step.
+TEST(ViewMetrics, MemoryCapacityMetricIsCompared) {
+  const auto failure = put_on(kCapAll, true);
+  ASSERT_TRUE(failure);
+  EXPECT_EQ(failure->field, "capacity");
+  EXPECT_NE(failure->detail.find("memory-capacity metric: expected"), std::string::npos) << failure->detail;
+}
 
 // The model as a target that never shows a segment leaving.
 class NoLeavingTarget final : public Target {

@@ -364,8 +364,8 @@ bool keep(const Config& c, std::unique_ptr<mc::MasterService>& service, const st
 #endif
 }
 
-// The master's cached-objects gauge and allocated-memory metric are
-// process-wide (MasterMetricManager) and kept by hand by Mooncake. A master
+// The master's cached-objects gauge, allocated-memory and memory-capacity
+// metrics are process-wide (MasterMetricManager) and kept by hand by Mooncake. A master
 // starts empty, so they are zeroed where no Mooncake code does it: after a
 // master is constructed and after one is destroyed. A kept master is reset by
 // ResetStateAfterFailedRestoreAttempt, which zeroes them itself, and the
@@ -373,6 +373,7 @@ bool keep(const Config& c, std::unique_ptr<mc::MasterService>& service, const st
 void zero_memory_metrics() {
   mc::MasterMetricManager::instance().reset_cache_total_nums();
   mc::MasterMetricManager::instance().reset_allocated_mem_size();
+  mc::MasterMetricManager::instance().reset_total_mem_capacity();
 }
 
 // The adapter's own bookkeeping (the touched shards, the snapshots kept) is
@@ -1064,6 +1065,7 @@ class MooncakeTarget final : public Target {
     v.partial_placements = static_cast<uint64_t>(refusals[2] - refusals_baseline_[2]);
 #endif
     v.allocated = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_allocated_mem_size());
+    v.capacity = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_total_mem_capacity());
 #if PINSIM_MC_HAS_DFS
     // Under each shard's handle lock (dfs_records.h); the metadata's DFS
     // replicas are in the objects, read under the metadata shards' locks.
