@@ -233,12 +233,13 @@ void Model::close_census(EvictionRun& run, Time now) {
   // IsSoftPinActive: stale pins found there are normalised (gauge -1) too
   // (found by the Mooncake lane; docs/interpretations.md).
   // A census in one scan (Model::census) noted them; the steps rescan.
-  if (run.target * 44 < 1000 && run.stale) {
+  if (run.target * 44 >= 1000) return;
+  if (run.stale) {
     for (ObjectId id : *run.stale) normalise_if_expired(id, find_object(id)->second, now);
-  } else if (run.target * 44 < 1000) {
-    for (auto& [id, obj] : objects_.unordered())
-      if (!obj.hard_pinned && now >= obj.lease) normalise_if_expired(id, obj, now);
+    return;
   }
+  for (auto& [id, obj] : objects_.unordered())
+    if (!obj.hard_pinned && now >= obj.lease) normalise_if_expired(id, obj, now);
 }
 
 // Pass 1 for one candidate: it is revalidated (a candidate that lost its

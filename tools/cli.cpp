@@ -255,6 +255,12 @@ uint64_t count_of(const po::variables_map& vm, const char* name, uint64_t max) {
   return parse_count(std::string("--") + name, vm[name].as<std::string>(), max);
 }
 
+unsigned jobs_of(const po::variables_map& vm) {
+  const auto jobs = static_cast<unsigned>(count_of(vm, "jobs", 64));
+  if (jobs == 0) throw UsageError("--jobs: 0 workers would run nothing");
+  return jobs;
+}
+
 namespace {
 
 // Examples that exist, per command, for --help.

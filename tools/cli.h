@@ -37,6 +37,8 @@ std::pair<uint64_t, uint64_t> parse_seeds(const std::string& s);  // "A..B"
 uint64_t parse_count(const std::string& flag, const std::string& text, uint64_t max);
 // The same, for a flag declared as a string option: vm[name] as a count.
 uint64_t count_of(const po::variables_map& vm, const char* name, uint64_t max);
+// --jobs: worker processes, 1..64 (run, gate and explore take it alike).
+unsigned jobs_of(const po::variables_map& vm);
 std::pair<uint64_t, uint64_t> parse_shard(const std::string& s);  // "K/N"
 TargetFactory target_or_throw(const std::string& name);
 TargetOptions target_options_of(const po::variables_map& vm);

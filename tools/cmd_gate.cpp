@@ -98,8 +98,7 @@ GateOptions options_of(const po::variables_map& vm, const std::string& target) {
   GateOptions o;
   o.budget_seconds = parse_budget(vm["budget"].as<std::string>());
   o.steps = count_of(vm, "steps", 1'000'000);
-  o.jobs = static_cast<unsigned>(count_of(vm, "jobs", 64));
-  if (o.jobs == 0) throw UsageError("--jobs: 0 workers would run nothing");
+  o.jobs = jobs_of(vm);
   if (o.steps == 0) throw UsageError("--steps: must be at least 1");
   o.profile = default_profile(target);
   const std::string scenarios = vm["scenarios"].as<std::string>();

@@ -48,8 +48,7 @@ CampaignOptions campaign_options(const po::variables_map& vm, const std::string&
                  std::string(to_string(*o.seed.profile)).c_str());
   }
   if (vm.count("known")) o.known = load_known_findings(vm["known"].as<std::string>());
-  o.jobs = static_cast<unsigned>(parse_count("--jobs", vm["jobs"].as<std::string>(), 64));
-  if (o.jobs == 0) throw UsageError("--jobs: 0 workers would run nothing");
+  o.jobs = jobs_of(vm);
   o.passing_traces = vm.count("trace") || vm["overhead"].as<bool>();
   return o;
 }

@@ -387,8 +387,7 @@ int cmd_explore(const std::vector<std::string>& args) {
   o.config.profile = *profile;
   o.max_memory_bytes = count_of(vm, "memory-mb", 1u << 20) << 20;  // at most 1 TiB
   explore_target(vm, o);
-  o.jobs = static_cast<unsigned>(count_of(vm, "jobs", 64));
-  if (o.jobs == 0) throw UsageError("--jobs: 0 workers would run nothing");
+  o.jobs = jobs_of(vm);
   if (vm.count("known")) o.known = load_known_findings(vm["known"].as<std::string>());
   const double start = wall_seconds();
   const double seconds = vm.count("seconds") ? static_cast<double>(count_of(vm, "seconds", 7 * 24 * 3600)) : 0;

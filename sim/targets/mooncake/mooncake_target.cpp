@@ -365,9 +365,9 @@ bool keep(const Config& c, std::unique_ptr<mc::MasterService>& service, const st
 }
 
 // The master's cached-objects gauge, allocated-memory and memory-capacity
-// metrics are process-wide (MasterMetricManager) and kept by hand by Mooncake. A master
-// starts empty, so they are zeroed where no Mooncake code does it: after a
-// master is constructed and after one is destroyed. A kept master is reset by
+// metrics are process-wide (MasterMetricManager) and kept by hand by
+// Mooncake. A master starts empty, so they are zeroed where no Mooncake code
+// does it: after a master is constructed and after one is destroyed. A kept master is reset by
 // ResetStateAfterFailedRestoreAttempt, which zeroes them itself, and the
 // adapter does not do it again there.
 void zero_memory_metrics() {
