@@ -140,6 +140,12 @@ class Model {
   void evict_release_step(EvictionRun& run, Time now);
   void evict_pass2_step(EvictionRun& run, ObjectId id, Time now);
 
+  // RemoveAll and RemoveByRegex as Mooncake takes them, one shard lock at a
+  // time, for explaining a history in which one overlaps other calls
+  // (sim/sched): a step per object removes it when remove_all would at that
+  // moment (whether it did); the call answers the count of those removed.
+  bool remove_all_step(const Op& op, ObjectId id, Time now);
+
   // A single start in multi-tenant mode as Mooncake's Put/UpsertStart takes
   // it, for explaining a history in which its quota evictions land between
   // other calls (sim/sched): an attempt (nothing changes when it is refused),
@@ -254,6 +260,8 @@ class Model {
   Outcome exist(const Op& op, Time now);
   Outcome remove(const Op& op, Time now);
   Outcome remove_all(const Op& op, Time now);
+  bool remove_all_takes(const Op& op, ObjectId id, const Object& obj, Time now) const;
+  void remove_one_of_all(const Op& op, ObjectTable::Entry* it);
   Outcome batch(const Op& op, Time now);  // model.cpp
   void grant_read_lease(ObjectId id, Object& obj, Time now);
   void count_hit(const Object& obj);

@@ -105,22 +105,34 @@ Outcome Model::remove(const Op& op, Time now) {
 // RemoveByRegex(pattern, tenant, force) does the same for the keys its
 // pattern matches (rule remove.by-regex).
 Outcome Model::remove_all(const Op& op, Time now) {
-  const bool by_regex = op.kind == OpKind::RemoveByRegex;
-  auto matches = [&](KeyId k) { return !by_regex || std::find(op.keys.begin(), op.keys.end(), k) != op.keys.end(); };
   std::vector<ObjectId> gone;
   for (const auto& [id, obj] : objects_)
-    if (id.tenant == op.object.tenant && matches(id.key) && (op.force || now >= obj.lease) && obj.all_complete() &&
-        !obj.task)
-      gone.push_back(id);
-  if (by_regex && !gone.empty()) hits_.hit(Rule::RemoveByRegex);
-  for (ObjectId id : gone) {
-    auto it = find_object(id);
-    if (it->second.deadline) hits_.hit(Rule::Rfc10);
-    erase_object(it);
-  }
+    if (remove_all_takes(op, id, obj, now)) gone.push_back(id);
+  for (ObjectId id : gone) remove_one_of_all(op, find_object(id));
   Outcome out;
   out.removed = gone.size();
   return out;
+}
+
+// Whether RemoveAll (RemoveByRegex) takes the object now.
+bool Model::remove_all_takes(const Op& op, ObjectId id, const Object& obj, Time now) const {
+  const bool by_regex = op.kind == OpKind::RemoveByRegex;
+  const bool matches = !by_regex || std::find(op.keys.begin(), op.keys.end(), id.key) != op.keys.end();
+  return id.tenant == op.object.tenant && matches && (op.force || now >= obj.lease) && obj.all_complete() &&
+         !obj.task;
+}
+
+void Model::remove_one_of_all(const Op& op, ObjectTable::Entry* it) {
+  if (op.kind == OpKind::RemoveByRegex) hits_.hit(Rule::RemoveByRegex);
+  if (it->second.deadline) hits_.hit(Rule::Rfc10);
+  erase_object(it);
+}
+
+bool Model::remove_all_step(const Op& op, ObjectId id, Time now) {
+  auto* it = find_object(id);
+  if (!it || !remove_all_takes(op, id, it->second, now)) return false;
+  remove_one_of_all(op, it);
+  return true;
 }
 
 }  // namespace pinsim

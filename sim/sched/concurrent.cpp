@@ -111,19 +111,48 @@ bool quota_may_refuse(const View& v, const History& h, TenantId tenant) {
   return bound > quota->bytes;
 }
 
+bool removes_many(const Op& op) { return op.kind == OpKind::RemoveAll || op.kind == OpKind::RemoveByRegex; }
+
+// Whether a batch call may be taken as an Element step per key: it has a
+// result per key and names no key twice (concurrent.h).
+bool splits_batch(const Call& c) {
+  if (!is_batch(c.op.kind) || c.outcome.results.size() != c.op.keys.size()) return false;
+  const std::set<KeyId> keys(c.op.keys.begin(), c.op.keys.end());
+  return keys.size() == c.op.keys.size() && batch_well_formed(c.op);
+}
+
+size_t element_index(const Op& batch, KeyId key) {
+  return static_cast<size_t>(std::find(batch.keys.begin(), batch.keys.end(), key) - batch.keys.begin());
+}
+
 bool is_attempt(EvictStage s) {
   return s == EvictStage::Attempt1 || s == EvictStage::Attempt2 || s == EvictStage::Attempt3;
 }
 
 // The steps to linearize: one per call, BatchEvict's steps for an eviction
-// taken in steps, or a start's attempts and quota evictions (concurrent.h).
+// taken in steps, or (split_calls) a start's attempts and quota evictions, a
+// batch's elements and a RemoveAll's objects (concurrent.h).
 std::vector<Linearized> steps_of(const Model& start, const History& h, Time now, Capabilities caps,
-                                 bool split_starts, bool* split) {
+                                 bool split_calls, bool* split) {
   std::vector<Linearized> steps;
   std::vector<ObjectId> objects;
   std::optional<View> v;
   for (size_t i = 0; i < h.calls.size(); ++i) {
-    if (split_starts && start.config().multi_tenant && single_start(h.calls[i].op) && overlaps_another(h, i) &&
+    const Call& c = h.calls[i];
+    if (split_calls && splits_batch(c) && overlaps_another(h, i)) {
+      for (KeyId k : c.op.keys) steps.push_back({i, {}, EvictStage::Element, {c.op.object.tenant, k}});
+      *split = true;
+      continue;
+    }
+    if (split_calls && removes_many(c.op) && overlaps_another(h, i)) {
+      if (objects.empty()) objects = objects_named(start, h, now);
+      for (ObjectId id : objects)
+        if (id.tenant == c.op.object.tenant) steps.push_back({i, {}, EvictStage::RemoveOne, id});
+      steps.push_back({i, {}, EvictStage::RemoveEnd, {}});
+      *split = true;
+      continue;
+    }
+    if (split_calls && start.config().multi_tenant && single_start(h.calls[i].op) && overlaps_another(h, i) &&
         quota_may_refuse(v ? *v : v.emplace(start.view(now)), h, h.calls[i].op.object.tenant)) {
       for (EvictStage stage : {EvictStage::Attempt1, EvictStage::QuotaEvict1, EvictStage::Attempt2,
                                EvictStage::QuotaEvict2, EvictStage::Attempt3})
@@ -216,14 +245,22 @@ struct Search {
       buffer.append(reinterpret_cast<const char*>(&call), sizeof call);
       run.encode(&buffer);
     }
+    buffer.push_back('|');
+    for (const auto& [call, removed] : st.runs.removals) {
+      buffer.append(reinterpret_cast<const char*>(&call), sizeof call);
+      buffer.append(reinterpret_cast<const char*>(&removed), sizeof removed);
+    }
     for (const bool b : done) buffer.push_back(b ? '1' : '0');
     if (!seen.insert(digest_of(buffer)).second) return false;
+    if (seen.size() > kSearchBudget) throw SearchUndecided();
     const Left l = left_at();
     for (size_t s = 0; s < steps.size(); ++s) {
       if (done[s] || !minimal(s, l)) continue;
       Linearized step = steps[s];
-      const bool whole_start = step.stage == EvictStage::Whole && single_start(h.calls[step.call].op);
-      const size_t alternatives = whole_start || is_attempt(step.stage) ? preferences.size() : 0;
+      const Op& op = h.calls[step.call].op;
+      const bool whole_start = step.stage == EvictStage::Whole && single_start(op);
+      const bool element_start = step.stage == EvictStage::Element && is_start(op.kind);
+      const size_t alternatives = whole_start || element_start || is_attempt(step.stage) ? preferences.size() : 0;
       for (size_t p = 0; p <= alternatives; ++p) {  // p == 0: the model's own preference
         step.preference = p == 0 ? std::vector<uint64_t>{} : preferences[p - 1];
         bool ended = true;
@@ -252,9 +289,14 @@ struct Search {
     const Outcome out = apply_step(next.model, next.runs, h, step, now);
     const bool ends_start = is_attempt(step.stage) && next.runs.starts[step.call].ended;
     if (is_attempt(step.stage)) *ended = ends_start;
-    const bool answers = step.stage == EvictStage::Whole || step.stage == EvictStage::Begin || ends_start;
+    const Call& call = h.calls[step.call];
+    const bool answers = step.stage == EvictStage::Whole || step.stage == EvictStage::Begin ||
+                         step.stage == EvictStage::RemoveEnd || ends_start;
     const bool free = std::find(free_calls.begin(), free_calls.end(), step.call) != free_calls.end();
-    if (answers && !free && !(out == h.calls[step.call].outcome)) return false;
+    if (answers && !free && !(out == call.outcome)) return false;
+    if (step.stage == EvictStage::Element && !free &&
+        !(out.as_key_result() == call.outcome.results[element_index(call.op, step.object.key)]))
+      return false;
     std::vector<size_t> skipped;  // the steps an ended start leaves, which change nothing
     for (size_t j = s + 1; ends_start && j < steps.size() && steps[j].call == step.call; ++j) {
       done[j] = true;
@@ -289,26 +331,36 @@ Outcome apply_step(Model& m, Runs& runs, const History& history, const Linearize
     case EvictStage::Attempt3: return m.start_attempt(op, runs.starts[step.call], now, step.preference);
     case EvictStage::QuotaEvict1:
     case EvictStage::QuotaEvict2: m.start_quota_evict(op, runs.starts[step.call], now); break;
+    case EvictStage::Element:
+      if (!step.preference.empty()) m.prefer_in_next_start(step.preference);
+      return m.apply(batch_element(op, element_index(op, step.object.key)), now);
+    case EvictStage::RemoveOne: runs.removals[step.call] += m.remove_all_step(op, step.object, now); break;
+    case EvictStage::RemoveEnd: {
+      Outcome out;
+      out.removed = runs.removals[step.call];
+      return out;
+    }
   }
   return Outcome{};
 }
 
-// The search runs first with every start taken whole, and only when that
+// The search runs first with every call taken whole, and only when that
 // explains nothing with the starts that may be refused for quota split into
-// their attempts and evictions (steps_of): whole starts are one order of the
+// their attempts and evictions, and the overlapping batches and RemoveAlls
+// into their keys and objects (steps_of): whole calls are one order of the
 // split steps, so the history is accepted exactly when the split search
 // accepts it, and rounds that need no split keep the smaller search.
 namespace {
 
-// Runs `search` on the steps with every start whole, then, when it found
-// nothing and some start may be split, on the split steps.
+// Runs `search` on the steps with every call whole, then, when it found
+// nothing and some call may be split, on the split steps.
 template <typename SearchSteps>
 void whole_then_split(const Model& start, const History& history, Time now, Capabilities caps,
                       SearchSteps search) {
-  for (bool split_starts : {false, true}) {
+  for (bool split_calls : {false, true}) {
     bool split = false;
-    std::vector<Linearized> steps = steps_of(start, history, now, caps, split_starts, &split);
-    if (split_starts && !split) return;  // the same search again
+    std::vector<Linearized> steps = steps_of(start, history, now, caps, split_calls, &split);
+    if (split_calls && !split) return;  // the same search again
     if (search(std::move(steps))) return;
   }
 }
@@ -355,10 +407,15 @@ std::optional<std::string> check_linearizable(const Model& start, const History&
                                               Capabilities caps) {
   if (linearize(start, history, now, caps)) return std::nullopt;
   std::string account = "no order of the calls explains their outcomes and the final View:";
-  for (const Call& c : history.calls)
+  for (const Call& c : history.calls) {
+    std::string results;  // a batch's, per key
+    for (const KeyResult& r : c.outcome.results)
+      results += (results.empty() ? " (" : ", ") + std::string(to_string(r.code));
+    if (!results.empty()) results += ")";
     account += " [actor " + std::to_string(c.actor) + " " + encode_op(c.op).dump() + " -> " +
-               std::string(to_string(c.outcome.code)) + " @" + std::to_string(c.invoked) + ".." +
+               std::string(to_string(c.outcome.code)) + results + " @" + std::to_string(c.invoked) + ".." +
                std::to_string(c.returned) + "]";
+  }
   return account;
 }
 

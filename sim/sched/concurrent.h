@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -68,27 +69,53 @@ History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scrip
 // the attempt that ends the run: a refusal for quota does not depend on it
 // (the quota is checked before placement), and the model's own is the one
 // its first attempt took.
+//
+// Batch calls and RemoveAll are not atomic either: a batch answers per key
+// and Mooncake's batch calls, RemoveAll and RemoveByRegex take each key or
+// shard under its own lock, so two batches on the same keys may interleave
+// key by key, and a RemoveAll may miss an object a write ends meanwhile.
+// Nothing states more (docs/interpretations.md, "Batch calls and RemoveAll
+// under concurrency"). When no order of whole calls explains a round, such a
+// call that overlaps another is taken in steps: a batch as an Element step
+// per key (the single op on that key, answered by the key's result; a batch
+// refused whole, or naming a key twice, stays whole), a RemoveAll as a
+// RemoveOne step per object the history names of its tenant (Model::
+// remove_all_step), then RemoveEnd, which answers the count removed.
 enum class EvictStage : uint8_t {
-  Whole, Begin, Census, Pass1, Release, Pass2, Attempt1, QuotaEvict1, Attempt2, QuotaEvict2, Attempt3
+  Whole, Begin, Census, Pass1, Release, Pass2, Attempt1, QuotaEvict1, Attempt2, QuotaEvict2, Attempt3,
+  Element, RemoveOne, RemoveEnd
 };
 struct Linearized {
   size_t call = 0;
   std::vector<uint64_t> preference;
   EvictStage stage = EvictStage::Whole;
-  ObjectId object{};  // Census, Pass1, Pass2
+  ObjectId object{};  // Census, Pass1, Pass2, Element, RemoveOne
 };
 
-// The evictions and starts in progress along a linearization, by call.
+// The evictions, starts and RemoveAlls in progress along a linearization, by call.
 struct Runs {
   std::map<size_t, EvictionRun> evictions;
   std::map<size_t, StartRun> starts;
+  std::map<size_t, uint64_t> removals;  // a RemoveAll in steps: the objects removed so far
 };
 
-// Applies one step of a linearization to `m` (`runs` carries the evictions
-// and starts taken in steps from one step to the next). The outcome of a
-// Whole or Begin step, and of the attempt that ends a start, is the call's;
-// other steps answer OK.
+// Applies one step of a linearization to `m` (`runs` carries the evictions,
+// starts and RemoveAlls taken in steps from one step to the next). The
+// outcome of a Whole, Begin or RemoveEnd step, and of the attempt that ends a
+// start, is the call's; an Element step's is its key's result; other steps
+// answer OK.
 Outcome apply_step(Model& m, Runs& runs, const History& history, const Linearized& step, Time now);
+
+// One search visits at most this many states (calls done and model state).
+// A history that needs more is undecided: the search throws SearchUndecided,
+// which each lane reports as a failure of its own kind (never as a pass), so
+// a check that could not finish is never taken for one that passed.
+inline constexpr size_t kSearchBudget = 200'000;
+struct SearchUndecided : std::runtime_error {
+  SearchUndecided()
+      : std::runtime_error("undecided: the linearization search visited " + std::to_string(kSearchBudget) +
+                           " states without an answer") {}
+};
 
 // An order of history.calls that explains the history from `start` (as
 // check_linearizable says), or nullopt when none does. A start may place by

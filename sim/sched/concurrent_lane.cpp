@@ -75,7 +75,12 @@ class Lane {
     out_.preemptions += h.run.preemptions;
     out_.lock_edges = std::max<uint64_t>(out_.lock_edges, h.run.lock_edges);
     last_decisions_ = h.run.decisions;
-    return check(h, r.t);
+    try {
+      return check(h, r.t);
+    } catch (const SearchUndecided& e) {  // a failure of its own kind, never a pass
+      return Failure{out_.trace.steps.size() + out_.rounds - 1, "linearizability",
+                     "round " + std::to_string(out_.rounds - 1) + ": " + e.what(), "", "", "undecided"};
+    }
   }
 
   const Model& model() const { return models_.front(); }

@@ -169,5 +169,76 @@ TEST(Linearizability, WhichClientOwnsAPreemptingWriteIsNotForgotten) {
   EXPECT_EQ(check_linearizable(start, h, 0, kCapAll), std::nullopt);
 }
 
+// Two clients upsert keys 1 and 2 in one batch each, in opposite orders, and
+// the batches overlap; then each ends its batch. Key by key the writes
+// interleave (client 1's k1, client 2's k2, then each preempts the other's
+// other key), so each End is accepted for one key and refused for the
+// other, which no order of whole batches gives (the later batch would own
+// both keys). A batch is not atomic (concurrent.h): the history is
+// linearizable, and with the second End's answers swapped it is not.
+TEST(Linearizability, TwoBatchesMayInterleaveKeyByKey) {
+  Config config;
+  config.segments = {{ReplicaKind::Memory, 1024}};
+  const Model start = std::get<Model>(Model::create(config));
+  Op a = write(OpKind::BatchUpsertStart);
+  a.keys = {1, 2};
+  a.sizes = {64, 64};
+  Op b = a;
+  b.client = 2;
+  b.keys = {2, 1};
+  Op end_a = end(OpKind::BatchUpsertEnd), end_b = end_a;
+  end_a.keys = {1, 2};
+  end_b.client = 2;
+  end_b.keys = {2, 1};
+  Model m = start;
+  Outcome oa, ob, oea, oeb;
+  oa.results.resize(2), ob.results.resize(2);
+  oa.results[0] = m.apply(batch_element(a, 0), 0).as_key_result();  // a's k1
+  ob.results[0] = m.apply(batch_element(b, 0), 0).as_key_result();  // b's k2
+  oa.results[1] = m.apply(batch_element(a, 1), 0).as_key_result();  // a's k2 preempts b's
+  ob.results[1] = m.apply(batch_element(b, 1), 0).as_key_result();  // b's k1 preempts a's
+  oea = m.apply(end_a, 0);
+  oeb = m.apply(end_b, 0);
+  ASSERT_EQ(oea.results.size(), 2u);
+  ASSERT_NE(oea.results[0].code, oea.results[1].code);  // one key refused, the other ended
+  History h;
+  h.calls = {{0, a, oa, 1, 4}, {1, b, ob, 2, 3}, {0, end_a, oea, 5, 6}, {1, end_b, oeb, 7, 8}};
+  h.final_view = m.view(0);
+  EXPECT_EQ(check_linearizable(start, h, 0, kCapAll), std::nullopt);
+  std::swap(h.calls[3].outcome.results[0], h.calls[3].outcome.results[1]);
+  EXPECT_NE(check_linearizable(start, h, 0, kCapAll), std::nullopt);
+}
+
+// A RemoveAll runs while k1's write ends and k2 is upserted: it met k1 before
+// the End and k2 after the Start, so it removed nothing and both stay. Any
+// single instant would have found one of them, or both, COMPLETE. RemoveAll
+// is not atomic (concurrent.h): linearizable in its steps; a count of 2 is not.
+TEST(Linearizability, RemoveAllMayMissObjectsWrittenWhileItRuns) {
+  Config config;
+  config.segments = {{ReplicaKind::Memory, 1024}};
+  Model start = std::get<Model>(Model::create(config));
+  Op put1 = write(OpKind::PutStart), put2 = put1;
+  put2.client = 2;
+  put2.object.key = 2;
+  Op end1 = end(OpKind::PutEnd), end2 = end1;
+  end2.client = 2;
+  end2.object.key = 2;
+  for (const Op& op : {put1, put2, end2}) ASSERT_EQ(start.apply(op, 0).code, ErrorCode::OK);
+  Op upsert2 = put2;
+  upsert2.kind = OpKind::UpsertStart;
+  Op all;
+  all.kind = OpKind::RemoveAll;
+  all.client = 3;
+  all.force = true;
+  Model m = start;
+  History h;
+  h.calls = {{2, all, {}, 1, 6}, {0, end1, m.apply(end1, 0), 2, 3}, {1, upsert2, m.apply(upsert2, 0), 4, 5}};
+  h.calls[0].outcome.removed = 0;
+  h.final_view = m.view(0);
+  EXPECT_EQ(check_linearizable(start, h, 0, kCapAll), std::nullopt);
+  h.calls[0].outcome.removed = 2;
+  EXPECT_NE(check_linearizable(start, h, 0, kCapAll), std::nullopt);
+}
+
 }  // namespace
 }  // namespace pinsim::sched
