@@ -127,6 +127,113 @@ void add_groups(uint64_t seed, Scenario& s) {
     for (Op& op : script) name_group(op);
 }
 
+// Whether `script` starts a write of `key` (its placement is then the
+// running thread's random draw, which the model does not follow).
+bool writes_key(const std::vector<Op>& script, KeyId key) {
+  for (const Op& op : script) {
+    if ((op.kind == OpKind::PutStart || op.kind == OpKind::UpsertStart) && op.object.key == key) return true;
+    if (op.kind == OpKind::BatchUpsertStart && std::count(op.keys.begin(), op.keys.end(), key)) return true;
+  }
+  return false;
+}
+
+// Whether the tree has every call of `script` (a tree without one keeps the
+// client's own script; the draws are made either way).
+bool supported(const std::vector<Op>& script, const Config& config) {
+  return std::all_of(script.begin(), script.end(), [&](const Op& op) { return mooncake_target_supports(op, config); });
+}
+
+// Two distinct keys of 1..kKeys, in the order drawn.
+std::vector<KeyId> two_keys(Choices& c) {
+  const KeyId a = 1 + c.pick(kKeys);
+  const KeyId b = 1 + (a + c.pick(kKeys - 1)) % kKeys;
+  return {a, b};
+}
+
+Op batch_op(OpKind kind, ClientId client, std::vector<KeyId> keys) {
+  Op op = key_op(kind, client, 0);
+  op.keys = std::move(keys);
+  return op;
+}
+
+// A batch read or remove of two keys, a batch upsert of two with its End or
+// Revoke, or RemoveAll then a read.
+std::vector<Op> wide_script(ClientId client, Choices& c) {
+  switch (c.pick(4)) {
+    case 0: {
+      const OpKind reads[] = {OpKind::BatchGet, OpKind::BatchExist};
+      return {batch_op(reads[c.pick(2)], client, two_keys(c)), batch_op(OpKind::BatchRemove, client, two_keys(c))};
+    }
+    case 1:
+    case 2: {
+      Op start = start_op(OpKind::UpsertStart, client, 0, c);  // its write config and pin request
+      start.kind = OpKind::BatchUpsertStart;
+      start.keys = two_keys(c);
+      start.sizes = {start.size, 1024 * (1 + c.pick(4))};
+      const OpKind end = c.chance(70) ? OpKind::BatchUpsertEnd : OpKind::BatchUpsertRevoke;
+      return {start, batch_op(end, client, start.keys)};
+    }
+    default: {
+      Op all = key_op(OpKind::RemoveAll, client, 0);
+      all.force = c.chance(50);
+      return {all, key_op(OpKind::Get, client, 1 + c.pick(kKeys))};
+    }
+  }
+}
+
+// A copy of `key` by `client` from the segment of its COMPLETE memory
+// replica after the prefix to the other segment, then the copy's End or
+// Revoke; nullopt when the prefix left no such replica.
+std::optional<std::vector<Op>> copy_script(const Model& after_prefix, ClientId client, KeyId key, Choices& c) {
+  const auto* entry = after_prefix.objects().find({0, key});
+  if (!entry) return std::nullopt;
+  for (const Replica& r : entry->second.replicas) {
+    if (!r.complete_memory()) continue;
+    Op start = key_op(OpKind::CopyStart, client, key);
+    start.segment = r.segment;
+    start.targets = {1 - r.segment};
+    return std::vector<Op>{start, key_op(c.chance(70) ? OpKind::CopyEnd : OpKind::CopyRevoke, client, key)};
+  }
+  return std::nullopt;
+}
+
+// Wider calls, from a stream of their own (other draws stay as they are): in
+// half of the seeds each client, with chance 40%, runs a wide script instead
+// of its own (wide_script), and then half of those a copy (copy_script) of a
+// key no other script writes. A copy names its source segment, and inside
+// the round each thread places replicas with its own random engine, which
+// the model does not follow; the prefix runs on the setup's thread, whose
+// placement the model reproduces, so the copies are of the prefix's objects
+// that nothing rewrites. Copies race the writes, reads and removes of the
+// other keys, RemoveAll, eviction (a copy's source is not evicted) and the
+// cleanup cycle.
+void add_wide_calls(uint64_t seed, Scenario& s) {
+  RandomChoices r(seed * 0x9E3779B97F4A7C15ull + 4);
+  if (!r.chance(50)) return;
+  std::vector<size_t> copies;
+  for (size_t i = 0; i < s.roles.size(); ++i) {
+    if (s.roles[i] != "client" || !r.chance(40)) continue;
+    const ClientId client = s.scripts[i].front().client;
+    std::vector<Op> wide = wide_script(client, r);
+    if (supported(wide, s.config)) s.scripts[i] = std::move(wide);
+    if (r.chance(50)) copies.push_back(i);
+  }
+  if (copies.empty()) return;
+  auto created = Model::create(s.config);
+  if (!std::holds_alternative<Model>(created)) return;
+  Model model = std::get<Model>(std::move(created));
+  for (const auto& [t, op] : s.prefix) model.apply(op, t);
+  for (size_t i : copies) {
+    const KeyId key = 1 + r.pick(kKeys);
+    bool written = false;
+    for (size_t j = 0; j < s.scripts.size(); ++j) written = written || (j != i && writes_key(s.scripts[j], key));
+    if (written) continue;
+    const ClientId client = s.scripts[i].front().client;
+    if (auto script = copy_script(model, client, key, r); script && supported(*script, s.config))
+      s.scripts[i] = std::move(*script);
+  }
+}
+
 std::string name_of(const Target& target, const void* lock) {
   std::string name = mooncake_lock_name(target, lock);
   return name.empty() ? "unnamed" : name;
@@ -144,7 +251,7 @@ int rank(const std::string& kind) {
 
 }  // namespace
 
-Scenario make_scenario(uint64_t seed, uint32_t clients, Background background) {
+Scenario make_scenario(uint64_t seed, uint32_t clients, Background background, bool wide_calls) {
   RandomChoices c(seed);
   Scenario s;
   s.config.profile = Profile::MooncakeMain;
@@ -185,6 +292,7 @@ Scenario make_scenario(uint64_t seed, uint32_t clients, Background background) {
       }
   add_retention(seed, s);
   add_groups(seed, s);
+  if (wide_calls) add_wide_calls(seed, s);
   s.now = kNow;
   return s;
 }
@@ -229,8 +337,13 @@ Result run_under(const Scenario& scenario, const std::function<sched::History(Ta
   // random engine (seeded by the adapter, unknown to the model), so only the
   // objects, gauges, deadlines and leases are compared.
   const Capabilities caps = target->capabilities() & ~kCapSegments;
-  r.violation = sched::check_linearizable(model, r.history, scenario.now, caps);
-  if (r.violation) r.signature = violation_signature(model, r.history, scenario.now, caps);
+  try {
+    r.violation = sched::check_linearizable(model, r.history, scenario.now, caps);
+    if (r.violation) r.signature = violation_signature(model, r.history, scenario.now, caps);
+  } catch (const sched::SearchUndecided& e) {  // a failure no finding explains, never a pass
+    r.violation = e.what();
+    r.signature = "undecided/search-budget";
+  }
   r.edges = named_lock_edges(*target);
   for (const void* lock : r.history.run.lock_cycle) r.cycle.push_back(name_of(*target, lock));
   const auto& schedule = r.history.run.schedule;
@@ -351,9 +464,16 @@ RunResult replay_trace(const Trace& trace) {
 
 namespace {
 
+// "<op>:<code>"; a batch's code is its first key's that is not OK (the
+// element a defect of the single call shows in), else OK.
 std::string call_signature(const sched::Call& call) {
   const Outcome& o = call.outcome;
   std::string code(to_string(o.code));
+  for (const KeyResult& r : o.results)
+    if (r.code != ErrorCode::OK) {
+      code = to_string(r.code);
+      break;
+    }
   if (std::find(o.retained.begin(), o.retained.end(), RetainResult::Full) != o.retained.end()) code = "full";
   return std::string(to_string(call.op.kind)) + ":" + code;
 }

@@ -44,7 +44,11 @@ struct Background {
 // them; then `clients` clients of two calls each on the same keys, an evict
 // actor and a cleanup actor as `background` asks. In half of the seeds the
 // keys belong to groups (on main; on the PR 2835 tree retention draws them).
-Scenario make_scenario(uint64_t seed, uint32_t clients, Background background = {});
+// Since session 29 half of the seeds also give clients wider calls (batch
+// calls, RemoveAll, copies; README.md, "Wider calls"); `wide_calls` false
+// draws the scenarios of before, which the tests of earlier findings name by
+// seed.
+Scenario make_scenario(uint64_t seed, uint32_t clients, Background background = {}, bool wide_calls = true);
 
 // The refusal of a scenario with an evict actor on a tree whose BatchEvict
 // cannot be seeded (mooncake_evict_is_seedable): its runs would not repeat.
