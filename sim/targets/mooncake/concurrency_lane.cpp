@@ -464,14 +464,14 @@ RunResult replay_trace(const Trace& trace) {
 
 namespace {
 
-// "<op>:<code>"; a batch's code is its first key's that is not OK (the
-// element a defect of the single call shows in), else OK.
-std::string call_signature(const sched::Call& call) {
+// "<op>:<code>"; a batch's code is that of its element `element`, else of
+// its first key's that is not OK, else OK.
+std::string call_signature(const sched::Call& call, std::optional<size_t> element = std::nullopt) {
   const Outcome& o = call.outcome;
   std::string code(to_string(o.code));
-  for (const KeyResult& r : o.results)
-    if (r.code != ErrorCode::OK) {
-      code = to_string(r.code);
+  for (size_t e = 0; e < o.results.size(); ++e)
+    if (element ? e == *element : o.results[e].code != ErrorCode::OK) {
+      code = to_string(o.results[e].code);
       break;
     }
   if (std::find(o.retained.begin(), o.retained.end(), RetainResult::Full) != o.retained.end()) code = "full";
@@ -483,9 +483,27 @@ std::string call_signature(const sched::Call& call) {
 // refused); else of the first whose "<op>:<code>" does so with every call
 // that shares it left unchecked (two reads that both answer what no order
 // gives); "-" when neither does.
+// The signature of call i, which no order can give its outcome: for a batch,
+// of the first element whose key, taken out of the call with its result,
+// lets an order give every outcome left (the element the defect shows in).
+std::string signature_of(const Model& start, const sched::History& history, Time now, Capabilities caps, size_t i) {
+  const sched::Call& call = history.calls[i];
+  if (call.outcome.results.size() < 2 || call.outcome.results.size() != call.op.keys.size())
+    return call_signature(call);
+  for (size_t e = 0; e < call.op.keys.size(); ++e) {
+    sched::History without = history;
+    sched::Call& c = without.calls[i];
+    c.op.keys.erase(c.op.keys.begin() + static_cast<std::ptrdiff_t>(e));
+    if (!c.op.sizes.empty()) c.op.sizes.erase(c.op.sizes.begin() + static_cast<std::ptrdiff_t>(e));
+    c.outcome.results.erase(c.outcome.results.begin() + static_cast<std::ptrdiff_t>(e));
+    if (sched::explain_outcomes(start, without, now, caps)) return call_signature(call, e);
+  }
+  return call_signature(call);
+}
+
 std::string unexplained_call(const Model& start, const sched::History& history, Time now, Capabilities caps) {
   for (size_t i = 0; i < history.calls.size(); ++i)
-    if (sched::explain_outcomes(start, history, now, caps, {i})) return call_signature(history.calls[i]);
+    if (sched::explain_outcomes(start, history, now, caps, {i})) return signature_of(start, history, now, caps, i);
   std::set<std::string> tried;
   for (size_t i = 0; i < history.calls.size(); ++i) {
     const std::string signature = call_signature(history.calls[i]);
@@ -508,7 +526,7 @@ std::string violation_signature(const Model& start, const sched::History& histor
   // what no true order gives (an eviction can otherwise explain a missing key).
   for (size_t i = 0; i < history.calls.size(); ++i)
     if (!sched::explanations(start, history, now, caps, 1, {i}).empty())
-      return "not-linearizable/outcomes/" + call_signature(history.calls[i]);
+      return "not-linearizable/outcomes/" + signature_of(start, history, now, caps, i);
   const auto diffs = diff_views(masked(explained->end.view(now), caps), masked(history.final_view, caps));
   if (diffs.empty()) return "not-linearizable/placement/-";
   // An object's field names the difference better than the counters it moves.
