@@ -177,7 +177,7 @@ bool add(const Result& r, uint64_t seed, const Args& a, Totals& t) {
   }
   bool unknown = r.history.run.deadlock || !r.cycle.empty();
   if (r.violation) {
-    const pinsim::KnownFinding* k = pinsim::match_known(a.known, r.signature, r.variant, ops_used(r.history));
+    const pinsim::KnownFinding* k = match_result(a.known, r);
     ++(k ? t.known : t.violations);
     unknown |= !k;
     if (k)

@@ -340,6 +340,7 @@ Result run_under(const Scenario& scenario, const std::function<sched::History(Ta
   try {
     r.violation = sched::check_linearizable(model, r.history, scenario.now, caps);
     if (r.violation) r.signature = violation_signature(model, r.history, scenario.now, caps);
+    if (r.violation) r.alternatives = alternative_signatures(model, r.history, scenario.now, caps, r.signature);
   } catch (const sched::SearchUndecided& e) {  // a failure no finding explains, never a pass
     r.violation = e.what();
     r.signature = "undecided/search-budget";
@@ -517,6 +518,26 @@ std::string unexplained_call(const Model& start, const sched::History& history, 
 }
 
 }  // namespace
+
+std::vector<std::string> alternative_signatures(const Model& start, const sched::History& history, Time now,
+                                                Capabilities caps, const std::string& signature) {
+  const std::string prefix = "not-linearizable/outcomes/";
+  if (signature.rfind(prefix, 0) != 0) return {};
+  std::set<std::string> out;
+  for (size_t i = 0; i < history.calls.size(); ++i)
+    if (sched::explain_outcomes(start, history, now, caps, {i}))
+      out.insert(prefix + signature_of(start, history, now, caps, i));
+  out.erase(signature);
+  return {out.begin(), out.end()};
+}
+
+const KnownFinding* match_result(const std::vector<KnownFinding>& known, const Result& r) {
+  const std::vector<OpKind> used = ops_used(r.history);
+  if (const KnownFinding* k = match_known(known, r.signature, r.variant, used)) return k;
+  for (const std::string& s : r.alternatives)
+    if (const KnownFinding* k = match_known(known, s, r.variant, used)) return k;
+  return nullptr;
+}
 
 std::string violation_signature(const Model& start, const sched::History& history, Time now, Capabilities caps) {
   const auto explained = sched::explain_outcomes(start, history, now, caps);

@@ -13,6 +13,7 @@
 
 #include "campaign.h"
 #include "concurrent.h"
+#include "known_findings.h"
 #include "config.h"
 #include "op.h"
 #include "target.h"
@@ -67,6 +68,11 @@ struct Result {
   sched::History history;
   std::optional<std::string> violation;  // no linearization explains the history
   std::string signature;                 // of the violation (violation_signature), or ""
+  // The signatures of the other calls that, their outcome left unchecked,
+  // let an order give every other outcome: any of them may be what a known
+  // finding names (the first call that does is no more the defect's than
+  // the others; alternative_signatures).
+  std::vector<std::string> alternatives;
   std::vector<Edge> edges;               // the lock graph, sorted, distinct names
   std::vector<std::string> cycle;        // the scheduler's lock cycle, named; empty when none
   uint64_t switches = 0;                 // decisions that changed the running actor
@@ -113,6 +119,13 @@ RunResult replay_trace(const Trace& trace);
 // (hard, soft or none), else the first differing field and "-";
 // "not-linearizable/placement/-" when only the placement differs.
 std::string violation_signature(const Model& start, const sched::History& history, Time now, Capabilities caps);
+// For a "not-linearizable/outcomes/..." signature: those of every other call
+// that, its outcome left unchecked, lets an order give the rest, distinct.
+std::vector<std::string> alternative_signatures(const Model& start, const sched::History& history, Time now,
+                                                Capabilities caps, const std::string& signature);
+// The known finding that names the result's signature or one of its
+// alternatives, or nullptr.
+const KnownFinding* match_result(const std::vector<KnownFinding>& known, const Result& r);
 
 // The op kinds the calls of `history` used, each once: what a known finding's
 // `needs` is matched against (known_findings.h), as a sequential run's steps are.

@@ -41,7 +41,7 @@ Background every_actor() { return {.evict = mooncake_evict_is_seedable(), .clean
 // (scenarios/findings/concurrency): the run goes on, as a campaign's does.
 bool known_finding(const Result& r) {
   static const std::vector<KnownFinding> known = load_known_findings(PINSIM_FINDINGS_DIR "/concurrency");
-  return r.violation && match_known(known, r.signature, r.variant, ops_used(r.history)) != nullptr;
+  return r.violation && match_result(known, r) != nullptr;
 }
 
 std::string describe(const Result& r) {
