@@ -110,7 +110,7 @@ Outcome apply_step(Model& m, Runs& runs, const History& history, const Linearize
 // A history that needs more is undecided: the search throws SearchUndecided,
 // which each lane reports as a failure of its own kind (never as a pass), so
 // a check that could not finish is never taken for one that passed.
-inline constexpr size_t kSearchBudget = 200'000;
+inline constexpr size_t kSearchBudget = 3'000'000;
 struct SearchUndecided : std::runtime_error {
   SearchUndecided()
       : std::runtime_error("undecided: the linearization search visited " + std::to_string(kSearchBudget) +
