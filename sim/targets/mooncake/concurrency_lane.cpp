@@ -339,8 +339,11 @@ Result run_under(const Scenario& scenario, const std::function<sched::History(Ta
   const Capabilities caps = target->capabilities() & ~kCapSegments;
   try {
     r.violation = sched::check_linearizable(model, r.history, scenario.now, caps);
-    if (r.violation) r.signature = violation_signature(model, r.history, scenario.now, caps);
-    if (r.violation) r.alternatives = alternative_signatures(model, r.history, scenario.now, caps, r.signature);
+    if (r.violation) {
+      std::vector<std::string> signatures = violation_signatures(model, r.history, scenario.now, caps);
+      r.signature = signatures.front();
+      r.alternatives.assign(signatures.begin() + 1, signatures.end());
+    }
   } catch (const sched::SearchUndecided& e) {  // a failure no finding explains, never a pass
     r.violation = e.what();
     r.signature = "undecided/search-budget";
@@ -479,11 +482,6 @@ std::string call_signature(const sched::Call& call, std::optional<size_t> elemen
   return std::string(to_string(call.op.kind)) + ":" + code;
 }
 
-// "<op>:<code>" of the first call that, its outcome left unchecked, lets an
-// order explain every other outcome ("retain_groups:full" when a group was
-// refused); else of the first whose "<op>:<code>" does so with every call
-// that shares it left unchecked (two reads that both answer what no order
-// gives); "-" when neither does.
 // The signature of call i, which no order can give its outcome: for a batch,
 // of the first element whose key, taken out of the call with its result,
 // lets an order give every outcome left (the element the defect shows in).
@@ -502,9 +500,33 @@ std::string signature_of(const Model& start, const sched::History& history, Time
   return call_signature(call);
 }
 
-std::string unexplained_call(const Model& start, const sched::History& history, Time now, Capabilities caps) {
-  for (size_t i = 0; i < history.calls.size(); ++i)
-    if (sched::explain_outcomes(start, history, now, caps, {i})) return signature_of(start, history, now, caps, i);
+constexpr const char* kOutcomes = "not-linearizable/outcomes/";
+
+// The signatures of every call i for which `explains(i)` holds (its outcome
+// left unchecked, an order explains the rest), in call order, each once.
+template <typename Explains>
+std::vector<std::string> freed_calls(const Model& start, const sched::History& history, Time now, Capabilities caps,
+                                     Explains explains) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < history.calls.size(); ++i) {
+    if (!explains(i)) continue;
+    const std::string s = kOutcomes + signature_of(start, history, now, caps, i);
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  }
+  return out;
+}
+
+// When no order gives every outcome: the calls that, their outcome left
+// unchecked, let an order explain every other outcome ("retain_groups:full"
+// when a group was refused); else the first "<op>:<code>" that does so with
+// every call that shares it left unchecked (two reads that both answer what
+// no order gives); "-" when neither does.
+std::vector<std::string> unexplained_calls(const Model& start, const sched::History& history, Time now,
+                                           Capabilities caps) {
+  std::vector<std::string> out = freed_calls(start, history, now, caps, [&](size_t i) {
+    return sched::explain_outcomes(start, history, now, caps, {i}).has_value();
+  });
+  if (!out.empty()) return out;
   std::set<std::string> tried;
   for (size_t i = 0; i < history.calls.size(); ++i) {
     const std::string signature = call_signature(history.calls[i]);
@@ -512,24 +534,12 @@ std::string unexplained_call(const Model& start, const sched::History& history, 
     std::vector<size_t> alike;
     for (size_t j = 0; j < history.calls.size(); ++j)
       if (call_signature(history.calls[j]) == signature) alike.push_back(j);
-    if (alike.size() > 1 && sched::explain_outcomes(start, history, now, caps, alike)) return signature;
+    if (alike.size() > 1 && sched::explain_outcomes(start, history, now, caps, alike)) return {kOutcomes + signature};
   }
-  return "-";
+  return {std::string(kOutcomes) + "-"};
 }
 
 }  // namespace
-
-std::vector<std::string> alternative_signatures(const Model& start, const sched::History& history, Time now,
-                                                Capabilities caps, const std::string& signature) {
-  const std::string prefix = "not-linearizable/outcomes/";
-  if (signature.rfind(prefix, 0) != 0) return {};
-  std::set<std::string> out;
-  for (size_t i = 0; i < history.calls.size(); ++i)
-    if (sched::explain_outcomes(start, history, now, caps, {i}))
-      out.insert(prefix + signature_of(start, history, now, caps, i));
-  out.erase(signature);
-  return {out.begin(), out.end()};
-}
 
 const KnownFinding* match_result(const std::vector<KnownFinding>& known, const Result& r) {
   const std::vector<OpKind> used = ops_used(r.history);
@@ -539,25 +549,27 @@ const KnownFinding* match_result(const std::vector<KnownFinding>& known, const R
   return nullptr;
 }
 
-std::string violation_signature(const Model& start, const sched::History& history, Time now, Capabilities caps) {
+std::vector<std::string> violation_signatures(const Model& start, const sched::History& history, Time now,
+                                              Capabilities caps) {
   const auto explained = sched::explain_outcomes(start, history, now, caps);
-  if (!explained) return "not-linearizable/outcomes/" + unexplained_call(start, history, now, caps);
+  if (!explained) return unexplained_calls(start, history, now, caps);
   // Some order gives every outcome but ends elsewhere: when one call's outcome,
   // left unchecked, lets an order explain the final View too, that call is
   // what no true order gives (an eviction can otherwise explain a missing key).
-  for (size_t i = 0; i < history.calls.size(); ++i)
-    if (!sched::explanations(start, history, now, caps, 1, {i}).empty())
-      return "not-linearizable/outcomes/" + signature_of(start, history, now, caps, i);
+  std::vector<std::string> freed = freed_calls(start, history, now, caps, [&](size_t i) {
+    return !sched::explanations(start, history, now, caps, 1, {i}).empty();
+  });
+  if (!freed.empty()) return freed;
   const auto diffs = diff_views(masked(explained->end.view(now), caps), masked(history.final_view, caps));
-  if (diffs.empty()) return "not-linearizable/placement/-";
+  if (diffs.empty()) return {"not-linearizable/placement/-"};
   // An object's field names the difference better than the counters it moves.
   for (const FieldDiff& d : diffs)
     for (const auto& entry : explained->end.objects()) {
       if (object_name(entry.first) != d.object) continue;
       const Object& o = entry.second;
-      return "not-linearizable/view/" + d.field + ":" + (o.hard_pinned ? "hard" : o.deadline ? "soft" : "none");
+      return {"not-linearizable/view/" + d.field + ":" + (o.hard_pinned ? "hard" : o.deadline ? "soft" : "none")};
     }
-  return "not-linearizable/view/" + diffs.front().field + ":-";
+  return {"not-linearizable/view/" + diffs.front().field + ":-"};
 }
 
 std::vector<OpKind> ops_used(const sched::History& history) {

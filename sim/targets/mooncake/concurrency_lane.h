@@ -67,11 +67,10 @@ struct Result {
   std::string error;  // the target refused the scenario, or the prefix already differed from the model
   sched::History history;
   std::optional<std::string> violation;  // no linearization explains the history
-  std::string signature;                 // of the violation (violation_signature), or ""
-  // The signatures of the other calls that, their outcome left unchecked,
-  // let an order give every other outcome: any of them may be what a known
-  // finding names (the first call that does is no more the defect's than
-  // the others; alternative_signatures).
+  std::string signature;                 // of the violation (violation_signatures' first), or ""
+  // The others violation_signatures gives: any of them may be what a known
+  // finding names (the first call that explains is no more the defect's
+  // than the others).
   std::vector<std::string> alternatives;
   std::vector<Edge> edges;               // the lock graph, sorted, distinct names
   std::vector<std::string> cycle;        // the scheduler's lock cycle, named; empty when none
@@ -107,22 +106,23 @@ std::optional<Scenario> scenario_of(const Trace& trace, std::vector<uint32_t>* s
 // "not-linearizable", field its signature). `error` when it cannot run.
 RunResult replay_trace(const Trace& trace);
 
-// The signature of a history no linearization explains, for recognising a
+// The signatures of a history no linearization explains, for recognising a
 // known finding (scenarios/findings/concurrency/), in the "what/op/field"
-// shape of known_findings.h: "not-linearizable/outcomes/<op>:<code>" when no
-// order gives every call its outcome, naming the first call that, its
-// outcome left unchecked, lets an order explain the others (its op and
-// code, "full" for a refused retain; "-" when no one call does); otherwise, along the first order that does,
-// where the target's View departs from the model's end state:
+// shape of known_findings.h, the first being the history's own, the rest its
+// alternatives: "not-linearizable/outcomes/<op>:<code>" when no order gives
+// every call its outcome, one for each call that, its outcome left
+// unchecked, lets an order explain the others (its op and code, "full" for a
+// refused retain, a batch named by the element whose key, taken out, lets
+// an order explain the rest; "-" when no one call does); otherwise, when
+// leaving one call's outcome unchecked lets an order explain the final View
+// too, one for each such call; else, along the first order that gives every
+// outcome, where the target's View departs from the model's end state:
 // "not-linearizable/view/<field>:<pin>", the first differing field of an
 // object the model holds (as field_diff.h names it) and that object's pin
 // (hard, soft or none), else the first differing field and "-";
 // "not-linearizable/placement/-" when only the placement differs.
-std::string violation_signature(const Model& start, const sched::History& history, Time now, Capabilities caps);
-// For a "not-linearizable/outcomes/..." signature: those of every other call
-// that, its outcome left unchecked, lets an order give the rest, distinct.
-std::vector<std::string> alternative_signatures(const Model& start, const sched::History& history, Time now,
-                                                Capabilities caps, const std::string& signature);
+std::vector<std::string> violation_signatures(const Model& start, const sched::History& history, Time now,
+                                              Capabilities caps);
 // The known finding that names the result's signature or one of its
 // alternatives, or nullptr.
 const KnownFinding* match_result(const std::vector<KnownFinding>& known, const Result& r);
