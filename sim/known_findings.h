@@ -48,9 +48,15 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // in a campaign) is TENANT_QUOTA_EXCEEDED, for the op or one of its keys;
 // "model_quota_evicted", the model replayed through the trace ran a quota
 // eviction at the failing step (an attempt of a Start refused for quota).
-inline constexpr std::string_view kFindingConditions[] = {"proposal_id_reused", "restore_applied", "dfs_asked",
-                                                          "at_task_timeout", "end_after_copy_end",
-                                                          "expected_quota_exceeded", "model_quota_evicted"};
+// The Mooncake concurrency lane computes its own (lane_conditions in
+// sim/targets/mooncake/concurrency_lane.h): "expected_quota_exceeded" as
+// above, and "quota_refused_replacement", a start the model refuses for
+// quota, that the target admitted, names an object that exists when it
+// begins. A sequential run never meets the latter.
+inline constexpr std::string_view kFindingConditions[] = {
+    "proposal_id_reused",      "restore_applied",     "dfs_asked",
+    "at_task_timeout",         "end_after_copy_end",  "expected_quota_exceeded",
+    "model_quota_evicted",     "quota_refused_replacement"};
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`

@@ -108,9 +108,11 @@ FindingInfo decode_finding(const json& f) {
   const json& when = f.contains("when") ? f["when"] : none;
   for (size_t i = 0; i < (when.is_array() ? when.size() : 1); ++i) {
     const std::string c = when.is_array() && when[i].is_string() ? when[i].get<std::string>() : "";
-    if (std::find(std::begin(kFindingConditions), std::end(kFindingConditions), c) == std::end(kFindingConditions))
-      throw DecodeError("$.finding.when: expected an array of conditions "
-                        "(proposal_id_reused, restore_applied, dfs_asked)");
+    if (std::find(std::begin(kFindingConditions), std::end(kFindingConditions), c) == std::end(kFindingConditions)) {
+      std::string names;
+      for (std::string_view n : kFindingConditions) names += (names.empty() ? "" : ", ") + std::string(n);
+      throw DecodeError("$.finding.when: expected an array of conditions (" + names + ")");
+    }
     info.when.push_back(c);
   }
   return info;

@@ -183,9 +183,13 @@ bool add(const Result& r, uint64_t seed, const Args& a, Totals& t) {
     if (k)
       std::printf("seed %llu: known finding %s (%s)\n", static_cast<unsigned long long>(seed), k->file.c_str(),
                   r.signature.c_str());
-    else
-      std::printf("seed %llu: not linearizable (%s): %s\n", static_cast<unsigned long long>(seed),
-                  r.signature.c_str(), r.violation->c_str());
+    else {
+      std::string also;  // the other calls that explain (Result::alternatives), and the conditions met
+      for (const std::string& s : r.alternatives) also += (also.empty() ? "; also " : ", ") + s;
+      for (const std::string& c : r.conditions) also += "; when " + c;
+      std::printf("seed %llu: not linearizable (%s%s): %s\n", static_cast<unsigned long long>(seed),
+                  r.signature.c_str(), also.c_str(), r.violation->c_str());
+    }
   }
   return unknown;
 }

@@ -234,6 +234,47 @@ void add_wide_calls(uint64_t seed, Scenario& s) {
   }
 }
 
+// Multi-tenant mode, from a stream of its own (other draws stay as they
+// are): in half of the seeds, on a tree that has it, each key belongs to
+// tenant 0 or 1 and every call names its key's tenant (a batch its first
+// key's, RemoveAll one drawn). Both tenants hold a 1 MiB quota policy while
+// the prefix writes, so none of its writes is refused for quota, and its last
+// steps tighten both to 2-9 KiB: the round's starts may then be refused for
+// quota, evict their tenant's own objects between attempts and race each
+// other's charges; a client's second call may set its tenant's quota.
+void add_tenants(uint64_t seed, Scenario& s) {
+  RandomChoices r(seed * 0x9E3779B97F4A7C15ull + 5);
+  if (!r.chance(50)) return;
+  Config config = s.config;
+  config.multi_tenant = true;
+  config.tenant_quota_bytes = {{0, 1u << 20}, {1, 1u << 20}};
+  Op probe = key_op(OpKind::SetQuota, 9, 1);
+  probe.object.tenant = 1;
+  probe.quota_bytes = 4096;
+  if (!mooncake_target_supports(probe, config)) return;
+  s.config = config;
+  TenantId tenant_of[kKeys + 1] = {};
+  for (KeyId k = 1; k <= kKeys; ++k) tenant_of[k] = static_cast<TenantId>(r.pick(2));
+  auto name_tenant = [&](Op& op) {
+    if (op.kind == OpKind::RemoveAll) op.object.tenant = static_cast<TenantId>(r.pick(2));
+    else if (!op.keys.empty()) op.object.tenant = tenant_of[op.keys.front()];
+    else if (op.object.key >= 1 && op.object.key <= kKeys) op.object.tenant = tenant_of[op.object.key];
+  };
+  auto tight = [&](ClientId client, TenantId tenant) {
+    Op op = key_op(OpKind::SetQuota, client, 0);
+    op.object.tenant = tenant;
+    op.quota_bytes = 1024 * (2 + r.pick(8));
+    return op;
+  };
+  for (auto& [t, op] : s.prefix) name_tenant(op);
+  for (TenantId t = 0; t < 2; ++t) s.prefix.push_back({16'000, tight(9, t)});
+  for (size_t i = 0; i < s.scripts.size(); ++i) {
+    if (s.roles[i] != "client") continue;
+    for (Op& op : s.scripts[i]) name_tenant(op);
+    if (r.chance(20)) s.scripts[i][1] = tight(s.scripts[i][1].client, static_cast<TenantId>(r.pick(2)));
+  }
+}
+
 std::string name_of(const Target& target, const void* lock) {
   std::string name = mooncake_lock_name(target, lock);
   return name.empty() ? "unnamed" : name;
@@ -244,14 +285,14 @@ int rank(const std::string& kind) {
   static const std::map<std::string, int> order = {
       {"client_mutex", 1},  {"tenant_quota_policy_mutex", 2}, {"snapshot_mutex", 3},
       {"shard", 4},         {"tenant_quota_recompute_mutex", 5}, {"segment_manager", 6},
-      {"deadline_index", 7}};
+      {"tenant_quota_table", 6}, {"deadline_index", 7}};
   auto it = order.find(kind);
   return it == order.end() ? 0 : it->second;
 }
 
 }  // namespace
 
-Scenario make_scenario(uint64_t seed, uint32_t clients, Background background, bool wide_calls) {
+Scenario make_scenario(uint64_t seed, uint32_t clients, Background background, Draws draws) {
   RandomChoices c(seed);
   Scenario s;
   s.config.profile = Profile::MooncakeMain;
@@ -292,7 +333,8 @@ Scenario make_scenario(uint64_t seed, uint32_t clients, Background background, b
       }
   add_retention(seed, s);
   add_groups(seed, s);
-  if (wide_calls) add_wide_calls(seed, s);
+  if (draws.wide_calls) add_wide_calls(seed, s);
+  if (draws.tenants) add_tenants(seed, s);
   s.now = kNow;
   return s;
 }
@@ -343,6 +385,7 @@ Result run_under(const Scenario& scenario, const std::function<sched::History(Ta
       std::vector<std::string> signatures = violation_signatures(model, r.history, scenario.now, caps);
       r.signature = signatures.front();
       r.alternatives.assign(signatures.begin() + 1, signatures.end());
+      r.conditions = lane_conditions(model, r.history, scenario.now);
     }
   } catch (const sched::SearchUndecided& e) {  // a failure no finding explains, never a pass
     r.violation = e.what();
@@ -501,6 +544,7 @@ std::string signature_of(const Model& start, const sched::History& history, Time
 }
 
 constexpr const char* kOutcomes = "not-linearizable/outcomes/";
+constexpr const char* kAnd = " + ";  // joins the signatures of two calls (pairs_unchecked)
 
 // The signatures of every call i for which `explains(i)` holds (its outcome
 // left unchecked, an order explains the rest), in call order, each once.
@@ -516,16 +560,105 @@ std::vector<std::string> freed_calls(const Model& start, const sched::History& h
   return out;
 }
 
+// Whether a call charges its tenant's quota (multi-tenant mode).
+bool charges(const Op& op) { return is_start(op.kind) || op.kind == OpKind::CopyStart; }
+
+// Whether the model refused for quota what the target did not: the call, or
+// one of a batch's elements.
+bool only_model_refused_for_quota(const Outcome& model, const Outcome& target) {
+  constexpr ErrorCode kQuota = ErrorCode::TENANT_QUOTA_EXCEEDED;
+  if (model.code == kQuota && target.code != kQuota) return true;
+  for (size_t e = 0; e < model.results.size(); ++e)
+    if (model.results[e].code == kQuota && (e >= target.results.size() || target.results[e].code != kQuota))
+      return true;
+  return false;
+}
+
+// Whether call j may have seen the effect of call i: it returns after i was
+// invoked and names one of i's objects (a RemoveAll every object of its
+// tenant), or both charge their tenant's quota. A call of no key (evict,
+// cleanup, a quota) has no dependents.
+bool depends(const sched::History& history, size_t i, size_t j) {
+  const Op& op = history.calls[i].op;
+  const Op& other = history.calls[j].op;
+  if (j == i || history.calls[j].returned < history.calls[i].invoked) return false;
+  if (!is_key_op(op.kind) && !is_batch(op.kind)) return false;
+  const bool tenant = other.object.tenant == op.object.tenant;
+  if ((other.kind == OpKind::RemoveAll && tenant) || (charges(op) && charges(other) && tenant)) return true;
+  for (KeyId k : is_batch(op.kind) ? op.keys : std::vector<KeyId>{op.object.key})
+    if (touches(other, {op.object.tenant, k})) return true;
+  return false;
+}
+
+// Call i and every call that may have seen its effect, directly or through
+// another such call.
+std::vector<size_t> with_dependents(const sched::History& history, size_t i) {
+  std::vector<size_t> out{i};
+  for (size_t next = 0; next < out.size(); ++next)
+    for (size_t j = 0; j < history.calls.size(); ++j)
+      if (std::find(out.begin(), out.end(), j) == out.end() && depends(history, out[next], j)) out.push_back(j);
+  return out;
+}
+
+// The calls that, with their outcome and those of their dependents
+// (with_dependents) left unchecked, let an order explain every other
+// outcome. A call whose wrong answer came with a wrong effect fails twice: a
+// write refused where every order admits it (the model still writes, so the
+// writer's End then answers otherwise than the target's), or a write
+// admitted where every order refuses it (a read of the key then sees the
+// write the model never made).
+std::vector<std::string> with_dependents_unchecked(const Model& start, const sched::History& history, Time now,
+                                                   Capabilities caps) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < history.calls.size(); ++i) {
+    const std::vector<size_t> free = with_dependents(history, i);
+    if (free.size() < 2 || free.size() == history.calls.size()) continue;  // every call unchecked names nothing
+    if (!sched::explain_outcomes(start, history, now, caps, free)) continue;
+    const std::string s = kOutcomes + call_signature(history.calls[i]);
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  }
+  return out;
+}
+
+// Two calls that, with their dependents, left unchecked together let an
+// order explain every other outcome, where neither does alone: two defects in
+// one history (a write refused by a quota update beside another admitted over
+// its quota). Each pair as "<first> + <second>", which a known finding
+// recognises only when findings name both (match_result).
+std::vector<std::string> pairs_unchecked(const Model& start, const sched::History& history, Time now,
+                                         Capabilities caps) {
+  std::vector<std::string> out;
+  const size_t n = history.calls.size();
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j) {
+      std::vector<size_t> free = with_dependents(history, i);
+      if (std::find(free.begin(), free.end(), j) != free.end()) continue;  // j's own closure was tried alone
+      for (size_t k : with_dependents(history, j))
+        if (std::find(free.begin(), free.end(), k) == free.end()) free.push_back(k);
+      if (free.size() == n || !sched::explain_outcomes(start, history, now, caps, free)) continue;
+      const std::string s = kOutcomes + call_signature(history.calls[i]) + kAnd + kOutcomes +
+                            call_signature(history.calls[j]);
+      if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+    }
+  return out;
+}
+
 // When no order gives every outcome: the calls that, their outcome left
 // unchecked, let an order explain every other outcome ("retain_groups:full"
-// when a group was refused); else the first "<op>:<code>" that does so with
-// every call that shares it left unchecked (two reads that both answer what
-// no order gives); "-" when neither does.
+// when a group was refused); else the calls that do so with their
+// dependents' outcomes left unchecked too (with_dependents_unchecked); else
+// two such calls together (pairs_unchecked); else the first "<op>:<code>"
+// that does so with every call that shares it left unchecked (two reads that
+// both answer what no order gives); "-" when none does.
 std::vector<std::string> unexplained_calls(const Model& start, const sched::History& history, Time now,
                                            Capabilities caps) {
   std::vector<std::string> out = freed_calls(start, history, now, caps, [&](size_t i) {
     return sched::explain_outcomes(start, history, now, caps, {i}).has_value();
   });
+  if (!out.empty()) return out;
+  out = with_dependents_unchecked(start, history, now, caps);
+  if (!out.empty()) return out;
+  out = pairs_unchecked(start, history, now, caps);
   if (!out.empty()) return out;
   std::set<std::string> tried;
   for (size_t i = 0; i < history.calls.size(); ++i) {
@@ -541,11 +674,42 @@ std::vector<std::string> unexplained_calls(const Model& start, const sched::Hist
 
 }  // namespace
 
+std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now) {
+  std::vector<std::string> met;
+  for (const sched::Call& call : history.calls) {
+    if (!is_start(call.op.kind)) continue;
+    // After the calls that returned before it began, that began before it
+    // began, or that returned before it returned (in the order they began).
+    for (int prefix = 0; prefix < 3; ++prefix) {
+      Model m = start;
+      for (const sched::Call& before : history.calls) {
+        const uint64_t at = prefix == 1 ? before.invoked : before.returned;
+        if (&before != &call && at < (prefix == 2 ? call.returned : call.invoked)) m.apply(before.op, now);
+      }
+      bool replaces = false;
+      for (KeyId k : is_batch(call.op.kind) ? call.op.keys : std::vector<KeyId>{call.op.object.key})
+        replaces = replaces || m.objects().contains({call.op.object.tenant, k});
+      if (!only_model_refused_for_quota(m.apply(call.op, now), call.outcome)) continue;
+      met = {"expected_quota_exceeded"};
+      if (replaces) return {"expected_quota_exceeded", "quota_refused_replacement"};
+    }
+  }
+  return met;
+}
+
 const KnownFinding* match_result(const std::vector<KnownFinding>& known, const Result& r) {
   const std::vector<OpKind> used = ops_used(r.history);
-  if (const KnownFinding* k = match_known(known, r.signature, r.variant, used)) return k;
+  // A signature of two calls ("<first> + <second>") needs a finding for each.
+  auto match = [&](const std::string& s) -> const KnownFinding* {
+    const size_t at = s.find(kAnd);
+    const KnownFinding* k = match_known(known, s.substr(0, at), r.variant, used, r.conditions);
+    if (at == std::string::npos || !k) return k;
+    return match_known(known, s.substr(at + std::string_view(kAnd).size()), r.variant, used, r.conditions) ? k
+                                                                                                          : nullptr;
+  };
+  if (const KnownFinding* k = match(r.signature)) return k;
   for (const std::string& s : r.alternatives)
-    if (const KnownFinding* k = match_known(known, s, r.variant, used)) return k;
+    if (const KnownFinding* k = match(s)) return k;
   return nullptr;
 }
 

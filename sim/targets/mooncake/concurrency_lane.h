@@ -46,10 +46,15 @@ struct Background {
 // actor and a cleanup actor as `background` asks. In half of the seeds the
 // keys belong to groups (on main; on the PR 2835 tree retention draws them).
 // Since session 29 half of the seeds also give clients wider calls (batch
-// calls, RemoveAll, copies; README.md, "Wider calls"); `wide_calls` false
-// draws the scenarios of before, which the tests of earlier findings name by
-// seed.
-Scenario make_scenario(uint64_t seed, uint32_t clients, Background background = {}, bool wide_calls = true);
+// calls, RemoveAll, copies; README.md, "Wider calls"), and since session 30
+// half run in multi-tenant mode (README.md, "Tenants and quotas"). Each comes
+// from a stream of its own; `draws` leaves one out, for the tests of earlier
+// findings, which name seeds of the draws of before.
+struct Draws {
+  bool wide_calls = true;
+  bool tenants = true;
+};
+Scenario make_scenario(uint64_t seed, uint32_t clients, Background background = {}, Draws draws = {});
 
 // The refusal of a scenario with an evict actor on a tree whose BatchEvict
 // cannot be seeded (mooncake_evict_is_seedable): its runs would not repeat.
@@ -72,6 +77,8 @@ struct Result {
   // finding names (the first call that explains is no more the defect's
   // than the others).
   std::vector<std::string> alternatives;
+  // Conditions of known_findings.h the failing history met (lane_conditions).
+  std::vector<std::string> conditions;
   std::vector<Edge> edges;               // the lock graph, sorted, distinct names
   std::vector<std::string> cycle;        // the scheduler's lock cycle, named; empty when none
   uint64_t switches = 0;                 // decisions that changed the running actor
@@ -123,8 +130,16 @@ RunResult replay_trace(const Trace& trace);
 // "not-linearizable/placement/-" when only the placement differs.
 std::vector<std::string> violation_signatures(const Model& start, const sched::History& history, Time now,
                                               Capabilities caps);
+// The conditions a known finding may name in `when` (known_findings.h) that
+// a history met: "expected_quota_exceeded" when the model refuses a start for
+// quota that the target did not, the start applied after the calls that
+// returned before it began, that began before it began, or that returned
+// before it returned (in the order they began); with
+// "quota_refused_replacement" too when such a start names an object that
+// exists then (a replacement, as Case C is).
+std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now);
 // The known finding that names the result's signature or one of its
-// alternatives, or nullptr.
+// alternatives (and whose conditions the result met), or nullptr.
 const KnownFinding* match_result(const std::vector<KnownFinding>& known, const Result& r);
 
 // The op kinds the calls of `history` used, each once: what a known finding's

@@ -18,6 +18,10 @@ namespace pinsim::mooncake_lane {
 namespace {
 
 constexpr uint32_t kClients = 3;
+// The draws of before session 29 (no wider calls, no tenants) and of before
+// session 30 (no tenants): tests of earlier findings name seeds of those.
+constexpr Draws kBefore29{.wide_calls = false, .tenants = false};
+constexpr Draws kBefore30{.wide_calls = true, .tenants = false};
 
 // The linearizability expectations below are Mooncake main's. On the PR 2835
 // tree (pre-#2909 soft pin) nearly every history fails on that tree's known
@@ -51,7 +55,7 @@ std::string describe(const Result& r) {
 }
 
 TEST(MooncakeConcurrency, TheSameSeedGivesTheSameRun) {
-  const Scenario s = make_scenario(7, kClients, every_actor());
+  const Scenario s = make_scenario(7, kClients, every_actor(), kBefore30);
   for (uint32_t preempt : {100u, 5u, 0u}) {  // 0: PCT, depth 3
     const Result a = preempt ? run(s, 7, preempt) : run_pct(s, 7, 3);
     const Result b = preempt ? run(s, 7, preempt) : run_pct(s, 7, 3);
@@ -75,10 +79,10 @@ TEST(MooncakeConcurrency, TheSameSeedGivesTheSameRun) {
 // inline on the evict actor, so their shard locks are scheduled.
 TEST(MooncakeConcurrency, BatchEvictCensusThreadsRunOnTheActor) {
   if (!mooncake_evict_is_seedable()) {
-    EXPECT_EQ(run(make_scenario(3, kClients), 3, 100).error, kEvictNotSeedable);
+    EXPECT_EQ(run(make_scenario(3, kClients, {}, kBefore30), 3, 100).error, kEvictNotSeedable);
     GTEST_SKIP() << kEvictNotSeedable;
   }
-  const Result r = run(make_scenario(3, kClients), 3, 100);
+  const Result r = run(make_scenario(3, kClients, {}, kBefore30), 3, 100);
   ASSERT_TRUE(r.error.empty()) << r.error;
   EXPECT_GE(r.inline_threads, 16u);
   EXPECT_GT(r.history.run.decisions, 1024u);  // at least a lock per shard
@@ -92,7 +96,7 @@ TEST(MooncakeConcurrency, ClientsEvictionAndCleanupKeepTheLockOrderAndClientsAre
   std::map<Edge, int> seen;
   for (uint64_t seed = 1; seed <= 24; ++seed) {
     const uint32_t preempt = seed % 2 ? 100 : 5;
-    const Result r = run(make_scenario(seed, kClients), seed, preempt);
+    const Result r = run(make_scenario(seed, kClients, {}, kBefore30), seed, preempt);
     ASSERT_TRUE(r.error.empty()) << "seed " << seed << ": " << r.error;
     EXPECT_FALSE(r.history.run.deadlock) << "seed " << seed;
     EXPECT_TRUE(r.cycle.empty()) << "seed " << seed << ": " << describe(r);
@@ -100,7 +104,7 @@ TEST(MooncakeConcurrency, ClientsEvictionAndCleanupKeepTheLockOrderAndClientsAre
       ++seen[{lock_kind(e.from), lock_kind(e.to)}];
       EXPECT_FALSE(against_lock_order(e)) << "seed " << seed << ": " << e.from << " -> " << e.to;
     }
-    const Result c = run(make_scenario(seed, kClients, {.evict = false, .cleanup = true}), seed, preempt);
+    const Result c = run(make_scenario(seed, kClients, {.evict = false, .cleanup = true}, kBefore30), seed, preempt);
     ASSERT_TRUE(c.error.empty()) << "seed " << seed << ": " << c.error;
     EXPECT_FALSE(c.violation && !known_finding(c)) << "seed " << seed << ": " << describe(c);
   }
@@ -135,7 +139,7 @@ TEST(MooncakeConcurrency, BatchEvictIsExplainedInItsSteps) {
   const Capabilities caps = kCapObjects | kCapDeadline | kCapLease | kCapCached;
   int atomic_fails = 0;
   for (uint64_t seed = 1; seed <= 150; ++seed) {
-    const Scenario s = make_scenario(seed, kClients, {}, /*wide_calls=*/false);
+    const Scenario s = make_scenario(seed, kClients, {}, kBefore29);
     const Result r = run(s, seed, 5);
     ASSERT_TRUE(r.error.empty()) << r.error;
     if (known_finding(r)) continue;  // a known finding, no order explains it in steps either
@@ -153,7 +157,7 @@ TEST(MooncakeConcurrency, BatchEvictIsExplainedInItsSteps) {
 // trace both fail with the finding's signature; red once Mooncake re-checks.
 TEST(MooncakeConcurrency, FindingPass1TakesAHardPinWrittenAfterTheCensus) {
   PINSIM_MAIN_ONLY();
-  const Scenario s = make_scenario(443, kClients, {}, /*wide_calls=*/false);
+  const Scenario s = make_scenario(443, kClients, {}, kBefore29);
   const Result r = run(s, 443, 5);
   ASSERT_TRUE(r.error.empty()) << r.error;
   ASSERT_TRUE(r.violation);
@@ -177,7 +181,7 @@ TEST(MooncakeConcurrency, FindingPass1TakesAHardPinWrittenAfterTheCensus) {
 // only a history that used what it needs is taken for it.
 TEST(MooncakeConcurrency, FindingPass1TakesANewHardPinnedPutOfACandidateKey) {
   PINSIM_MAIN_ONLY();
-  const Result r = run(make_scenario(1419, kClients, {}, /*wide_calls=*/false), 1419, 20);
+  const Result r = run(make_scenario(1419, kClients, {}, kBefore29), 1419, 20);
   ASSERT_TRUE(r.error.empty()) << r.error;
   ASSERT_TRUE(r.violation);
   EXPECT_EQ(r.signature, "not-linearizable/outcomes/put_end:OK") << *r.violation;
@@ -202,7 +206,7 @@ TEST(MooncakeConcurrency, FindingPass1TakesANewHardPinnedPutOfACandidateKey) {
 // finding's signature; red once Mooncake closes the gap.
 TEST(MooncakeConcurrency, FindingGroupRouteGapDuringReplacement) {
   PINSIM_MAIN_ONLY();
-  const Result r = run(make_scenario(20, kClients, {.evict = false, .cleanup = true}, /*wide_calls=*/false), 20, 20);
+  const Result r = run(make_scenario(20, kClients, {.evict = false, .cleanup = true}, kBefore29), 20, 20);
   ASSERT_TRUE(r.error.empty()) << r.error;
   ASSERT_TRUE(r.violation);
   EXPECT_EQ(r.signature, "not-linearizable/outcomes/upsert_end:OBJECT_NOT_FOUND") << *r.violation;
@@ -231,7 +235,7 @@ TEST(MooncakeConcurrency, FindingGroupRouteGapSeenByBatchCalls) {
   } cases[] = {{142, 20, "not-linearizable/outcomes/batch_get:OBJECT_NOT_FOUND"},
                {117, 5, "not-linearizable/outcomes/batch_remove:OBJECT_NOT_FOUND"}};
   for (const auto& c : cases) {
-    const Result r = run(make_scenario(c.seed, kClients), c.seed, c.preempt);
+    const Result r = run(make_scenario(c.seed, kClients, {}, kBefore30), c.seed, c.preempt);
     ASSERT_TRUE(r.error.empty()) << r.error;
     ASSERT_TRUE(r.violation) << "seed " << c.seed;
     EXPECT_EQ(r.signature, c.signature) << *r.violation;
@@ -239,11 +243,109 @@ TEST(MooncakeConcurrency, FindingGroupRouteGapSeenByBatchCalls) {
   }
 }
 
+// Since session 30 half of the seeds run two tenants in multi-tenant mode
+// (README.md, "Tenants and quotas"), from a stream of their own: a seed
+// without them draws what it drew before, and one with them the same calls,
+// each naming its key's tenant, with the prefix's quotas tightened at its end
+// and now and then a client's second call setting a quota.
+TEST(MooncakeConcurrency, HalfTheSeedsRunTwoTenantsUnderQuota) {
+  PINSIM_MAIN_ONLY();
+  int tenants = 0, set_quota = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const Scenario s = make_scenario(seed, kClients);
+    const Scenario before = make_scenario(seed, kClients, {}, kBefore30);
+    ASSERT_EQ(s.scripts.size(), before.scripts.size());
+    if (!s.config.multi_tenant) {
+      EXPECT_EQ(s.scripts, before.scripts) << "seed " << seed;
+      EXPECT_EQ(s.prefix, before.prefix) << "seed " << seed;
+      continue;
+    }
+    ++tenants;
+    EXPECT_EQ(s.prefix.size(), before.prefix.size() + 2) << "seed " << seed;  // the two tightened quotas
+    EXPECT_EQ(s.prefix.back().second.kind, OpKind::SetQuota);
+    for (size_t i = 0; i < s.scripts.size(); ++i)
+      for (size_t j = 0; j < s.scripts[i].size(); ++j) {
+        Op op = s.scripts[i][j];
+        if (op.kind == OpKind::SetQuota) {
+          ++set_quota;
+          continue;
+        }
+        op.object.tenant = 0;
+        EXPECT_EQ(op, before.scripts[i][j]) << "seed " << seed;
+      }
+  }
+  EXPECT_GE(tenants, 10);
+  EXPECT_GE(set_quota, 3);
+}
+
+// Finding (scenarios/findings/README.md, "A quota update refuses writes of
+// registered tenants"): setting a quota closes the admission of every
+// account until the effective quotas are recomputed, so a write of a tenant
+// that holds a policy throughout is refused TENANT_NOT_REGISTERED. The seed
+// that found it and the shrunk trace both fail with the finding's signature;
+// red once Mooncake keeps admission open across a policy update.
+TEST(MooncakeConcurrency, FindingQuotaUpdateRefusesWritesOfRegisteredTenants) {
+  PINSIM_MAIN_ONLY();
+  const char* signature = "not-linearizable/outcomes/upsert_start:TENANT_NOT_REGISTERED";
+  const Result r = run(make_scenario(16, kClients), 16, 20);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  ASSERT_TRUE(r.violation);
+  EXPECT_EQ(r.signature, signature) << *r.violation;
+  EXPECT_TRUE(known_finding(r));
+
+  const Trace finding = load_trace(PINSIM_FINDINGS_DIR "/concurrency/main-quota-update-closes-admission.json");
+  ASSERT_TRUE(finding.finding);
+  const pinsim::RunResult replayed = replay_trace(finding);
+  ASSERT_TRUE(replayed.error.empty()) << replayed.error;
+  ASSERT_TRUE(replayed.failure);
+  EXPECT_EQ(replayed.failure->field, signature);
+}
+
+// Since session 30 a failure that no single call explains is named by a
+// call whose dependents' outcomes are left unchecked too (seed 1: a write
+// refused during a quota update, whose End then answers OBJECT_NOT_FOUND),
+// or by two such calls together (seed 154: that refusal beside a replacement
+// admitted over its quota), and the lane's conditions say where the model
+// refused a start for quota (README.md, "A call and what saw it").
+TEST(MooncakeConcurrency, AFailureIsNamedByACallAndWhatSawIt) {
+  PINSIM_MAIN_ONLY();
+  const Result one = run(make_scenario(1, kClients), 1, 20);
+  ASSERT_TRUE(one.violation);
+  EXPECT_EQ(one.signature, "not-linearizable/outcomes/upsert_start:TENANT_NOT_REGISTERED") << *one.violation;
+  EXPECT_TRUE(known_finding(one));
+  const Result two = run(make_scenario(154, kClients), 154, 20);
+  ASSERT_TRUE(two.violation);
+  EXPECT_EQ(two.signature,
+            "not-linearizable/outcomes/upsert_start:OK + not-linearizable/outcomes/upsert_start:TENANT_NOT_REGISTERED")
+      << *two.violation;
+  EXPECT_EQ(two.conditions, (std::vector<std::string>{"expected_quota_exceeded", "quota_refused_replacement"}));
+  EXPECT_TRUE(known_finding(two));
+  // A pair is known only when findings name both halves.
+  Result half = two;
+  half.alternatives.clear();
+  half.signature = "not-linearizable/outcomes/upsert_start:OK + not-linearizable/outcomes/get:OK";
+  EXPECT_FALSE(known_finding(half));
+}
+
+// Every saved finding of the lane replays, in a fresh target, to a failure
+// its own finding names.
+TEST(MooncakeConcurrency, EveryLaneFindingReplaysAsTheFailureItNames) {
+  PINSIM_MAIN_ONLY();
+  for (const KnownFinding& k : load_known_findings(PINSIM_FINDINGS_DIR "/concurrency")) {
+    const Trace finding = load_trace(k.file);
+    const pinsim::RunResult replayed = replay_trace(finding);
+    ASSERT_TRUE(replayed.error.empty()) << k.file << ": " << replayed.error;
+    ASSERT_TRUE(replayed.failure) << k.file;
+    EXPECT_TRUE(std::count(k.signatures.begin(), k.signatures.end(), replayed.failure->field))
+        << k.file << ": " << replayed.failure->field;
+  }
+}
+
 // A failing run is written as a trace with its schedule, and the trace
 // replays to the same history; a passing one replays as passing.
 TEST(MooncakeConcurrency, ARunWrittenAsATraceReplaysTheSameHistory) {
   for (uint64_t seed : {3u, 443u}) {
-    const Scenario s = make_scenario(seed, kClients, every_actor());
+    const Scenario s = make_scenario(seed, kClients, every_actor(), kBefore30);
     const Result r = run(s, seed, 5);
     ASSERT_TRUE(r.error.empty()) << r.error;
     const Trace t = read_trace(write_trace(to_trace(s, r, seed, 5)), "written");
@@ -263,7 +365,7 @@ TEST(MooncakeConcurrency, ARunWrittenAsATraceReplaysTheSameHistory) {
 TEST(MooncakeConcurrency, CleanupOnlySchedulesOnceMisreportedAreLinearizable) {
   PINSIM_MAIN_ONLY();
   for (const auto& [seed, preempt] : {std::pair<uint64_t, uint32_t>{793, 20}, {791, 50}}) {
-    const Result r = run(make_scenario(seed, kClients, {.evict = false, .cleanup = true}), seed, preempt);
+    const Result r = run(make_scenario(seed, kClients, {.evict = false, .cleanup = true}, kBefore30), seed, preempt);
     ASSERT_TRUE(r.error.empty()) << r.error;
     EXPECT_FALSE(r.violation) << "seed " << seed << ": " << describe(r);
   }

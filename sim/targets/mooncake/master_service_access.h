@@ -403,6 +403,9 @@ class MasterServiceSnapshotTestBase {
     if (in(s.discarded_replicas_mutex_)) return "discarded_replicas_mutex";
     if (in(s.tenant_quota_policy_mutex_)) return "tenant_quota_policy_mutex";
     if (in(s.tenant_quota_recompute_mutex_)) return "tenant_quota_recompute_mutex";
+#if PINSIM_MC_HAS_MULTI_TENANT
+    if (in(s.tenant_quota_table_)) return "tenant_quota_table";  // its shards' mutexes and its own
+#endif
     if (in(s.segment_manager_)) return "segment_manager";
     if (in(s.task_manager_)) return "task_manager";
     if (in(s)) return "master_service+" + std::to_string(p - reinterpret_cast<const char*>(&s));
