@@ -200,6 +200,17 @@ inline bool touches(const Op& op, ObjectId id) {
   return false;
 }
 
+// The objects `op` names: its key's, or a batch op's keys'; none for an op
+// of no key.
+inline std::vector<ObjectId> named_objects(const Op& op) {
+  std::vector<ObjectId> ids;
+  if (is_batch(op.kind))
+    for (KeyId k : op.keys) ids.push_back({op.object.tenant, k});
+  else if (is_key_op(op.kind))
+    ids.push_back(op.object);
+  return ids;
+}
+
 // "t<tenant>/k<key>", how reports name an object.
 inline std::string object_name(ObjectId id) { return "t" + std::to_string(id.tenant) + "/k" + std::to_string(id.key); }
 

@@ -546,6 +546,10 @@ std::string signature_of(const Model& start, const sched::History& history, Time
 constexpr const char* kOutcomes = "not-linearizable/outcomes/";
 constexpr const char* kAnd = " + ";  // joins the signatures of two calls (pairs_unchecked)
 
+void add_once(std::vector<std::string>& out, std::string s) {
+  if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
+}
+
 // The signatures of every call i for which `explains(i)` holds (its outcome
 // left unchecked, an order explains the rest), in call order, each once.
 template <typename Explains>
@@ -553,9 +557,7 @@ std::vector<std::string> freed_calls(const Model& start, const sched::History& h
                                      Explains explains) {
   std::vector<std::string> out;
   for (size_t i = 0; i < history.calls.size(); ++i) {
-    if (!explains(i)) continue;
-    const std::string s = kOutcomes + signature_of(start, history, now, caps, i);
-    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+    if (explains(i)) add_once(out, kOutcomes + signature_of(start, history, now, caps, i));
   }
   return out;
 }
@@ -582,22 +584,25 @@ bool depends(const sched::History& history, size_t i, size_t j) {
   const Op& op = history.calls[i].op;
   const Op& other = history.calls[j].op;
   if (j == i || history.calls[j].returned < history.calls[i].invoked) return false;
-  if (!is_key_op(op.kind) && !is_batch(op.kind)) return false;
+  const std::vector<ObjectId> ids = named_objects(op);
+  if (ids.empty()) return false;
   const bool tenant = other.object.tenant == op.object.tenant;
   if ((other.kind == OpKind::RemoveAll && tenant) || (charges(op) && charges(other) && tenant)) return true;
-  for (KeyId k : is_batch(op.kind) ? op.keys : std::vector<KeyId>{op.object.key})
-    if (touches(other, {op.object.tenant, k})) return true;
-  return false;
+  return std::any_of(ids.begin(), ids.end(), [&](ObjectId id) { return touches(other, id); });
 }
 
-// Call i and every call that may have seen its effect, directly or through
-// another such call.
-std::vector<size_t> with_dependents(const sched::History& history, size_t i) {
-  std::vector<size_t> out{i};
-  for (size_t next = 0; next < out.size(); ++next)
-    for (size_t j = 0; j < history.calls.size(); ++j)
-      if (std::find(out.begin(), out.end(), j) == out.end() && depends(history, out[next], j)) out.push_back(j);
-  return out;
+// For each call, the call and every call that may have seen its effect,
+// directly or through another such call.
+std::vector<std::vector<size_t>> with_dependents(const sched::History& history) {
+  std::vector<std::vector<size_t>> all;
+  for (size_t i = 0; i < history.calls.size(); ++i) {
+    std::vector<size_t> out{i};
+    for (size_t next = 0; next < out.size(); ++next)
+      for (size_t j = 0; j < history.calls.size(); ++j)
+        if (std::find(out.begin(), out.end(), j) == out.end() && depends(history, out[next], j)) out.push_back(j);
+    all.push_back(std::move(out));
+  }
+  return all;
 }
 
 // The calls that, with their outcome and those of their dependents
@@ -608,14 +613,13 @@ std::vector<size_t> with_dependents(const sched::History& history, size_t i) {
 // admitted where every order refuses it (a read of the key then sees the
 // write the model never made).
 std::vector<std::string> with_dependents_unchecked(const Model& start, const sched::History& history, Time now,
-                                                   Capabilities caps) {
+                                                   Capabilities caps, const std::vector<std::vector<size_t>>& closure) {
   std::vector<std::string> out;
   for (size_t i = 0; i < history.calls.size(); ++i) {
-    const std::vector<size_t> free = with_dependents(history, i);
+    const std::vector<size_t>& free = closure[i];
     if (free.size() < 2 || free.size() == history.calls.size()) continue;  // every call unchecked names nothing
-    if (!sched::explain_outcomes(start, history, now, caps, free)) continue;
-    const std::string s = kOutcomes + call_signature(history.calls[i]);
-    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+    if (sched::explain_outcomes(start, history, now, caps, free))
+      add_once(out, kOutcomes + call_signature(history.calls[i]));
   }
   return out;
 }
@@ -626,19 +630,17 @@ std::vector<std::string> with_dependents_unchecked(const Model& start, const sch
 // its quota). Each pair as "<first> + <second>", which a known finding
 // recognises only when findings name both (match_result).
 std::vector<std::string> pairs_unchecked(const Model& start, const sched::History& history, Time now,
-                                         Capabilities caps) {
+                                         Capabilities caps, const std::vector<std::vector<size_t>>& closure) {
   std::vector<std::string> out;
   const size_t n = history.calls.size();
   for (size_t i = 0; i < n; ++i)
     for (size_t j = i + 1; j < n; ++j) {
-      std::vector<size_t> free = with_dependents(history, i);
-      if (std::find(free.begin(), free.end(), j) != free.end()) continue;  // j's own closure was tried alone
-      for (size_t k : with_dependents(history, j))
+      std::vector<size_t> free = closure[i];
+      if (std::find(free.begin(), free.end(), j) != free.end()) continue;  // j's closure is in i's: tried alone
+      for (size_t k : closure[j])
         if (std::find(free.begin(), free.end(), k) == free.end()) free.push_back(k);
       if (free.size() == n || !sched::explain_outcomes(start, history, now, caps, free)) continue;
-      const std::string s = kOutcomes + call_signature(history.calls[i]) + kAnd + kOutcomes +
-                            call_signature(history.calls[j]);
-      if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+      add_once(out, kOutcomes + call_signature(history.calls[i]) + kAnd + kOutcomes + call_signature(history.calls[j]));
     }
   return out;
 }
@@ -656,9 +658,10 @@ std::vector<std::string> unexplained_calls(const Model& start, const sched::Hist
     return sched::explain_outcomes(start, history, now, caps, {i}).has_value();
   });
   if (!out.empty()) return out;
-  out = with_dependents_unchecked(start, history, now, caps);
+  const std::vector<std::vector<size_t>> closure = with_dependents(history);
+  out = with_dependents_unchecked(start, history, now, caps, closure);
   if (!out.empty()) return out;
-  out = pairs_unchecked(start, history, now, caps);
+  out = pairs_unchecked(start, history, now, caps, closure);
   if (!out.empty()) return out;
   std::set<std::string> tried;
   for (size_t i = 0; i < history.calls.size(); ++i) {
@@ -686,9 +689,8 @@ std::vector<std::string> lane_conditions(const Model& start, const sched::Histor
         const uint64_t at = prefix == 1 ? before.invoked : before.returned;
         if (&before != &call && at < (prefix == 2 ? call.returned : call.invoked)) m.apply(before.op, now);
       }
-      bool replaces = false;
-      for (KeyId k : is_batch(call.op.kind) ? call.op.keys : std::vector<KeyId>{call.op.object.key})
-        replaces = replaces || m.objects().contains({call.op.object.tenant, k});
+      const std::vector<ObjectId> ids = named_objects(call.op);
+      const bool replaces = std::any_of(ids.begin(), ids.end(), [&](ObjectId id) { return m.objects().contains(id); });
       if (!only_model_refused_for_quota(m.apply(call.op, now), call.outcome)) continue;
       met = {"expected_quota_exceeded"};
       if (replaces) return {"expected_quota_exceeded", "quota_refused_replacement"};
