@@ -5,12 +5,13 @@
 #include <climits>
 #include <cstdint>
 #include <atomic>
+#include <deque>
 #include <set>
-#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
 #include "digest.h"
+#include "digest_set.h"
 #include "json_codec.h"
 #include "runner.h"
 
@@ -191,13 +192,18 @@ struct Search {
   std::vector<Linearized> steps;
   std::vector<bool> done;  // per step
   std::vector<Linearized> order;
-  std::unordered_set<Digest, DigestHash> seen;  // states visited: the canonical state and the steps done
+  DigestSet seen;  // states visited: the canonical state and the steps done
   size_t limit = 1;
   std::vector<Explanation> found;  // one per distinct end state
   std::set<std::pair<uint64_t, uint64_t>> ends;
   std::string buffer;
   bool outcomes_only = false;  // any end state will do (explain_outcomes)
   std::vector<size_t> free_calls;  // calls whose outcomes are not checked (explain_outcomes)
+  // The states one step deeper than each depth of the search, reused from
+  // one sibling to the next: assigning a state into one keeps the buffers it
+  // has (a copy per step allocated every object and map node anew, and was
+  // most of the search's time). A deque: deeper ones never move the others.
+  std::deque<State> scratch;
 
   // What is left at a search state, for minimal: the earliest stage left per
   // call, and the two calls left that returned first.
@@ -251,7 +257,7 @@ struct Search {
       buffer.append(reinterpret_cast<const char*>(&removed), sizeof removed);
     }
     for (const bool b : done) buffer.push_back(b ? '1' : '0');
-    if (!seen.insert(digest_of(buffer)).second) return false;
+    if (!seen.insert(digest_of(buffer))) return false;
     if (seen.size() > kSearchBudget) throw SearchUndecided();
     const Left l = left_at();
     for (size_t s = 0; s < steps.size(); ++s) {
@@ -285,7 +291,9 @@ struct Search {
   }
 
   bool explains_with(const State& st, size_t left, size_t s, Linearized step, bool* ended) {
-    State next = st;
+    if (scratch.size() <= order.size()) scratch.emplace_back(st);
+    State& next = scratch[order.size()];
+    next = st;
     const Outcome out = apply_step(next.model, next.runs, h, step, now);
     const bool ends_start = is_attempt(step.stage) && next.runs.starts[step.call].ended;
     if (is_attempt(step.stage)) *ended = ends_start;
