@@ -329,7 +329,7 @@ int main(int argc, char** argv) {
   const pinsim::WallClock clock;  // for schedules/s only, never an outcome
   for (uint64_t seed = a.first; seed <= a.last; ++seed) {
     const Scenario scenario = make_scenario(seed, a.clients, a.background);
-    const Result r = a.pct ? run_pct(scenario, seed, a.pct_depth) : run(scenario, seed, a.preempt);
+    const Result r = a.pct ? run_pct(scenario, seed, a.pct_depth, a.known) : run(scenario, seed, a.preempt, a.known);
     if (!r.error.empty()) {
       ++t.refused;
       std::printf("seed %llu: %s\n", static_cast<unsigned long long>(seed), r.error.c_str());

@@ -351,7 +351,8 @@ bool has_actor(const Scenario& s, const char* role) {
   return std::find(s.roles.begin(), s.roles.end(), role) != s.roles.end();
 }
 
-Result run_under(const Scenario& scenario, const std::function<sched::History(Target&)>& run_actors) {
+Result run_under(const Scenario& scenario, const std::vector<KnownFinding>& known,
+                 const std::function<sched::History(Target&)>& run_actors) {
   Result r;
   if (!mooncake_evict_is_seedable() && has_actor(scenario, "evict")) {
     r.error = kEvictNotSeedable;
@@ -382,10 +383,14 @@ Result run_under(const Scenario& scenario, const std::function<sched::History(Ta
   try {
     r.violation = sched::check_linearizable(model, r.history, scenario.now, caps);
     if (r.violation) {
-      std::vector<std::string> signatures = violation_signatures(model, r.history, scenario.now, caps);
+      r.conditions = lane_conditions(model, r.history, scenario.now);
+      const std::vector<OpKind> used = ops_used(r.history);
+      IsKnown is_known;
+      if (!known.empty())
+        is_known = [&](const std::string& s) { return match_known(known, s, r.variant, used, r.conditions); };
+      std::vector<std::string> signatures = violation_signatures(model, r.history, scenario.now, caps, is_known);
       r.signature = signatures.front();
       r.alternatives.assign(signatures.begin() + 1, signatures.end());
-      r.conditions = lane_conditions(model, r.history, scenario.now);
     }
   } catch (const sched::SearchUndecided& e) {  // a failure no finding explains, never a pass
     r.violation = e.what();
@@ -400,18 +405,20 @@ Result run_under(const Scenario& scenario, const std::function<sched::History(Ta
 
 }  // namespace
 
-Result run(const Scenario& scenario, uint64_t schedule_seed, uint32_t preempt_pct) {
-  return run_under(scenario, [&](Target& target) {
+Result run(const Scenario& scenario, uint64_t schedule_seed, uint32_t preempt_pct,
+           const std::vector<KnownFinding>& known) {
+  return run_under(scenario, known, [&](Target& target) {
     RandomChoices choices(schedule_seed);
     return sched::run_concurrent(target, scenario.scripts, scenario.now, choices, preempt_pct);
   });
 }
 
-Result run_pct(const Scenario& scenario, uint64_t schedule_seed, uint32_t depth) {
+Result run_pct(const Scenario& scenario, uint64_t schedule_seed, uint32_t depth,
+               const std::vector<KnownFinding>& known) {
   // BatchEvict takes each of its 1,024 shard locks: a schedule with the evict
   // actor makes about 2,500 decisions, one without it about 100.
   const uint64_t expected = has_actor(scenario, "evict") ? 2500 : 100;
-  return run_under(scenario, [&](Target& target) {
+  return run_under(scenario, known, [&](Target& target) {
     RandomChoices choices(schedule_seed);
     sched::PctPolicy policy(choices, static_cast<uint32_t>(scenario.scripts.size()), depth, expected);
     return sched::run_concurrent(target, scenario.scripts, scenario.now, policy);
@@ -420,7 +427,7 @@ Result run_pct(const Scenario& scenario, uint64_t schedule_seed, uint32_t depth)
 
 Result replay(const Scenario& scenario, const std::vector<uint32_t>& schedule, bool* diverged) {
   sched::ReplayPolicy policy(schedule);
-  Result r = run_under(scenario, [&](Target& target) {
+  Result r = run_under(scenario, {}, [&](Target& target) {
     return sched::run_concurrent(target, scenario.scripts, scenario.now, policy);
   });
   *diverged = policy.diverged() || r.history.run.schedule != schedule;
@@ -552,9 +559,22 @@ void add_once(std::vector<std::string>& out, std::string s) {
 
 // The signatures of every call i for which `explains(i)` holds (its outcome
 // left unchecked, an order explains the rest), in call order, each once.
+// With `is_known`, only the first of them a known finding names, when one
+// does: the one match_result would find first in the full list, found
+// without searching for the calls no finding names (each such search is
+// exhaustive, and most of a failing schedule's time). A batch's signature
+// may name an element, found by searches, so a batch is always tried.
 template <typename Explains>
 std::vector<std::string> freed_calls(const Model& start, const sched::History& history, Time now, Capabilities caps,
-                                     Explains explains) {
+                                     Explains explains, const IsKnown& is_known) {
+  for (size_t i = 0; is_known && i < history.calls.size(); ++i) {
+    const sched::Call& call = history.calls[i];
+    const bool batch = call.outcome.results.size() >= 2;
+    if (!batch && !is_known(kOutcomes + call_signature(call))) continue;
+    if (!explains(i)) continue;
+    std::string s = kOutcomes + signature_of(start, history, now, caps, i);
+    if (is_known(s)) return {s};
+  }
   std::vector<std::string> out;
   for (size_t i = 0; i < history.calls.size(); ++i) {
     if (explains(i)) add_once(out, kOutcomes + signature_of(start, history, now, caps, i));
@@ -653,10 +673,10 @@ std::vector<std::string> pairs_unchecked(const Model& start, const sched::Histor
 // that does so with every call that shares it left unchecked (two reads that
 // both answer what no order gives); "-" when none does.
 std::vector<std::string> unexplained_calls(const Model& start, const sched::History& history, Time now,
-                                           Capabilities caps) {
-  std::vector<std::string> out = freed_calls(start, history, now, caps, [&](size_t i) {
-    return sched::explain_outcomes(start, history, now, caps, {i}).has_value();
-  });
+                                           Capabilities caps, const IsKnown& is_known) {
+  std::vector<std::string> out = freed_calls(
+      start, history, now, caps,
+      [&](size_t i) { return sched::explain_outcomes(start, history, now, caps, {i}).has_value(); }, is_known);
   if (!out.empty()) return out;
   const std::vector<std::vector<size_t>> closure = with_dependents(history);
   out = with_dependents_unchecked(start, history, now, caps, closure);
@@ -716,15 +736,15 @@ const KnownFinding* match_result(const std::vector<KnownFinding>& known, const R
 }
 
 std::vector<std::string> violation_signatures(const Model& start, const sched::History& history, Time now,
-                                              Capabilities caps) {
+                                              Capabilities caps, const IsKnown& is_known) {
   const auto explained = sched::explain_outcomes(start, history, now, caps);
-  if (!explained) return unexplained_calls(start, history, now, caps);
+  if (!explained) return unexplained_calls(start, history, now, caps, is_known);
   // Some order gives every outcome but ends elsewhere: when one call's outcome,
   // left unchecked, lets an order explain the final View too, that call is
   // what no true order gives (an eviction can otherwise explain a missing key).
-  std::vector<std::string> freed = freed_calls(start, history, now, caps, [&](size_t i) {
-    return !sched::explanations(start, history, now, caps, 1, {i}).empty();
-  });
+  std::vector<std::string> freed = freed_calls(
+      start, history, now, caps,
+      [&](size_t i) { return !sched::explanations(start, history, now, caps, 1, {i}).empty(); }, is_known);
   if (!freed.empty()) return freed;
   const auto diffs = diff_views(masked(explained->end.view(now), caps), masked(history.final_view, caps));
   if (diffs.empty()) return {"not-linearizable/placement/-"};

@@ -6,6 +6,7 @@
 // and a schedule; the same seed gives the same schedule, outcomes and View.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -89,13 +90,18 @@ struct Result {
 // lock named after its member of `target`'s MasterService, sorted, distinct.
 std::vector<Edge> named_lock_edges(const Target& target);
 
-// Runs `scenario` once under a schedule drawn from `schedule_seed`.
-Result run(const Scenario& scenario, uint64_t schedule_seed, uint32_t preempt_pct);
+// Runs `scenario` once under a schedule drawn from `schedule_seed`. With
+// `known` findings, a failure one of them names is named by the first
+// signature that finding names, and the rest are not computed
+// (violation_signatures' `is_known`): the same finding matches, sooner.
+Result run(const Scenario& scenario, uint64_t schedule_seed, uint32_t preempt_pct,
+           const std::vector<KnownFinding>& known = {});
 // The same under PCT (policies.h): random actor priorities and `depth` - 1
 // change points over the decisions a schedule of this scenario is expected
 // to take (a bug of depth d is found with probability at least
 // 1 / (actors x steps^(d-1)) per schedule).
-Result run_pct(const Scenario& scenario, uint64_t schedule_seed, uint32_t depth);
+Result run_pct(const Scenario& scenario, uint64_t schedule_seed, uint32_t depth,
+               const std::vector<KnownFinding>& known = {});
 // Runs `scenario` under a recorded schedule; `diverged` when the run could
 // not follow it (the target took another path).
 Result replay(const Scenario& scenario, const std::vector<uint32_t>& schedule, bool* diverged);
@@ -128,8 +134,12 @@ RunResult replay_trace(const Trace& trace);
 // object the model holds (as field_diff.h names it) and that object's pin
 // (hard, soft or none), else the first differing field and "-";
 // "not-linearizable/placement/-" when only the placement differs.
+// With `is_known` (whether a known finding names a signature), a list of
+// one-call signatures stops at the first signature it accepts: only that one
+// is given, and the calls after it are not searched.
+using IsKnown = std::function<bool(const std::string&)>;
 std::vector<std::string> violation_signatures(const Model& start, const sched::History& history, Time now,
-                                              Capabilities caps);
+                                              Capabilities caps, const IsKnown& is_known = nullptr);
 // The conditions a known finding may name in `when` (known_findings.h) that
 // a history met: "expected_quota_exceeded" when the model refuses a start for
 // quota that the target did not, the start applied after the calls that
