@@ -351,7 +351,16 @@ bool has_actor(const Scenario& s, const char* role) {
   return std::find(s.roles.begin(), s.roles.end(), role) != s.roles.end();
 }
 
-Result run_under(const Scenario& scenario, const std::vector<KnownFinding>& known,
+// How run_under names a failure: in full (no `known`, not `first_only`); up
+// to the first one-call signature a `known` finding names; or by its first
+// signature alone (`first_only`: a replay, whose signature is all the
+// shrinker compares).
+struct Naming {
+  const std::vector<KnownFinding>& known;
+  bool first_only = false;
+};
+
+Result run_under(const Scenario& scenario, const Naming& naming,
                  const std::function<sched::History(Target&)>& run_actors) {
   Result r;
   if (!mooncake_evict_is_seedable() && has_actor(scenario, "evict")) {
@@ -386,8 +395,10 @@ Result run_under(const Scenario& scenario, const std::vector<KnownFinding>& know
       r.conditions = lane_conditions(model, r.history, scenario.now);
       const std::vector<OpKind> used = ops_used(r.history);
       IsKnown is_known;
-      if (!known.empty())
-        is_known = [&](const std::string& s) { return match_known(known, s, r.variant, used, r.conditions); };
+      if (naming.first_only)
+        is_known = [](const std::string&) { return true; };
+      else if (!naming.known.empty())
+        is_known = [&](const std::string& s) { return match_known(naming.known, s, r.variant, used, r.conditions); };
       std::vector<std::string> signatures = violation_signatures(model, r.history, scenario.now, caps, is_known);
       r.signature = signatures.front();
       r.alternatives.assign(signatures.begin() + 1, signatures.end());
@@ -407,7 +418,7 @@ Result run_under(const Scenario& scenario, const std::vector<KnownFinding>& know
 
 Result run(const Scenario& scenario, uint64_t schedule_seed, uint32_t preempt_pct,
            const std::vector<KnownFinding>& known) {
-  return run_under(scenario, known, [&](Target& target) {
+  return run_under(scenario, {known}, [&](Target& target) {
     RandomChoices choices(schedule_seed);
     return sched::run_concurrent(target, scenario.scripts, scenario.now, choices, preempt_pct);
   });
@@ -418,16 +429,16 @@ Result run_pct(const Scenario& scenario, uint64_t schedule_seed, uint32_t depth,
   // BatchEvict takes each of its 1,024 shard locks: a schedule with the evict
   // actor makes about 2,500 decisions, one without it about 100.
   const uint64_t expected = has_actor(scenario, "evict") ? 2500 : 100;
-  return run_under(scenario, known, [&](Target& target) {
+  return run_under(scenario, {known}, [&](Target& target) {
     RandomChoices choices(schedule_seed);
     sched::PctPolicy policy(choices, static_cast<uint32_t>(scenario.scripts.size()), depth, expected);
     return sched::run_concurrent(target, scenario.scripts, scenario.now, policy);
   });
 }
 
-Result replay(const Scenario& scenario, const std::vector<uint32_t>& schedule, bool* diverged) {
+Result replay(const Scenario& scenario, const std::vector<uint32_t>& schedule, bool* diverged, bool first_only) {
   sched::ReplayPolicy policy(schedule);
-  Result r = run_under(scenario, {}, [&](Target& target) {
+  Result r = run_under(scenario, {{}, first_only}, [&](Target& target) {
     return sched::run_concurrent(target, scenario.scripts, scenario.now, policy);
   });
   *diverged = policy.diverged() || r.history.run.schedule != schedule;
@@ -497,7 +508,7 @@ RunResult replay_trace(const Trace& trace) {
   const std::optional<Scenario> scenario = scenario_of(trace, &schedule, &out.error);
   if (!scenario) return out;
   bool diverged = false;
-  const Result r = replay(*scenario, schedule, &diverged);
+  const Result r = replay(*scenario, schedule, &diverged, true);
   out.error = r.error;
   out.variant = r.variant;
   const uint32_t preempt = trace.concurrent->settings.preempt_pct;
@@ -559,25 +570,28 @@ void add_once(std::vector<std::string>& out, std::string s) {
 
 // The signatures of every call i for which `explains(i)` holds (its outcome
 // left unchecked, an order explains the rest), in call order, each once.
-// With `is_known`, only the first of them a known finding names, when one
-// does: the one match_result would find first in the full list, found
-// without searching for the calls no finding names (each such search is
-// exhaustive, and most of a failing schedule's time). A batch's signature
-// may name an element, found by searches, so a batch is always tried.
+// With `is_known`, only the first of them it accepts, when it accepts one:
+// the one match_result would find first in the full list, found without
+// searching for the calls whose signature it cannot accept (each such search
+// is exhaustive, and most of a failing schedule's time). A batch's signature
+// may name an element, found by searches, so a batch is always tried. No
+// call is searched twice.
 template <typename Explains>
 std::vector<std::string> freed_calls(const Model& start, const sched::History& history, Time now, Capabilities caps,
                                      Explains explains, const IsKnown& is_known) {
+  std::vector<int> explained(history.calls.size(), -1);  // -1: not searched yet
   for (size_t i = 0; is_known && i < history.calls.size(); ++i) {
     const sched::Call& call = history.calls[i];
     const bool batch = call.outcome.results.size() >= 2;
     if (!batch && !is_known(kOutcomes + call_signature(call))) continue;
-    if (!explains(i)) continue;
+    if (!(explained[i] = explains(i))) continue;
     std::string s = kOutcomes + signature_of(start, history, now, caps, i);
     if (is_known(s)) return {s};
   }
   std::vector<std::string> out;
   for (size_t i = 0; i < history.calls.size(); ++i) {
-    if (explains(i)) add_once(out, kOutcomes + signature_of(start, history, now, caps, i));
+    if (explained[i] < 0) explained[i] = explains(i);
+    if (explained[i]) add_once(out, kOutcomes + signature_of(start, history, now, caps, i));
   }
   return out;
 }

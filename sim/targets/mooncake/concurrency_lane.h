@@ -103,8 +103,11 @@ Result run(const Scenario& scenario, uint64_t schedule_seed, uint32_t preempt_pc
 Result run_pct(const Scenario& scenario, uint64_t schedule_seed, uint32_t depth,
                const std::vector<KnownFinding>& known = {});
 // Runs `scenario` under a recorded schedule; `diverged` when the run could
-// not follow it (the target took another path).
-Result replay(const Scenario& scenario, const std::vector<uint32_t>& schedule, bool* diverged);
+// not follow it (the target took another path). `first_only`: a failure is
+// named by its first signature alone (no alternatives), which is all
+// replay_trace reports.
+Result replay(const Scenario& scenario, const std::vector<uint32_t>& schedule, bool* diverged,
+              bool first_only = false);
 
 // A run as a trace (docs/trace-format.md): the prefix as its steps, and one
 // concurrent round with the actors' scripts and the schedule taken.
@@ -116,7 +119,7 @@ std::optional<Scenario> scenario_of(const Trace& trace, std::vector<uint32_t>* s
 // Replays such a trace from scratch, as the schedule shrinker
 // (sched/schedule_shrink.h) asks: the trace as run (the schedule taken), and
 // its failure: a deadlock, a lock cycle, or no linearization (what
-// "not-linearizable", field its signature). `error` when it cannot run.
+// "not-linearizable", field its first signature). `error` when it cannot run.
 RunResult replay_trace(const Trace& trace);
 
 // The signatures of a history no linearization explains, for recognising a
