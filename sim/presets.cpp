@@ -33,6 +33,12 @@ void pins(Choices& c, WorkloadConfig& w, Config& m) {
     for (SegmentConfig& s : m.segments) s.capacity = 64;
 }
 
+// Dynamic replication stays on two memory segments, where at most one
+// target qualifies: with three, two empty ones tie, and Mooncake breaks the
+// tie by a hash the rules do not state (the swarm draws it only with two).
+// The draw is made either way, so the seed's stream does not move.
+bool no_third_memory_segment(const Config& m) { return m.dynamic_replication.has_value(); }
+
 void quotas(Choices& c, WorkloadConfig& w, Config& m) {
   w.tenants = std::max<uint32_t>(w.tenants, 2);
   draw_tenants(c, w.tenants, &m);
@@ -47,7 +53,8 @@ void quotas(Choices& c, WorkloadConfig& w, Config& m) {
     size_t memory = 0;
     for (SegmentConfig& s : m.segments)
       if (s.kind == ReplicaKind::Memory) s.capacity = 64, ++memory;
-    for (; memory < 2 || (memory < 3 && c.chance(50)); ++memory) m.segments.push_back({ReplicaKind::Memory, 64});
+    for (; memory < 2 || (memory < 3 && c.chance(50) && !no_third_memory_segment(m)); ++memory)
+      m.segments.push_back({ReplicaKind::Memory, 64});  // quotas seed 28918: a propose's tie
   } else if (c.chance(50)) {
     // Roomy segments, where no size fragments them: 1-byte objects too, and
     // segments that leave (graceful unmount), so a write within quota finds
@@ -77,7 +84,7 @@ void pressure(Choices& c, WorkloadConfig& w, Config& m) {
   // Mooncake's offset allocator and the model's byte count agree (a 256-byte
   // segment fragments: docs/interpretations.md, "Allocation").
   for (SegmentConfig& s : m.segments) s.capacity = 64;
-  if (c.chance(50)) m.segments.push_back({ReplicaKind::Memory, 64});
+  if (c.chance(50) && !no_third_memory_segment(m)) m.segments.push_back({ReplicaKind::Memory, 64});
   at_least(w, {OpKind::Evict, OpKind::PutStart, OpKind::PutEnd, OpKind::UpsertStart, OpKind::Advance}, 12);
 }
 
@@ -92,12 +99,6 @@ void expiry(Choices&, WorkloadConfig& w, Config&) {
   w.aim_pct = 70;
   at_least(w, {OpKind::PutStart, OpKind::PutEnd, OpKind::Cleanup, OpKind::Get, OpKind::Exist, OpKind::Advance}, 10);
 }
-
-// Dynamic replication stays on two memory segments, where at most one
-// target qualifies: with three, two empty ones tie, and Mooncake breaks the
-// tie by a hash the rules do not state (the swarm draws it only with two).
-// The draw is made either way, so the seed's stream does not move.
-bool no_third_memory_segment(const Config& m) { return m.dynamic_replication.has_value(); }
 
 // Segments leave (at once, or gracefully: still readable, taking nothing new)
 // and come back while objects are pinned, grouped, written and snapshotted:
