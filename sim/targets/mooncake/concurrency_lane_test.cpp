@@ -324,7 +324,7 @@ TEST(MooncakeConcurrency, AFailureIsNamedByACallAndWhatSawIt) {
   // A pair is known only when findings name both halves.
   Result half = two;
   half.alternatives.clear();
-  half.signature = "not-linearizable/outcomes/upsert_start:OK + not-linearizable/outcomes/get:OK";
+  half.signature = "not-linearizable/outcomes/upsert_start:OK + not-linearizable/outcomes/remove:OK";
   EXPECT_FALSE(known_finding(half));
 }
 
