@@ -24,11 +24,13 @@
 #include <string>
 #include <string_view>
 
+#include "campaign.h"
 #include "concurrency_lane.h"
 #include "json_codec.h"
 #include "history_html.h"
 #include "known_findings.h"
 #include "mooncake_target.h"
+#include "property.h"
 #include "schedule_shrink.h"
 #include "text_file.h"
 #include "trace.h"
@@ -84,7 +86,8 @@ constexpr const char* kUsage =
     "       mooncake_concurrency --replay FILE [--html PICTURE.html]\n"
     "Runs Mooncake's MasterService under the deterministic scheduler: client actors, BatchEvict and the\n"
     "task-cleanup cycle, each schedule checked for linearizability against the model and for its lock order.\n"
-    "--known: finding traces recognised by signature; --out: the first other failure, shrunk, as a trace;\n"
+    "--known: finding traces recognised by signature; --out: the first other failure, shrunk, as a trace\n"
+    "(and, when one actor's calls are left, as the sequential trace FILE.sequential.json, run and named);\n"
     "--replay: run such a trace again; --html: draw it. See sim/targets/mooncake/README.md.\n"
     "Exit codes: 0 every schedule passed, 1 a failure that is not a known finding, 2 bad usage or input.\n";
 
@@ -177,12 +180,13 @@ bool add(const Result& r, uint64_t seed, const Args& a, Totals& t) {
   }
   bool unknown = r.history.run.deadlock || !r.cycle.empty();
   if (r.violation) {
-    const pinsim::KnownFinding* k = match_result(a.known, r);
+    std::string matched;  // the signature the finding names: the first, or an alternative
+    const pinsim::KnownFinding* k = match_result(a.known, r, &matched);
     ++(k ? t.known : t.violations);
     unknown |= !k;
     if (k)
       std::printf("seed %llu: known finding %s (%s)\n", static_cast<unsigned long long>(seed), k->file.c_str(),
-                  r.signature.c_str());
+                  matched.c_str());
     else {
       std::string also;  // the other calls that explain (Result::alternatives), and the conditions met
       for (const std::string& s : r.alternatives) also += (also.empty() ? "; also " : ", ") + s;
@@ -227,6 +231,28 @@ bool save(const char* flag, const std::string& path, const std::string& text) {
   return false;
 }
 
+// A shrunk failure of one actor's calls, as the sequential lane runs it:
+// written to `path`, replayed there (the model beside MasterService, every
+// property), and how it fails said in one line, so the sequential findings
+// (scenarios/findings/) can be searched for it.
+bool write_sequential(const pinsim::Trace& lane, const std::string& path) {
+  const std::optional<pinsim::Trace> sequential = pinsim::mooncake_lane::sequential_form(lane);
+  if (!sequential) return true;
+  pinsim::Checks checks;
+  checks.properties = pinsim::all_properties();
+  const pinsim::RunResult run = pinsim::replay(*sequential, &pinsim::make_mooncake_target, {}, checks);
+  if (!save("--out", path, pinsim::write_trace(*sequential))) return false;
+  if (!run.error.empty())
+    std::printf("  one after another (%s): not run: %s\n", path.c_str(), run.error.c_str());
+  else if (!run.failure)
+    std::printf("  one after another (%s): passes, so the lane's check and the sequential lane's differ\n",
+                path.c_str());
+  else
+    std::printf("  one after another it fails as %s at step %zu (pinsim replay %s)\n",
+                pinsim::failure_signature(*run.failure, run.trace).c_str(), run.failure->step, path.c_str());
+  return true;
+}
+
 // Shrinks the failing run of `seed` (schedule_shrink.h) and writes it to --out.
 bool write_shrunk(const Scenario& scenario, const Result& r, uint64_t seed, const Args& a) {
   pinsim::Trace failing = to_trace(scenario, r, seed, a.preempt, a.pct ? a.pct_depth : 0);
@@ -245,7 +271,8 @@ bool write_shrunk(const Scenario& scenario, const Result& r, uint64_t seed, cons
   if (shrunk->size.preemptions == 0)
     std::printf("  it needs no preemption: the calls one after another diverge, so this is a sequential "
                 "divergence (see scenarios/findings/ and pinsim run --target mooncake), not a race\n");
-  return save("--out", a.out, pinsim::write_trace(shrunk->trace));
+  if (!save("--out", a.out, pinsim::write_trace(shrunk->trace))) return false;
+  return shrunk->size.preemptions != 0 || write_sequential(shrunk->trace, a.out + ".sequential.json");
 }
 
 // The picture of a replayed trace (--html), with the verdict in one line.

@@ -502,6 +502,28 @@ std::optional<Scenario> scenario_of(const Trace& trace, std::vector<uint32_t>* s
   return s;
 }
 
+std::optional<Trace> sequential_form(const Trace& lane) {
+  if (!lane.concurrent || lane.concurrent->rounds.size() != 1) return std::nullopt;
+  const auto& round = lane.concurrent->rounds.front();
+  const auto busy = [](const std::vector<Op>& script) { return !script.empty(); };
+  if (std::count_if(round.scripts.begin(), round.scripts.end(), busy) != 1) return std::nullopt;
+  Trace t;
+  t.description = "the calls of " + lane.description + ", one after another";
+  t.config = lane.config;
+  t.run = RunFlags{.target = "mooncake", .tree = lane.run ? lane.run->tree : ""};
+  t.steps = lane.steps;
+  const Time clock = t.steps.empty() ? 0 : t.steps.back().t;
+  if (round.t > clock) {
+    Op advance;
+    advance.kind = OpKind::Advance;
+    advance.advance_ms = round.t - clock;
+    t.steps.push_back({round.t, advance, std::nullopt, std::nullopt});
+  }
+  for (const Op& op : *std::find_if(round.scripts.begin(), round.scripts.end(), busy))
+    t.steps.push_back({round.t, op, std::nullopt, std::nullopt});
+  return t;
+}
+
 RunResult replay_trace(const Trace& trace) {
   RunResult out;
   std::vector<uint32_t> schedule;
@@ -733,7 +755,7 @@ std::vector<std::string> lane_conditions(const Model& start, const sched::Histor
   return met;
 }
 
-const KnownFinding* match_result(const std::vector<KnownFinding>& known, const Result& r) {
+const KnownFinding* match_result(const std::vector<KnownFinding>& known, const Result& r, std::string* matched) {
   const std::vector<OpKind> used = ops_used(r.history);
   // A signature of two calls ("<first> + <second>") needs a finding for each.
   auto match = [&](const std::string& s) -> const KnownFinding* {
@@ -743,9 +765,13 @@ const KnownFinding* match_result(const std::vector<KnownFinding>& known, const R
     return match_known(known, s.substr(at + std::string_view(kAnd).size()), r.variant, used, r.conditions) ? k
                                                                                                           : nullptr;
   };
-  if (const KnownFinding* k = match(r.signature)) return k;
-  for (const std::string& s : r.alternatives)
-    if (const KnownFinding* k = match(s)) return k;
+  std::vector<std::string> all{r.signature};
+  all.insert(all.end(), r.alternatives.begin(), r.alternatives.end());
+  for (const std::string& s : all)
+    if (const KnownFinding* k = match(s)) {
+      if (matched) *matched = s;
+      return k;
+    }
   return nullptr;
 }
 

@@ -122,6 +122,13 @@ std::optional<Scenario> scenario_of(const Trace& trace, std::vector<uint32_t>* s
 // "not-linearizable", field its first signature). `error` when it cannot run.
 RunResult replay_trace(const Trace& trace);
 
+// A lane trace whose round is one actor's calls (a failure that shrank to no
+// preemption) as a sequential trace: the prefix's steps, an advance to the
+// round's instant, then the calls, for pinsim's sequential lane (`pinsim
+// replay`), whose findings may name what the lane cannot. nullopt when the
+// round has more than one actor's calls.
+std::optional<Trace> sequential_form(const Trace& lane);
+
 // The signatures of a history no linearization explains, for recognising a
 // known finding (scenarios/findings/concurrency/), in the "what/op/field"
 // shape of known_findings.h, the first being the history's own, the rest its
@@ -153,7 +160,9 @@ std::vector<std::string> violation_signatures(const Model& start, const sched::H
 std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now);
 // The known finding that names the result's signature or one of its
 // alternatives (and whose conditions the result met), or nullptr.
-const KnownFinding* match_result(const std::vector<KnownFinding>& known, const Result& r);
+// `matched`, when given, is set to the signature the finding names.
+const KnownFinding* match_result(const std::vector<KnownFinding>& known, const Result& r,
+                                 std::string* matched = nullptr);
 
 // The op kinds the calls of `history` used, each once: what a known finding's
 // `needs` is matched against (known_findings.h), as a sequential run's steps are.

@@ -7,10 +7,12 @@
 
 #include <map>
 
+#include "campaign.h"
 #include "concurrency_lane.h"
 #include "known_findings.h"
 #include "lock_order.h"
 #include "mooncake_target.h"
+#include "property.h"
 #include "scheduler.h"
 #include "trace.h"
 
@@ -350,6 +352,28 @@ TEST(MooncakeConcurrency, KnownFindingsNameAFailureAsFullNamingDoes) {
   const Result unknown = run(make_scenario(16, kClients), 16, 20, none);
   EXPECT_EQ(unknown.signature, full.signature);
   EXPECT_EQ(unknown.alternatives, full.alternatives);
+}
+
+// A lane finding of one actor's calls, run one after another by the
+// sequential lane (sequential_form, what `--out` writes beside a shrunk
+// failure that needs no preemption), fails there too: the seen-by-lane file
+// of a sequential finding as that finding.
+TEST(MooncakeConcurrency, OneActorsCallsFailInTheSequentialLaneToo) {
+  PINSIM_MAIN_ONLY();
+  const std::vector<KnownFinding> sequential = load_known_findings(PINSIM_FINDINGS_DIR);
+  pinsim::Checks checks;
+  checks.properties = pinsim::all_properties();
+  for (const char* name : {"main-quota-retry-replaces-leased-object-seen-by-lane",
+                           "main-failed-upsert-preempts-write-in-flight-seen-by-lane"}) {
+    const Trace lane = load_trace(std::string(PINSIM_FINDINGS_DIR "/concurrency/") + name + ".json");
+    const std::optional<Trace> one = sequential_form(lane);
+    ASSERT_TRUE(one) << name;
+    const pinsim::RunResult run = pinsim::replay(*one, &pinsim::make_mooncake_target, {}, checks);
+    ASSERT_TRUE(run.error.empty()) << name << ": " << run.error;
+    ASSERT_TRUE(run.failure) << name;
+    const KnownFinding* k = pinsim::known_failure(sequential, run);
+    EXPECT_TRUE(k) << name << ": " << pinsim::failure_signature(*run.failure, run.trace);
+  }
 }
 
 // Every saved finding of the lane replays, in a fresh target, to a failure
