@@ -47,6 +47,7 @@ struct Args {
   uint32_t pct_depth = 3;
   Background background;
   std::vector<pinsim::KnownFinding> known;
+  std::vector<pinsim::KnownFinding> known_sequential;  // --known-sequential DIR: scenarios/findings
   std::string out, replay, html;  // --out FILE, --replay FILE, --html FILE
   bool campaign_flags = false;  // any flag that shapes a campaign (contradicts --replay)
 };
@@ -82,12 +83,15 @@ std::optional<uint64_t> number(std::string_view s) {
 
 constexpr const char* kUsage =
     "usage: mooncake_concurrency --seeds A..B [--clients N] [--preempt P | --schedule pct [--pct-depth D]]\n"
-    "                            [--background evict,cleanup|evict|cleanup|none] [--known DIR] [--out FILE]\n"
+    "                            [--background evict,cleanup|evict|cleanup|none] [--known DIR]\n"
+    "                            [--known-sequential DIR] [--out FILE]\n"
     "       mooncake_concurrency --replay FILE [--html PICTURE.html]\n"
     "Runs Mooncake's MasterService under the deterministic scheduler: client actors, BatchEvict and the\n"
     "task-cleanup cycle, each schedule checked for linearizability against the model and for its lock order.\n"
     "--known: finding traces recognised by signature; --out: the first other failure, shrunk, as a trace\n"
     "(and, when one actor's calls are left, as the sequential trace FILE.sequential.json, run and named);\n"
+    "--known-sequential DIR: a failure no lane finding names is shrunk, and known when what is left is one\n"
+    "actor's calls that the sequential lane fails as a finding of DIR (scenarios/findings);\n"
     "--replay: run such a trace again; --html: draw it. See sim/targets/mooncake/README.md.\n"
     "Exit codes: 0 every schedule passed, 1 a failure that is not a known finding, 2 bad usage or input.\n";
 
@@ -117,6 +121,12 @@ std::string parse(int argc, char** argv, Args* a) {
       } catch (const pinsim::DecodeError& e) {
         return "--known " + std::string(e.what());
       }
+    } else if (flag == "--known-sequential") {
+      try {
+        a->known_sequential = pinsim::load_known_findings(std::string(value));
+      } catch (const pinsim::DecodeError& e) {
+        return "--known-sequential " + std::string(e.what());
+      }
     } else if (flag == "--schedule") {
       if (value != "random" && value != "pct") return "--schedule " + std::string(value) + ": expected random or pct";
       a->pct = value == "pct";
@@ -136,6 +146,7 @@ std::string parse(int argc, char** argv, Args* a) {
     } else {
       return std::string(flag) +
              ": unknown argument (--seeds, --clients, --preempt, --schedule, --pct-depth, --background, --known, "
+                                  "--known-sequential, "
                                   "--out, --replay, --html)";
     }
   }
@@ -153,8 +164,10 @@ struct Totals {
   std::map<Edge, uint64_t> kinds;  // edge by lock kind -> schedules that showed it
 };
 
-// Counts `r` into `t` and prints its failures; true when one is not a known finding.
-bool add(const Result& r, uint64_t seed, const Args& a, Totals& t) {
+// Counts `r` into `t` and prints its failures; true when one is not a known
+// finding. With the scenario, a failure no lane finding names may be named by
+// a sequential one (known_sequentially).
+bool add(const Result& r, uint64_t seed, const Args& a, Totals& t, const Scenario* scenario = nullptr) {
   ++t.runs;
   t.decisions += r.history.run.decisions;
   t.max_decisions = std::max(t.max_decisions, r.history.run.decisions);
@@ -182,6 +195,11 @@ bool add(const Result& r, uint64_t seed, const Args& a, Totals& t) {
   if (r.violation) {
     std::string matched;  // the signature the finding names: the first, or an alternative
     const pinsim::KnownFinding* k = match_result(a.known, r, &matched);
+    std::string how;  // what a failure a sequential finding names shrank to
+    if (!k && !unknown && scenario && !a.known_sequential.empty())
+      k = known_sequentially(to_trace(*scenario, r, seed, a.preempt, a.pct ? a.pct_depth : 0), a.known_sequential,
+                             &how);
+    if (!how.empty()) matched = r.signature + ", " + how;
     ++(k ? t.known : t.violations);
     unknown |= !k;
     if (k)
@@ -191,6 +209,7 @@ bool add(const Result& r, uint64_t seed, const Args& a, Totals& t) {
       std::string also;  // the other calls that explain (Result::alternatives), and the conditions met
       for (const std::string& s : r.alternatives) also += (also.empty() ? "; also " : ", ") + s;
       for (const std::string& c : r.conditions) also += "; when " + c;
+      if (!how.empty()) also += "; " + how + ", which no sequential finding names";
       std::printf("seed %llu: not linearizable (%s%s): %s\n", static_cast<unsigned long long>(seed),
                   r.signature.c_str(), also.c_str(), r.violation->c_str());
     }
@@ -362,7 +381,7 @@ int main(int argc, char** argv) {
       std::printf("seed %llu: %s\n", static_cast<unsigned long long>(seed), r.error.c_str());
       continue;
     }
-    if (add(r, seed, a, t) && !a.out.empty() && !written) {
+    if (add(r, seed, a, t, &scenario) && !a.out.empty() && !written) {
       if (!write_shrunk(scenario, r, seed, a)) return 2;
       written = true;
     }

@@ -7,11 +7,14 @@
 #include <set>
 #include <variant>
 
+#include "campaign.h"
 #include "choices.h"
 #include "field_diff.h"
 #include "lock_order.h"
 #include "model.h"
 #include "policies.h"
+#include "property.h"
+#include "schedule_shrink.h"
 #include "mooncake_target.h"
 #include "runner.h"
 
@@ -522,6 +525,22 @@ std::optional<Trace> sequential_form(const Trace& lane) {
   for (const Op& op : *std::find_if(round.scripts.begin(), round.scripts.end(), busy))
     t.steps.push_back({round.t, op, std::nullopt, std::nullopt});
   return t;
+}
+
+const KnownFinding* known_sequentially(const Trace& failing, const std::vector<KnownFinding>& sequential,
+                                       std::string* how) {
+  if (sequential.empty()) return nullptr;
+  const auto shrunk = sched::shrink_schedule(failing, sched::ConcurrentReplayer(replay_trace));
+  if (!shrunk || shrunk->size.preemptions != 0) return nullptr;
+  const std::optional<Trace> one = sequential_form(shrunk->trace);
+  if (!one) return nullptr;
+  Checks checks;
+  checks.properties = all_properties();
+  const RunResult run = pinsim::replay(*one, &make_mooncake_target, {}, checks);
+  if (!run.failure) return nullptr;
+  *how = "shrunk to " + sched::describe_size(shrunk->size) + ", one after another " +
+         failure_signature(*run.failure, run.trace);
+  return known_failure(sequential, run);
 }
 
 RunResult replay_trace(const Trace& trace) {

@@ -128,6 +128,15 @@ RunResult replay_trace(const Trace& trace);
 // replay`), whose findings may name what the lane cannot. nullopt when the
 // round has more than one actor's calls.
 std::optional<Trace> sequential_form(const Trace& lane);
+// The sequential finding of `sequential` (scenarios/findings) that names the
+// failing lane trace `failing` (to_trace), or nullptr: the failure shrunk
+// (schedule_shrink.h) to one actor's calls and no preemption, run one after
+// another by the sequential lane (the model beside MasterService, every
+// property), fails as that finding. `how` says what it shrank to and how the
+// calls fail one after another. A failure that needs a preemption is a race,
+// which no sequential finding names.
+const KnownFinding* known_sequentially(const Trace& failing, const std::vector<KnownFinding>& sequential,
+                                       std::string* how);
 
 // The signatures of a history no linearization explains, for recognising a
 // known finding (scenarios/findings/concurrency/), in the "what/op/field"

@@ -376,6 +376,26 @@ TEST(MooncakeConcurrency, OneActorsCallsFailInTheSequentialLaneToo) {
   }
 }
 
+// A lane failure no lane finding names is named by a sequential finding when
+// it shrinks to one actor's calls that fail one after another as that
+// finding (seed 662 of session 31: an Upsert refused for quota erases the
+// write it replaces); with no such finding it stays unknown.
+TEST(MooncakeConcurrency, AFailureOfOneActorsCallsIsNamedByASequentialFinding) {
+  PINSIM_MAIN_ONLY();
+  const Scenario s = make_scenario(662, kClients);
+  const Result r = run(s, 662, 20, lane_findings());
+  ASSERT_TRUE(r.violation);
+  EXPECT_FALSE(known_finding(r)) << r.signature;
+  const Trace failing = to_trace(s, r, 662, 20);
+  std::string how;
+  const std::vector<KnownFinding> sequential = load_known_findings(PINSIM_FINDINGS_DIR);
+  const KnownFinding* k = known_sequentially(failing, sequential, &how);
+  ASSERT_TRUE(k) << how;
+  EXPECT_EQ(k->file, PINSIM_FINDINGS_DIR "/main-failed-upsert-drops-pinned-object.json");
+  EXPECT_NE(how.find("property/upsert_start/P13"), std::string::npos) << how;
+  EXPECT_FALSE(known_sequentially(failing, lane_findings(), &how));
+}
+
 // Every saved finding of the lane replays, in a fresh target, to a failure
 // its own finding names.
 TEST(MooncakeConcurrency, EveryLaneFindingReplaysAsTheFailureItNames) {
