@@ -24,13 +24,11 @@
 #include <string>
 #include <string_view>
 
-#include "campaign.h"
 #include "concurrency_lane.h"
 #include "json_codec.h"
 #include "history_html.h"
 #include "known_findings.h"
 #include "mooncake_target.h"
-#include "property.h"
 #include "schedule_shrink.h"
 #include "text_file.h"
 #include "trace.h"
@@ -257,9 +255,7 @@ bool save(const char* flag, const std::string& path, const std::string& text) {
 bool write_sequential(const pinsim::Trace& lane, const std::string& path) {
   const std::optional<pinsim::Trace> sequential = pinsim::mooncake_lane::sequential_form(lane);
   if (!sequential) return true;
-  pinsim::Checks checks;
-  checks.properties = pinsim::all_properties();
-  const pinsim::RunResult run = pinsim::replay(*sequential, &pinsim::make_mooncake_target, {}, checks);
+  const pinsim::RunResult run = replay_sequential(*sequential);
   if (!save("--out", path, pinsim::write_trace(*sequential))) return false;
   if (!run.error.empty())
     std::printf("  one after another (%s): not run: %s\n", path.c_str(), run.error.c_str());

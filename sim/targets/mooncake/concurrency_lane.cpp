@@ -527,6 +527,12 @@ std::optional<Trace> sequential_form(const Trace& lane) {
   return t;
 }
 
+RunResult replay_sequential(const Trace& sequential) {
+  Checks checks;
+  checks.properties = all_properties();
+  return pinsim::replay(sequential, &make_mooncake_target, {}, checks);
+}
+
 const KnownFinding* known_sequentially(const Trace& failing, const std::vector<KnownFinding>& sequential,
                                        std::string* how) {
   if (sequential.empty()) return nullptr;
@@ -534,9 +540,7 @@ const KnownFinding* known_sequentially(const Trace& failing, const std::vector<K
   if (!shrunk || shrunk->size.preemptions != 0) return nullptr;
   const std::optional<Trace> one = sequential_form(shrunk->trace);
   if (!one) return nullptr;
-  Checks checks;
-  checks.properties = all_properties();
-  const RunResult run = pinsim::replay(*one, &make_mooncake_target, {}, checks);
+  const RunResult run = replay_sequential(*one);
   if (!run.failure) return nullptr;
   *how = "shrunk to " + sched::describe_size(shrunk->size) + ", one after another " +
          failure_signature(*run.failure, run.trace);

@@ -128,6 +128,9 @@ RunResult replay_trace(const Trace& trace);
 // replay`), whose findings may name what the lane cannot. nullopt when the
 // round has more than one actor's calls.
 std::optional<Trace> sequential_form(const Trace& lane);
+// Such a trace run by the sequential lane: the model beside MasterService,
+// every property.
+RunResult replay_sequential(const Trace& sequential);
 // The sequential finding of `sequential` (scenarios/findings) that names the
 // failing lane trace `failing` (to_trace), or nullptr: the failure shrunk
 // (schedule_shrink.h) to one actor's calls and no preemption, run one after

@@ -12,7 +12,6 @@
 #include "known_findings.h"
 #include "lock_order.h"
 #include "mooncake_target.h"
-#include "property.h"
 #include "scheduler.h"
 #include "trace.h"
 
@@ -361,14 +360,12 @@ TEST(MooncakeConcurrency, KnownFindingsNameAFailureAsFullNamingDoes) {
 TEST(MooncakeConcurrency, OneActorsCallsFailInTheSequentialLaneToo) {
   PINSIM_MAIN_ONLY();
   const std::vector<KnownFinding> sequential = load_known_findings(PINSIM_FINDINGS_DIR);
-  pinsim::Checks checks;
-  checks.properties = pinsim::all_properties();
   for (const char* name : {"main-quota-retry-replaces-leased-object-seen-by-lane",
                            "main-failed-upsert-preempts-write-in-flight-seen-by-lane"}) {
     const Trace lane = load_trace(std::string(PINSIM_FINDINGS_DIR "/concurrency/") + name + ".json");
     const std::optional<Trace> one = sequential_form(lane);
     ASSERT_TRUE(one) << name;
-    const pinsim::RunResult run = pinsim::replay(*one, &pinsim::make_mooncake_target, {}, checks);
+    const pinsim::RunResult run = replay_sequential(*one);
     ASSERT_TRUE(run.error.empty()) << name << ": " << run.error;
     ASSERT_TRUE(run.failure) << name;
     const KnownFinding* k = pinsim::known_failure(sequential, run);
