@@ -25,6 +25,7 @@
 #include <string_view>
 
 #include "concurrency_lane.h"
+#include "serial_form.h"
 #include "json_codec.h"
 #include "history_html.h"
 #include "known_findings.h"
@@ -207,7 +208,7 @@ bool add(const Result& r, uint64_t seed, const Args& a, Totals& t, const Scenari
       std::string also;  // the other calls that explain (Result::alternatives), and the conditions met
       for (const std::string& s : r.alternatives) also += (also.empty() ? "; also " : ", ") + s;
       for (const std::string& c : r.conditions) also += "; when " + c;
-      if (!how.empty()) also += "; " + how + ", which no sequential finding names";
+      if (!how.empty()) also += "; " + how;
       std::printf("seed %llu: not linearizable (%s%s): %s\n", static_cast<unsigned long long>(seed),
                   r.signature.c_str(), also.c_str(), r.violation->c_str());
     }
@@ -248,15 +249,26 @@ bool save(const char* flag, const std::string& path, const std::string& text) {
   return false;
 }
 
-// A shrunk failure of one actor's calls, as the sequential lane runs it:
-// written to `path`, replayed there (the model beside MasterService, every
-// property), and how it fails said in one line, so the sequential findings
-// (scenarios/findings/) can be searched for it.
+// A shrunk failure's calls one after another (serial_form.h): a race when
+// no order gives what the concurrent run gave; otherwise that order, as the
+// sequential lane runs it, written to `path`, replayed there (the model
+// beside MasterService, every property), and how it fails said in one line,
+// so the sequential findings (scenarios/findings/) can be searched for it.
 bool write_sequential(const pinsim::Trace& lane, const std::string& path) {
-  const std::optional<pinsim::Trace> sequential = pinsim::mooncake_lane::sequential_form(lane);
-  if (!sequential) return true;
-  const pinsim::RunResult run = replay_sequential(*sequential);
-  if (!save("--out", path, pinsim::write_trace(*sequential))) return false;
+  const pinsim::mooncake_lane::SerialForm serial = pinsim::mooncake_lane::serial_form(lane);
+  if (!serial.trace) {
+    if (serial.why.empty())
+      std::printf("  none of the %zu orders of its whole calls one after another gives its outcomes and View: "
+                  "a race\n",
+                  serial.orders);
+    else
+      std::printf("  one after another: undecided: %s\n", serial.why.c_str());
+    return true;
+  }
+  const pinsim::RunResult run = replay_sequential(*serial.trace);
+  if (!save("--out", path, pinsim::write_trace(*serial.trace))) return false;
+  std::printf("  MasterService alone gives the same outcomes and View with the calls one after another, so "
+              "this is a sequential divergence, not a race\n");
   if (!run.error.empty())
     std::printf("  one after another (%s): not run: %s\n", path.c_str(), run.error.c_str());
   else if (!run.failure)
@@ -283,11 +295,8 @@ bool write_shrunk(const Scenario& scenario, const Result& r, uint64_t seed, cons
               "--replay %s\n",
               static_cast<unsigned long long>(seed), pinsim::sched::describe_size(shrunk->original).c_str(),
               pinsim::sched::describe_size(shrunk->size).c_str(), shrunk->replays, a.out.c_str(), a.out.c_str());
-  if (shrunk->size.preemptions == 0)
-    std::printf("  it needs no preemption: the calls one after another diverge, so this is a sequential "
-                "divergence (see scenarios/findings/ and pinsim run --target mooncake), not a race\n");
   if (!save("--out", a.out, pinsim::write_trace(shrunk->trace))) return false;
-  return shrunk->size.preemptions != 0 || write_sequential(shrunk->trace, a.out + ".sequential.json");
+  return write_sequential(shrunk->trace, a.out + ".sequential.json");
 }
 
 // The picture of a replayed trace (--html), with the verdict in one line.

@@ -13,8 +13,6 @@
 #include "lock_order.h"
 #include "model.h"
 #include "policies.h"
-#include "property.h"
-#include "schedule_shrink.h"
 #include "mooncake_target.h"
 #include "runner.h"
 
@@ -505,48 +503,6 @@ std::optional<Scenario> scenario_of(const Trace& trace, std::vector<uint32_t>* s
   return s;
 }
 
-std::optional<Trace> sequential_form(const Trace& lane) {
-  if (!lane.concurrent || lane.concurrent->rounds.size() != 1) return std::nullopt;
-  const auto& round = lane.concurrent->rounds.front();
-  const auto busy = [](const std::vector<Op>& script) { return !script.empty(); };
-  if (std::count_if(round.scripts.begin(), round.scripts.end(), busy) != 1) return std::nullopt;
-  Trace t;
-  t.description = "the calls of " + lane.description + ", one after another";
-  t.config = lane.config;
-  t.run = RunFlags{.target = "mooncake", .tree = lane.run ? lane.run->tree : ""};
-  t.steps = lane.steps;
-  const Time clock = t.steps.empty() ? 0 : t.steps.back().t;
-  if (round.t > clock) {
-    Op advance;
-    advance.kind = OpKind::Advance;
-    advance.advance_ms = round.t - clock;
-    t.steps.push_back({round.t, advance, std::nullopt, std::nullopt});
-  }
-  for (const Op& op : *std::find_if(round.scripts.begin(), round.scripts.end(), busy))
-    t.steps.push_back({round.t, op, std::nullopt, std::nullopt});
-  return t;
-}
-
-RunResult replay_sequential(const Trace& sequential) {
-  Checks checks;
-  checks.properties = all_properties();
-  return pinsim::replay(sequential, &make_mooncake_target, {}, checks);
-}
-
-const KnownFinding* known_sequentially(const Trace& failing, const std::vector<KnownFinding>& sequential,
-                                       std::string* how) {
-  if (sequential.empty()) return nullptr;
-  const auto shrunk = sched::shrink_schedule(failing, sched::ConcurrentReplayer(replay_trace));
-  if (!shrunk || shrunk->size.preemptions != 0) return nullptr;
-  const std::optional<Trace> one = sequential_form(shrunk->trace);
-  if (!one) return nullptr;
-  const RunResult run = replay_sequential(*one);
-  if (!run.failure) return nullptr;
-  *how = "shrunk to " + sched::describe_size(shrunk->size) + ", one after another " +
-         failure_signature(*run.failure, run.trace);
-  return known_failure(sequential, run);
-}
-
 RunResult replay_trace(const Trace& trace) {
   RunResult out;
   std::vector<uint32_t> schedule;
@@ -756,7 +712,40 @@ std::vector<std::string> unexplained_calls(const Model& start, const sched::Hist
 
 }  // namespace
 
-std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now) {
+namespace {
+
+// Whether the target refused `outcome` for quota: the call, or one of a
+// batch's elements; and whether it admitted any of it.
+bool refused_for_quota(const Outcome& outcome) {
+  constexpr ErrorCode kQuota = ErrorCode::TENANT_QUOTA_EXCEEDED;
+  return outcome.code == kQuota ||
+         std::any_of(outcome.results.begin(), outcome.results.end(), [](const auto& r) { return r.code == kQuota; });
+}
+bool admitted(const Outcome& outcome) {
+  if (outcome.results.empty()) return outcome.code == ErrorCode::OK;
+  return std::any_of(outcome.results.begin(), outcome.results.end(),
+                     [](const auto& r) { return r.code == ErrorCode::OK; });
+}
+
+// A start the target refused for quota overlapped another actor's start of
+// the same tenant that the target admitted (the quota retry's attempts and
+// evictions are separate critical sections, so the other write may take the
+// room between them).
+bool quota_refused_beside_write(const sched::History& history) {
+  for (const sched::Call& refused : history.calls) {
+    if (!is_start(refused.op.kind) || !refused_for_quota(refused.outcome)) continue;
+    for (const sched::Call& other : history.calls)
+      if (other.actor != refused.actor && is_start(other.op.kind) && admitted(other.outcome) &&
+          other.op.object.tenant == refused.op.object.tenant && other.invoked < refused.returned &&
+          refused.invoked < other.returned)
+        return true;
+  }
+  return false;
+}
+
+// "expected_quota_exceeded", with "quota_refused_replacement" when the start
+// replaces an object (lane_conditions).
+std::vector<std::string> model_quota_conditions(const Model& start, const sched::History& history, Time now) {
   std::vector<std::string> met;
   for (const sched::Call& call : history.calls) {
     if (!is_start(call.op.kind)) continue;
@@ -775,6 +764,14 @@ std::vector<std::string> lane_conditions(const Model& start, const sched::Histor
       if (replaces) return {"expected_quota_exceeded", "quota_refused_replacement"};
     }
   }
+  return met;
+}
+
+}  // namespace
+
+std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now) {
+  std::vector<std::string> met = model_quota_conditions(start, history, now);
+  if (quota_refused_beside_write(history)) met.push_back("quota_refused_beside_write");
   return met;
 }
 

@@ -122,25 +122,6 @@ std::optional<Scenario> scenario_of(const Trace& trace, std::vector<uint32_t>* s
 // "not-linearizable", field its first signature). `error` when it cannot run.
 RunResult replay_trace(const Trace& trace);
 
-// A lane trace whose round is one actor's calls (a failure that shrank to no
-// preemption) as a sequential trace: the prefix's steps, an advance to the
-// round's instant, then the calls, for pinsim's sequential lane (`pinsim
-// replay`), whose findings may name what the lane cannot. nullopt when the
-// round has more than one actor's calls.
-std::optional<Trace> sequential_form(const Trace& lane);
-// Such a trace run by the sequential lane: the model beside MasterService,
-// every property.
-RunResult replay_sequential(const Trace& sequential);
-// The sequential finding of `sequential` (scenarios/findings) that names the
-// failing lane trace `failing` (to_trace), or nullptr: the failure shrunk
-// (schedule_shrink.h) to one actor's calls and no preemption, run one after
-// another by the sequential lane (the model beside MasterService, every
-// property), fails as that finding. `how` says what it shrank to and how the
-// calls fail one after another. A failure that needs a preemption is a race,
-// which no sequential finding names.
-const KnownFinding* known_sequentially(const Trace& failing, const std::vector<KnownFinding>& sequential,
-                                       std::string* how);
-
 // The signatures of a history no linearization explains, for recognising a
 // known finding (scenarios/findings/concurrency/), in the "what/op/field"
 // shape of known_findings.h, the first being the history's own, the rest its
@@ -168,7 +149,9 @@ std::vector<std::string> violation_signatures(const Model& start, const sched::H
 // returned before it began, that began before it began, or that returned
 // before it returned (in the order they began); with
 // "quota_refused_replacement" too when such a start names an object that
-// exists then (a replacement, as Case C is).
+// exists then (a replacement, as Case C is); and, on its own,
+// "quota_refused_beside_write" when a start the target refused for quota
+// overlapped another actor's start of the same tenant that it admitted.
 std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now);
 // The known finding that names the result's signature or one of its
 // alternatives (and whose conditions the result met), or nullptr.

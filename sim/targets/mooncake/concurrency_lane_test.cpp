@@ -9,6 +9,7 @@
 
 #include "campaign.h"
 #include "concurrency_lane.h"
+#include "serial_form.h"
 #include "known_findings.h"
 #include "lock_order.h"
 #include "mooncake_target.h"
@@ -354,18 +355,19 @@ TEST(MooncakeConcurrency, KnownFindingsNameAFailureAsFullNamingDoes) {
 }
 
 // A lane finding of one actor's calls, run one after another by the
-// sequential lane (sequential_form, what `--out` writes beside a shrunk
-// failure that needs no preemption), fails there too: the seen-by-lane file
-// of a sequential finding as that finding.
+// sequential lane (serial_form, what `--out` writes beside a shrunk
+// failure), fails there too: the seen-by-lane file of a sequential finding
+// as that finding.
 TEST(MooncakeConcurrency, OneActorsCallsFailInTheSequentialLaneToo) {
   PINSIM_MAIN_ONLY();
   const std::vector<KnownFinding> sequential = load_known_findings(PINSIM_FINDINGS_DIR);
   for (const char* name : {"main-quota-retry-replaces-leased-object-seen-by-lane",
                            "main-failed-upsert-preempts-write-in-flight-seen-by-lane"}) {
     const Trace lane = load_trace(std::string(PINSIM_FINDINGS_DIR "/concurrency/") + name + ".json");
-    const std::optional<Trace> one = sequential_form(lane);
-    ASSERT_TRUE(one) << name;
-    const pinsim::RunResult run = replay_sequential(*one);
+    const SerialForm one = serial_form(lane);
+    ASSERT_TRUE(one.trace) << name << ": " << one.why;
+    EXPECT_EQ(one.orders, 1u) << name;  // one actor: one order
+    const pinsim::RunResult run = replay_sequential(*one.trace);
     ASSERT_TRUE(run.error.empty()) << name << ": " << run.error;
     ASSERT_TRUE(run.failure) << name;
     const KnownFinding* k = pinsim::known_failure(sequential, run);
@@ -391,6 +393,87 @@ TEST(MooncakeConcurrency, AFailureOfOneActorsCallsIsNamedByASequentialFinding) {
   EXPECT_EQ(k->file, PINSIM_FINDINGS_DIR "/main-failed-upsert-drops-pinned-object.json");
   EXPECT_NE(how.find("property/upsert_start/P13"), std::string::npos) << how;
   EXPECT_FALSE(known_sequentially(failing, lane_findings(), &how));
+}
+
+// A lane failure that MasterService alone gives with its calls one after
+// another is a sequential divergence seen concurrently (serial_form.h): the
+// example (seed 1042 of session 32: an eviction beside an Upsert whose quota
+// retry erased the leased object it replaces) fails one after another as
+// the sequential finding of that erasure. The 884 finding, which no order of
+// its calls gives, is a race.
+TEST(MooncakeConcurrency, AFailureMasterServiceGivesOneAfterAnotherIsASequentialDivergence) {
+  PINSIM_MAIN_ONLY();
+  const Trace example =
+      load_trace(PINSIM_FINDINGS_DIR "/../../docs/examples/interleaving-mooncake-sequential-divergence.json");
+  const SerialForm serial = serial_form(example);
+  ASSERT_TRUE(serial.trace) << serial.why;
+  const pinsim::RunResult run = replay_sequential(*serial.trace);
+  ASSERT_TRUE(run.failure);
+  const std::vector<KnownFinding> sequential = load_known_findings(PINSIM_FINDINGS_DIR);
+  const KnownFinding* k = pinsim::known_failure(sequential, run);
+  ASSERT_TRUE(k) << pinsim::failure_signature(*run.failure, run.trace);
+  EXPECT_EQ(k->file, PINSIM_FINDINGS_DIR "/main-failed-upsert-drops-pinned-object.json");
+
+  const SerialForm race =
+      serial_form(load_trace(PINSIM_FINDINGS_DIR "/concurrency/main-quota-retry-loses-room-to-concurrent-write.json"));
+  EXPECT_FALSE(race.trace);
+  EXPECT_TRUE(race.why.empty()) << race.why;
+  EXPECT_EQ(race.orders, 6u);  // three calls, each overlapping the others
+}
+
+// Finding (README.md, "A quota retry loses its room to a concurrent write"):
+// an Upsert's first attempt, refused for quota, erases the object it
+// replaces; another write of the tenant takes the room before the Upsert's
+// quota eviction runs, which then finds nothing to take, and the Upsert is
+// refused though every order one after another admits it. The seed that
+// found it and the shrunk trace fail with the finding's signature, under
+// its condition; red once the quota retry cannot lose its room.
+TEST(MooncakeConcurrency, FindingQuotaRetryLosesRoomToAConcurrentWrite) {
+  PINSIM_MAIN_ONLY();
+  const char* signature = "not-linearizable/outcomes/remove_all:OK";
+  const Result r = run(make_scenario(884, kClients), 884, 20, lane_findings());
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  ASSERT_TRUE(r.violation);
+  EXPECT_EQ(r.signature, signature) << *r.violation;
+  EXPECT_TRUE(std::count(r.conditions.begin(), r.conditions.end(), "quota_refused_beside_write"));
+  const KnownFinding* k = match_result(lane_findings(), r);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->file, PINSIM_FINDINGS_DIR "/concurrency/main-quota-retry-loses-room-to-concurrent-write.json");
+  Result without = r;  // the signature alone, without the condition, is not this finding
+  without.conditions.clear();
+  EXPECT_FALSE(match_result(lane_findings(), without));
+}
+
+// "quota_refused_beside_write": a start refused for quota overlapped another
+// actor's admitted start of the same tenant; not when they do not overlap,
+// when the other is another tenant's, or when it was refused too.
+TEST(MooncakeConcurrency, TheQuotaRefusalConditionNeedsAnOverlappingAdmittedWrite) {
+  const Scenario s = make_scenario(884, kClients);
+  const Model start = std::get<Model>(Model::create(s.config));
+  sched::History h;
+  Op upsert;
+  upsert.kind = OpKind::UpsertStart;
+  upsert.object = {0, 3};
+  upsert.size = 64;
+  upsert.memory_replicas = 1;
+  Op other = upsert;
+  other.object = {0, 2};
+  h.calls.push_back({.actor = 0, .op = upsert, .outcome = {.code = ErrorCode::TENANT_QUOTA_EXCEEDED},
+                     .invoked = 1, .returned = 4});
+  h.calls.push_back({.actor = 1, .op = other, .outcome = {.code = ErrorCode::OK}, .invoked = 2, .returned = 3});
+  const auto met = [&] {
+    const auto c = lane_conditions(start, h, s.now);
+    return std::count(c.begin(), c.end(), "quota_refused_beside_write") > 0;
+  };
+  EXPECT_TRUE(met());
+  h.calls[1].invoked = 5, h.calls[1].returned = 6;
+  EXPECT_FALSE(met());
+  h.calls[1].invoked = 2, h.calls[1].returned = 3;
+  h.calls[1].op.object.tenant = 1;
+  EXPECT_FALSE(met());
+  h.calls[1].op.object.tenant = 0;
+  h.calls[1].outcome.code = ErrorCode::TENANT_QUOTA_EXCEEDED;
+  EXPECT_FALSE(met());
 }
 
 // Every saved finding of the lane replays, in a fresh target, to a failure
