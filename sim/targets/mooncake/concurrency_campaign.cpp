@@ -249,8 +249,8 @@ bool save(const char* flag, const std::string& path, const std::string& text) {
   return false;
 }
 
-// A shrunk failure's calls one after another (serial_form.h): a race when
-// no order gives what the concurrent run gave; otherwise that order, as the
+// A shrunk failure's calls one after another (serial_form.h): when no order
+// gives what the concurrent run gave, its calls overlap; otherwise that order, as the
 // sequential lane runs it, written to `path`, replayed there (the model
 // beside MasterService, every property), and how it fails said in one line,
 // so the sequential findings (scenarios/findings/) can be searched for it.
@@ -259,7 +259,7 @@ bool write_sequential(const pinsim::Trace& lane, const std::string& path) {
   if (!serial.trace) {
     if (serial.why.empty())
       std::printf("  none of the %zu orders of its whole calls one after another gives its outcomes and View: "
-                  "a race\n",
+                  "its calls overlap (a race, or a divergence between one call's steps)\n",
                   serial.orders);
     else
       std::printf("  one after another: undecided: %s\n", serial.why.c_str());

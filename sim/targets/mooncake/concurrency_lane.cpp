@@ -714,31 +714,30 @@ std::vector<std::string> unexplained_calls(const Model& start, const sched::Hist
 
 namespace {
 
-// Whether the target refused `outcome` for quota: the call, or one of a
-// batch's elements; and whether it admitted any of it.
-bool refused_for_quota(const Outcome& outcome) {
+// The objects of `call` the target refused for quota: the call's, or a
+// batch's refused elements'.
+std::vector<ObjectId> refused_for_quota(const sched::Call& call) {
   constexpr ErrorCode kQuota = ErrorCode::TENANT_QUOTA_EXCEEDED;
-  return outcome.code == kQuota ||
-         std::any_of(outcome.results.begin(), outcome.results.end(), [](const auto& r) { return r.code == kQuota; });
-}
-bool admitted(const Outcome& outcome) {
-  if (outcome.results.empty()) return outcome.code == ErrorCode::OK;
-  return std::any_of(outcome.results.begin(), outcome.results.end(),
-                     [](const auto& r) { return r.code == ErrorCode::OK; });
+  const std::vector<ObjectId> ids = named_objects(call.op);
+  if (call.outcome.results.empty()) return call.outcome.code == kQuota ? ids : std::vector<ObjectId>{};
+  std::vector<ObjectId> out;
+  for (size_t e = 0; e < call.outcome.results.size() && e < ids.size(); ++e)
+    if (call.outcome.results[e].code == kQuota) out.push_back(ids[e]);
+  return out;
 }
 
-// A start the target refused for quota overlapped another actor's start of
-// the same tenant that the target admitted (the quota retry's attempts and
-// evictions are separate critical sections, so the other write may take the
-// room between them).
-bool quota_refused_beside_write(const sched::History& history) {
-  for (const sched::Call& refused : history.calls) {
-    if (!is_start(refused.op.kind) || !refused_for_quota(refused.outcome)) continue;
-    for (const sched::Call& other : history.calls)
-      if (other.actor != refused.actor && is_start(other.op.kind) && admitted(other.outcome) &&
-          other.op.object.tenant == refused.op.object.tenant && other.invoked < refused.returned &&
-          refused.invoked < other.returned)
-        return true;
+// A start the target refused for quota named an object that existed when
+// the round began and is missing from the final View: what a refused
+// attempt that has already erased the object it replaces leaves.
+bool quota_refused_erased(const Model& start, const sched::History& history) {
+  const auto in_view = [&](ObjectId id) {
+    return std::any_of(history.final_view.objects.begin(), history.final_view.objects.end(),
+                       [&](const ObjectView& o) { return o.id == id; });
+  };
+  for (const sched::Call& call : history.calls) {
+    if (!is_start(call.op.kind)) continue;
+    for (ObjectId id : refused_for_quota(call))
+      if (start.objects().contains(id) && !in_view(id)) return true;
   }
   return false;
 }
@@ -771,7 +770,7 @@ std::vector<std::string> model_quota_conditions(const Model& start, const sched:
 
 std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now) {
   std::vector<std::string> met = model_quota_conditions(start, history, now);
-  if (quota_refused_beside_write(history)) met.push_back("quota_refused_beside_write");
+  if (quota_refused_erased(start, history)) met.push_back("quota_refused_erased");
   return met;
 }
 

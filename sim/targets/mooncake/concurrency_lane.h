@@ -150,8 +150,9 @@ std::vector<std::string> violation_signatures(const Model& start, const sched::H
 // before it returned (in the order they began); with
 // "quota_refused_replacement" too when such a start names an object that
 // exists then (a replacement, as Case C is); and, on its own,
-// "quota_refused_beside_write" when a start the target refused for quota
-// overlapped another actor's start of the same tenant that it admitted.
+// "quota_refused_erased" when a start the target refused for quota names an
+// object that existed when the round began and is missing from the final
+// View.
 std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now);
 // The known finding that names the result's signature or one of its
 // alternatives (and whose conditions the result met), or nullptr.

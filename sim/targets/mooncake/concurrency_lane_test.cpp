@@ -399,8 +399,8 @@ TEST(MooncakeConcurrency, AFailureOfOneActorsCallsIsNamedByASequentialFinding) {
 // another is a sequential divergence seen concurrently (serial_form.h): the
 // example (seed 1042 of session 32: an eviction beside an Upsert whose quota
 // retry erased the leased object it replaces) fails one after another as
-// the sequential finding of that erasure. The 884 finding, which no order of
-// its calls gives, is a race.
+// the sequential finding of that erasure. Seed 884's history needs its calls
+// to overlap: no order of whole calls gives it.
 TEST(MooncakeConcurrency, AFailureMasterServiceGivesOneAfterAnotherIsASequentialDivergence) {
   PINSIM_MAIN_ONLY();
   const Trace example =
@@ -414,65 +414,64 @@ TEST(MooncakeConcurrency, AFailureMasterServiceGivesOneAfterAnotherIsASequential
   ASSERT_TRUE(k) << pinsim::failure_signature(*run.failure, run.trace);
   EXPECT_EQ(k->file, PINSIM_FINDINGS_DIR "/main-failed-upsert-drops-pinned-object.json");
 
-  const SerialForm race =
-      serial_form(load_trace(PINSIM_FINDINGS_DIR "/concurrency/main-quota-retry-loses-room-to-concurrent-write.json"));
-  EXPECT_FALSE(race.trace);
-  EXPECT_TRUE(race.why.empty()) << race.why;
-  EXPECT_EQ(race.orders, 6u);  // three calls, each overlapping the others
+  const SerialForm overlapping = serial_form(
+      load_trace(PINSIM_FINDINGS_DIR "/concurrency/main-failed-upsert-drops-pinned-object-seen-by-lane.json"));
+  EXPECT_FALSE(overlapping.trace);
+  EXPECT_TRUE(overlapping.why.empty()) << overlapping.why;
+  EXPECT_EQ(overlapping.orders, 6u);  // three calls, each overlapping the others
 }
 
-// Finding (README.md, "A quota retry loses its room to a concurrent write"):
-// an Upsert's first attempt, refused for quota, erases the object it
-// replaces; another write of the tenant takes the room before the Upsert's
-// quota eviction runs, which then finds nothing to take, and the Upsert is
-// refused though every order one after another admits it. The seed that
-// found it and the shrunk trace fail with the finding's signature, under
-// its condition; red once the quota retry cannot lose its room.
-TEST(MooncakeConcurrency, FindingQuotaRetryLosesRoomToAConcurrentWrite) {
+// A Start refused for quota that has already erased the object it replaces
+// (main-failed-upsert-drops-pinned-object), seen through a quota retry's
+// steps (seed 884, README.md "A refused attempt's erasure seen between a
+// start's attempts"): the seed and the shrunk trace fail with the lane
+// file's signature, under its condition, which the signature alone does not
+// meet.
+TEST(MooncakeConcurrency, ARefusedAttemptsErasureIsSeenBetweenAStartsAttempts) {
   PINSIM_MAIN_ONLY();
   const char* signature = "not-linearizable/outcomes/remove_all:OK";
   const Result r = run(make_scenario(884, kClients), 884, 20, lane_findings());
   ASSERT_TRUE(r.error.empty()) << r.error;
   ASSERT_TRUE(r.violation);
   EXPECT_EQ(r.signature, signature) << *r.violation;
-  EXPECT_TRUE(std::count(r.conditions.begin(), r.conditions.end(), "quota_refused_beside_write"));
+  EXPECT_TRUE(std::count(r.conditions.begin(), r.conditions.end(), "quota_refused_erased"));
   const KnownFinding* k = match_result(lane_findings(), r);
   ASSERT_TRUE(k);
-  EXPECT_EQ(k->file, PINSIM_FINDINGS_DIR "/concurrency/main-quota-retry-loses-room-to-concurrent-write.json");
-  Result without = r;  // the signature alone, without the condition, is not this finding
+  EXPECT_EQ(k->file, PINSIM_FINDINGS_DIR "/concurrency/main-failed-upsert-drops-pinned-object-seen-by-lane.json");
+  Result without = r;
   without.conditions.clear();
   EXPECT_FALSE(match_result(lane_findings(), without));
 }
 
-// "quota_refused_beside_write": a start refused for quota overlapped another
-// actor's admitted start of the same tenant; not when they do not overlap,
-// when the other is another tenant's, or when it was refused too.
-TEST(MooncakeConcurrency, TheQuotaRefusalConditionNeedsAnOverlappingAdmittedWrite) {
+// "quota_refused_erased": a start refused for quota names an object that
+// existed when the round began and is missing from the final View; not when
+// the object is still there, was not there before, or the start was admitted.
+TEST(MooncakeConcurrency, TheErasureConditionNeedsARefusedStartOfAnObjectThatIsGone) {
   const Scenario s = make_scenario(884, kClients);
-  const Model start = std::get<Model>(Model::create(s.config));
+  Model start = std::get<Model>(Model::create(s.config));
+  for (const auto& [t, op] : s.prefix) start.apply(op, t);
+  ASSERT_FALSE(start.objects().empty());
+  const ObjectId existing = start.objects().begin()->first;
   sched::History h;
   Op upsert;
   upsert.kind = OpKind::UpsertStart;
-  upsert.object = {0, 3};
+  upsert.object = existing;
   upsert.size = 64;
   upsert.memory_replicas = 1;
-  Op other = upsert;
-  other.object = {0, 2};
   h.calls.push_back({.actor = 0, .op = upsert, .outcome = {.code = ErrorCode::TENANT_QUOTA_EXCEEDED},
-                     .invoked = 1, .returned = 4});
-  h.calls.push_back({.actor = 1, .op = other, .outcome = {.code = ErrorCode::OK}, .invoked = 2, .returned = 3});
+                     .invoked = 1, .returned = 2});
   const auto met = [&] {
     const auto c = lane_conditions(start, h, s.now);
-    return std::count(c.begin(), c.end(), "quota_refused_beside_write") > 0;
+    return std::count(c.begin(), c.end(), "quota_refused_erased") > 0;
   };
   EXPECT_TRUE(met());
-  h.calls[1].invoked = 5, h.calls[1].returned = 6;
+  h.final_view.objects.push_back({.id = existing});
   EXPECT_FALSE(met());
-  h.calls[1].invoked = 2, h.calls[1].returned = 3;
-  h.calls[1].op.object.tenant = 1;
+  h.final_view.objects.clear();
+  h.calls[0].op.object.key = 999;
   EXPECT_FALSE(met());
-  h.calls[1].op.object.tenant = 0;
-  h.calls[1].outcome.code = ErrorCode::TENANT_QUOTA_EXCEEDED;
+  h.calls[0].op.object = existing;
+  h.calls[0].outcome.code = ErrorCode::OK;
   EXPECT_FALSE(met());
 }
 

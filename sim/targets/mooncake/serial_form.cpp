@@ -121,7 +121,7 @@ const KnownFinding* known_sequentially(const Trace& failing, const std::vector<K
   *how = "shrunk to " + sched::describe_size(shrunk->size);
   const SerialForm serial = serial_form(shrunk->trace);
   if (!serial.trace) {
-    *how += serial.why.empty() ? ", which no order of its whole calls one after another gives (a race)"
+    *how += serial.why.empty() ? ", which no order of its whole calls one after another gives (they overlap)"
                                : ", undecided: " + serial.why;
     return nullptr;
   }

@@ -5,7 +5,9 @@
 // in the same View, nothing in the history needed the calls to overlap, and
 // that order is a sequential trace for pinsim's sequential lane, whose
 // findings (scenarios/findings/) may name it. When no order does, the
-// concurrent run did what no serial run of MasterService does: a race.
+// history needs its calls to overlap: a race, or a sequential divergence
+// that shows only between the steps of one call (a batch's keys, a start's
+// quota attempts), which whole calls one after another cannot reproduce.
 #pragma once
 #include <cstddef>
 #include <optional>
@@ -41,8 +43,8 @@ RunResult replay_sequential(const Trace& sequential);
 // (schedule_shrink.h), its serial form run by the sequential lane fails as
 // that finding. `how` says what it shrank to and what its calls do one after
 // another: fail as a signature (named by a finding or not), pass, or no
-// order gives what the concurrent run gave (a race, which no sequential
-// finding names).
+// order gives what the concurrent run gave (its calls overlap, and no
+// sequential finding names it here).
 const KnownFinding* known_sequentially(const Trace& failing, const std::vector<KnownFinding>& sequential,
                                        std::string* how);
 
