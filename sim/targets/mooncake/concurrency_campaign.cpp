@@ -161,7 +161,17 @@ struct Totals {
   uint64_t runs = 0, refused = 0, decisions = 0, switches = 0, preemptions = 0, max_decisions = 0, deadlocks = 0,
            cycles = 0, violations = 0, known = 0, against_order = 0, inline_threads = 0;
   std::map<Edge, uint64_t> kinds;  // edge by lock kind -> schedules that showed it
+  std::map<std::string, uint64_t> answers;  // "<op>:<code>" -> calls that answered so (what the lane reached)
+  // The last seed's failure as --known-sequential shrank it, for --out.
+  std::optional<pinsim::sched::ScheduleShrinkResult> shrunk;
 };
+
+// A failing run as a trace, described by its seed and signature.
+pinsim::Trace failing_trace(const Scenario& scenario, const Result& r, uint64_t seed, const Args& a) {
+  pinsim::Trace failing = to_trace(scenario, r, seed, a.preempt, a.pct ? a.pct_depth : 0);
+  failing.description = "mooncake_concurrency seed " + std::to_string(seed) + " (" + r.signature + ")";
+  return failing;
+}
 
 // Counts `r` into `t` and prints its failures; true when one is not a known
 // finding. With the scenario, a failure no lane finding names may be named by
@@ -174,6 +184,8 @@ bool add(const Result& r, uint64_t seed, const Args& a, Totals& t, const Scenari
   t.preemptions += r.history.run.preemptions;
   t.inline_threads += r.inline_threads;
   t.deadlocks += r.history.run.deadlock;
+  for (const pinsim::sched::Call& call : r.history.calls)
+    ++t.answers[std::string(pinsim::to_string(call.op.kind)) + ":" + std::string(pinsim::to_string(call.outcome.code))];
   std::map<Edge, bool> kinds;
   for (const Edge& e : r.edges) {
     kinds[{lock_kind(e.from), lock_kind(e.to)}] = true;
@@ -195,9 +207,9 @@ bool add(const Result& r, uint64_t seed, const Args& a, Totals& t, const Scenari
     std::string matched;  // the signature the finding names: the first, or an alternative
     const pinsim::KnownFinding* k = match_result(a.known, r, &matched);
     std::string how;  // what a failure a sequential finding names shrank to
+    t.shrunk.reset();
     if (!k && !unknown && scenario && !a.known_sequential.empty())
-      k = known_sequentially(to_trace(*scenario, r, seed, a.preempt, a.pct ? a.pct_depth : 0), a.known_sequential,
-                             &how);
+      k = known_sequentially(failing_trace(*scenario, r, seed, a), a.known_sequential, &how, &t.shrunk);
     if (!how.empty()) matched = r.signature + ", " + how;
     ++(k ? t.known : t.violations);
     unknown |= !k;
@@ -235,6 +247,10 @@ void report(const Args& a, const Totals& t, double seconds) {
               static_cast<unsigned long long>(t.deadlocks), static_cast<unsigned long long>(t.cycles),
               static_cast<unsigned long long>(t.against_order), static_cast<unsigned long long>(t.violations),
               static_cast<unsigned long long>(t.known));
+  std::printf("calls by op and answer:");
+  for (const auto& [answer, count] : t.answers)
+    std::printf(" %s %llu", answer.c_str(), static_cast<unsigned long long>(count));
+  std::printf("\n");
   std::printf("lock-graph edges by kind (schedules that showed each):\n");
   for (const auto& [e, count] : t.kinds)
     std::printf("  %s -> %s: %llu\n", e.from.c_str(), e.to.c_str(), static_cast<unsigned long long>(count));
@@ -280,12 +296,12 @@ bool write_sequential(const pinsim::Trace& lane, const std::string& path) {
   return true;
 }
 
-// Shrinks the failing run of `seed` (schedule_shrink.h) and writes it to --out.
-bool write_shrunk(const Scenario& scenario, const Result& r, uint64_t seed, const Args& a) {
-  pinsim::Trace failing = to_trace(scenario, r, seed, a.preempt, a.pct ? a.pct_depth : 0);
-  failing.description = "mooncake_concurrency seed " + std::to_string(seed) + " (" + r.signature + ")";
-  const pinsim::sched::ConcurrentReplayer replayer = replay_trace;
-  const auto shrunk = pinsim::sched::shrink_schedule(failing, replayer);
+// Shrinks the failing run of `seed` (schedule_shrink.h), unless
+// --known-sequential already did (`shrunk`), and writes it to --out.
+bool write_shrunk(const Scenario& scenario, const Result& r, uint64_t seed, const Args& a,
+                  std::optional<pinsim::sched::ScheduleShrinkResult> shrunk) {
+  const pinsim::Trace failing = failing_trace(scenario, r, seed, a);
+  if (!shrunk) shrunk = pinsim::sched::shrink_schedule(failing, pinsim::sched::ConcurrentReplayer(replay_trace));
   if (!shrunk) {
     std::printf("seed %llu: the failure did not come back on replay; written as run to %s\n",
                 static_cast<unsigned long long>(seed), a.out.c_str());
@@ -387,7 +403,7 @@ int main(int argc, char** argv) {
       continue;
     }
     if (add(r, seed, a, t, &scenario) && !a.out.empty() && !written) {
-      if (!write_shrunk(scenario, r, seed, a)) return 2;
+      if (!write_shrunk(scenario, r, seed, a, std::move(t.shrunk))) return 2;
       written = true;
     }
   }

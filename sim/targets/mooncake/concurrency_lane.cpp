@@ -276,6 +276,24 @@ void add_tenants(uint64_t seed, Scenario& s) {
   }
 }
 
+// Unmounts, from a stream of their own (other draws stay as they are): in a
+// quarter of the seeds one client's second call unmounts a memory segment
+// (UnmountSegment), while the other clients write, read and remove keys
+// whose replicas may be on it, and eviction and cleanup run. Not a graceful
+// unmount: its first use starts MasterService's deadline-scheduler thread, a
+// loop that never ends, which the lane would run inline on the actor
+// (README.md, "Unmounts").
+void add_unmounts(uint64_t seed, Scenario& s) {
+  RandomChoices r(seed * 0x9E3779B97F4A7C15ull + 6);
+  if (!r.chance(25)) return;
+  const size_t i = r.pick(s.roles.size());
+  const uint32_t segment = static_cast<uint32_t>(r.pick(s.config.segments.size()));
+  if (s.roles[i] != "client") return;
+  Op op = key_op(OpKind::Unmount, s.scripts[i].front().client, 0);
+  op.segment = segment;
+  if (mooncake_target_supports(op, s.config)) s.scripts[i].back() = op;
+}
+
 std::string name_of(const Target& target, const void* lock) {
   std::string name = mooncake_lock_name(target, lock);
   return name.empty() ? "unnamed" : name;
@@ -336,6 +354,7 @@ Scenario make_scenario(uint64_t seed, uint32_t clients, Background background, D
   add_groups(seed, s);
   if (draws.wide_calls) add_wide_calls(seed, s);
   if (draws.tenants) add_tenants(seed, s);
+  if (draws.unmounts) add_unmounts(seed, s);
   s.now = kNow;
   return s;
 }

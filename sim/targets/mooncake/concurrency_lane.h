@@ -54,6 +54,7 @@ struct Background {
 struct Draws {
   bool wide_calls = true;
   bool tenants = true;
+  bool unmounts = true;
 };
 Scenario make_scenario(uint64_t seed, uint32_t clients, Background background = {}, Draws draws = {});
 

@@ -20,10 +20,12 @@ namespace pinsim::mooncake_lane {
 namespace {
 
 constexpr uint32_t kClients = 3;
-// The draws of before session 29 (no wider calls, no tenants) and of before
-// session 30 (no tenants): tests of earlier findings name seeds of those.
-constexpr Draws kBefore29{.wide_calls = false, .tenants = false};
-constexpr Draws kBefore30{.wide_calls = true, .tenants = false};
+// The draws of before session 29 (no wider calls, no tenants, no unmounts),
+// of before session 30 (no tenants, no unmounts) and of before session 32
+// (no unmounts): tests of earlier findings name seeds of those.
+constexpr Draws kBefore29{.wide_calls = false, .tenants = false, .unmounts = false};
+constexpr Draws kBefore30{.wide_calls = true, .tenants = false, .unmounts = false};
+constexpr Draws kBefore32{.wide_calls = true, .tenants = true, .unmounts = false};
 
 // The linearizability expectations below are Mooncake main's. On the PR 2835
 // tree (pre-#2909 soft pin) nearly every history fails on that tree's known
@@ -31,7 +33,7 @@ constexpr Draws kBefore30{.wide_calls = true, .tenants = false};
 // skipped there, and say so; the tree-independent ones run everywhere.
 bool on_main() {
   std::string error;
-  const auto target = make_mooncake_target(make_scenario(1, kClients).config, TargetOptions{}, &error);
+  const auto target = make_mooncake_target(make_scenario(1, kClients, {}, kBefore32).config, TargetOptions{}, &error);
   return target && target->variant() == "main";
 }
 #define PINSIM_MAIN_ONLY()                                                                      \
@@ -255,7 +257,7 @@ TEST(MooncakeConcurrency, HalfTheSeedsRunTwoTenantsUnderQuota) {
   PINSIM_MAIN_ONLY();
   int tenants = 0, set_quota = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {
-    const Scenario s = make_scenario(seed, kClients);
+    const Scenario s = make_scenario(seed, kClients, {}, kBefore32);
     const Scenario before = make_scenario(seed, kClients, {}, kBefore30);
     ASSERT_EQ(s.scripts.size(), before.scripts.size());
     if (!s.config.multi_tenant) {
@@ -281,6 +283,29 @@ TEST(MooncakeConcurrency, HalfTheSeedsRunTwoTenantsUnderQuota) {
   EXPECT_GE(set_quota, 3);
 }
 
+// A quarter of the seeds unmount a memory segment (README.md, "Unmounts"),
+// from a stream of their own: a seed without one draws what it drew before,
+// and one with it the same calls but a client's second, which unmounts.
+TEST(MooncakeConcurrency, AQuarterOfTheSeedsUnmountASegment) {
+  int unmounts = 0;
+  for (uint64_t seed = 1; seed <= 80; ++seed) {
+    const Scenario s = make_scenario(seed, kClients);
+    const Scenario before = make_scenario(seed, kClients, {}, kBefore32);
+    EXPECT_EQ(s.prefix, before.prefix) << "seed " << seed;
+    ASSERT_EQ(s.scripts.size(), before.scripts.size());
+    for (size_t i = 0; i < s.scripts.size(); ++i) {
+      if (s.scripts[i] == before.scripts[i]) continue;
+      ++unmounts;
+      ASSERT_EQ(s.scripts[i].size(), before.scripts[i].size()) << "seed " << seed;
+      EXPECT_EQ(s.roles[i], "client");
+      EXPECT_EQ(s.scripts[i].back().kind, OpKind::Unmount) << "seed " << seed;
+      EXPECT_EQ(s.scripts[i].front(), before.scripts[i].front()) << "seed " << seed;
+    }
+  }
+  EXPECT_GE(unmounts, 8);
+  EXPECT_LE(unmounts, 20);
+}
+
 // Finding (scenarios/findings/README.md, "A quota update refuses writes of
 // registered tenants"): setting a quota closes the admission of every
 // account until the effective quotas are recomputed, so a write of a tenant
@@ -290,7 +315,7 @@ TEST(MooncakeConcurrency, HalfTheSeedsRunTwoTenantsUnderQuota) {
 TEST(MooncakeConcurrency, FindingQuotaUpdateRefusesWritesOfRegisteredTenants) {
   PINSIM_MAIN_ONLY();
   const char* signature = "not-linearizable/outcomes/upsert_start:TENANT_NOT_REGISTERED";
-  const Result r = run(make_scenario(16, kClients), 16, 20);
+  const Result r = run(make_scenario(16, kClients, {}, kBefore32), 16, 20);
   ASSERT_TRUE(r.error.empty()) << r.error;
   ASSERT_TRUE(r.violation);
   EXPECT_EQ(r.signature, signature) << *r.violation;
@@ -312,11 +337,11 @@ TEST(MooncakeConcurrency, FindingQuotaUpdateRefusesWritesOfRegisteredTenants) {
 // refused a start for quota (README.md, "A call and what saw it").
 TEST(MooncakeConcurrency, AFailureIsNamedByACallAndWhatSawIt) {
   PINSIM_MAIN_ONLY();
-  const Result one = run(make_scenario(1, kClients), 1, 20);
+  const Result one = run(make_scenario(1, kClients, {}, kBefore32), 1, 20);
   ASSERT_TRUE(one.violation);
   EXPECT_EQ(one.signature, "not-linearizable/outcomes/upsert_start:TENANT_NOT_REGISTERED") << *one.violation;
   EXPECT_TRUE(known_finding(one));
-  const Result two = run(make_scenario(154, kClients), 154, 20);
+  const Result two = run(make_scenario(154, kClients, {}, kBefore32), 154, 20);
   ASSERT_TRUE(two.violation);
   EXPECT_EQ(two.signature,
             "not-linearizable/outcomes/upsert_start:OK + not-linearizable/outcomes/upsert_start:TENANT_NOT_REGISTERED")
@@ -338,7 +363,7 @@ TEST(MooncakeConcurrency, AFailureIsNamedByACallAndWhatSawIt) {
 TEST(MooncakeConcurrency, KnownFindingsNameAFailureAsFullNamingDoes) {
   PINSIM_MAIN_ONLY();
   for (uint64_t seed : {1u, 16u, 26u, 30u}) {
-    const Scenario s = make_scenario(seed, kClients);
+    const Scenario s = make_scenario(seed, kClients, {}, kBefore32);
     const Result full = run(s, seed, 20), named = run(s, seed, 20, lane_findings());
     ASSERT_TRUE(full.violation && named.violation) << "seed " << seed;
     const KnownFinding* a = match_result(lane_findings(), full);
@@ -348,8 +373,8 @@ TEST(MooncakeConcurrency, KnownFindingsNameAFailureAsFullNamingDoes) {
     EXPECT_TRUE(named.alternatives.empty() || named.signature == full.signature) << "seed " << seed;
   }
   const std::vector<KnownFinding> none{{"other.json", "main", {"not-linearizable/outcomes/get:OK"}}};
-  const Result full = run(make_scenario(16, kClients), 16, 20);
-  const Result unknown = run(make_scenario(16, kClients), 16, 20, none);
+  const Result full = run(make_scenario(16, kClients, {}, kBefore32), 16, 20);
+  const Result unknown = run(make_scenario(16, kClients, {}, kBefore32), 16, 20, none);
   EXPECT_EQ(unknown.signature, full.signature);
   EXPECT_EQ(unknown.alternatives, full.alternatives);
 }
@@ -381,7 +406,7 @@ TEST(MooncakeConcurrency, OneActorsCallsFailInTheSequentialLaneToo) {
 // write it replaces); with no such finding it stays unknown.
 TEST(MooncakeConcurrency, AFailureOfOneActorsCallsIsNamedByASequentialFinding) {
   PINSIM_MAIN_ONLY();
-  const Scenario s = make_scenario(662, kClients);
+  const Scenario s = make_scenario(662, kClients, {}, kBefore32);
   const Result r = run(s, 662, 20, lane_findings());
   ASSERT_TRUE(r.violation);
   EXPECT_FALSE(known_finding(r)) << r.signature;
@@ -430,7 +455,7 @@ TEST(MooncakeConcurrency, AFailureMasterServiceGivesOneAfterAnotherIsASequential
 TEST(MooncakeConcurrency, ARefusedAttemptsErasureIsSeenBetweenAStartsAttempts) {
   PINSIM_MAIN_ONLY();
   const char* signature = "not-linearizable/outcomes/remove_all:OK";
-  const Result r = run(make_scenario(884, kClients), 884, 20, lane_findings());
+  const Result r = run(make_scenario(884, kClients, {}, kBefore32), 884, 20, lane_findings());
   ASSERT_TRUE(r.error.empty()) << r.error;
   ASSERT_TRUE(r.violation);
   EXPECT_EQ(r.signature, signature) << *r.violation;
@@ -447,7 +472,7 @@ TEST(MooncakeConcurrency, ARefusedAttemptsErasureIsSeenBetweenAStartsAttempts) {
 // existed when the round began and is missing from the final View; not when
 // the object is still there, was not there before, or the start was admitted.
 TEST(MooncakeConcurrency, TheErasureConditionNeedsARefusedStartOfAnObjectThatIsGone) {
-  const Scenario s = make_scenario(884, kClients);
+  const Scenario s = make_scenario(884, kClients, {}, kBefore32);
   Model start = std::get<Model>(Model::create(s.config));
   for (const auto& [t, op] : s.prefix) start.apply(op, t);
   ASSERT_FALSE(start.objects().empty());
@@ -531,7 +556,7 @@ TEST(MooncakeConcurrency, TheLockOrderCheckFlagsTheIndexBeforeAShard) {
 // 0's lock and then the snapshot mutex, and the lock graph shows that edge.
 TEST(MooncakeConcurrency, ASeededLockOrderFaultIsAgainstTheOrder) {
   std::string error;
-  auto target = make_mooncake_target(make_scenario(1, kClients).config, TargetOptions{}, &error);
+  auto target = make_mooncake_target(make_scenario(1, kClients, {}, kBefore32).config, TargetOptions{}, &error);
   ASSERT_TRUE(target) << error;
   clear_lock_edges();
   RandomChoices choices(1);

@@ -114,9 +114,10 @@ RunResult replay_sequential(const Trace& sequential) {
 }
 
 const KnownFinding* known_sequentially(const Trace& failing, const std::vector<KnownFinding>& sequential,
-                                       std::string* how) {
+                                       std::string* how, std::optional<sched::ScheduleShrinkResult>* shrunk_out) {
   if (sequential.empty()) return nullptr;
   const auto shrunk = sched::shrink_schedule(failing, sched::ConcurrentReplayer(replay_trace));
+  if (shrunk_out) *shrunk_out = shrunk;
   if (!shrunk) return nullptr;
   *how = "shrunk to " + sched::describe_size(shrunk->size);
   const SerialForm serial = serial_form(shrunk->trace);

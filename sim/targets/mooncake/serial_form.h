@@ -14,8 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "known_findings.h"
 #include "campaign.h"
+#include "known_findings.h"
+#include "schedule_shrink.h"
 #include "trace.h"
 
 namespace pinsim::mooncake_lane {
@@ -45,7 +46,10 @@ RunResult replay_sequential(const Trace& sequential);
 // another: fail as a signature (named by a finding or not), pass, or no
 // order gives what the concurrent run gave (its calls overlap, and no
 // sequential finding names it here).
+// `shrunk`, when given, receives the shrink, so that a caller that writes
+// the shrunk failure (`--out`) need not shrink it again.
 const KnownFinding* known_sequentially(const Trace& failing, const std::vector<KnownFinding>& sequential,
-                                       std::string* how);
+                                       std::string* how,
+                                       std::optional<sched::ScheduleShrinkResult>* shrunk = nullptr);
 
 }  // namespace pinsim::mooncake_lane
