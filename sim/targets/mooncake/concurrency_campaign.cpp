@@ -178,6 +178,7 @@ pinsim::Trace failing_trace(const Scenario& scenario, const Result& r, uint64_t 
 // a sequential one (known_sequentially).
 bool add(const Result& r, uint64_t seed, const Args& a, Totals& t, const Scenario* scenario = nullptr) {
   ++t.runs;
+  t.shrunk.reset();  // this seed's alone
   t.decisions += r.history.run.decisions;
   t.max_decisions = std::max(t.max_decisions, r.history.run.decisions);
   t.switches += r.switches;
@@ -207,7 +208,6 @@ bool add(const Result& r, uint64_t seed, const Args& a, Totals& t, const Scenari
     std::string matched;  // the signature the finding names: the first, or an alternative
     const pinsim::KnownFinding* k = match_result(a.known, r, &matched);
     std::string how;  // what a failure a sequential finding names shrank to
-    t.shrunk.reset();
     if (!k && !unknown && scenario && !a.known_sequential.empty())
       k = known_sequentially(failing_trace(*scenario, r, seed, a), a.known_sequential, &how, &t.shrunk);
     if (!how.empty()) matched = r.signature + ", " + how;
