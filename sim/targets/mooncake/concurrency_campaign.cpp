@@ -88,9 +88,10 @@ constexpr const char* kUsage =
     "Runs Mooncake's MasterService under the deterministic scheduler: client actors, BatchEvict and the\n"
     "task-cleanup cycle, each schedule checked for linearizability against the model and for its lock order.\n"
     "--known: finding traces recognised by signature; --out: the first other failure, shrunk, as a trace\n"
-    "(and, when one actor's calls are left, as the sequential trace FILE.sequential.json, run and named);\n"
-    "--known-sequential DIR: a failure no lane finding names is shrunk, and known when what is left is one\n"
-    "actor's calls that the sequential lane fails as a finding of DIR (scenarios/findings);\n"
+    "(and, when MasterService alone gives its calls' outcomes one after another in some order, that order as\n"
+    "the sequential trace FILE.sequential.json, run and named);\n"
+    "--known-sequential DIR: a failure no lane finding names is shrunk, and known when such an order fails in\n"
+    "the sequential lane as a finding of DIR (scenarios/findings);\n"
     "--replay: run such a trace again; --html: draw it. See sim/targets/mooncake/README.md.\n"
     "Exit codes: 0 every schedule passed, 1 a failure that is not a known finding, 2 bad usage or input.\n";
 

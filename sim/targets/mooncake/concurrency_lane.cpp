@@ -7,7 +7,6 @@
 #include <set>
 #include <variant>
 
-#include "campaign.h"
 #include "choices.h"
 #include "field_diff.h"
 #include "lock_order.h"
@@ -728,10 +727,6 @@ std::vector<std::string> unexplained_calls(const Model& start, const sched::Hist
   }
   return {std::string(kOutcomes) + "-"};
 }
-
-}  // namespace
-
-namespace {
 
 // The objects of `call` the target refused for quota: the call's, or a
 // batch's refused elements'.
