@@ -58,10 +58,12 @@ bool Model::copy_expired(const Object& obj, Time now) const {
 // DiscardExpiredProcessingReplicas: a write older than the release timeout
 // loses its PROCESSING replicas; Pending goes when no viable one remains. A
 // copy older than it loses its targets (rule copy.expiry).
+// Each test is made only of an object that has the task, so the census's
+// common object (no write, copy, offload or promotion under way) costs four
+// flag reads.
 bool Model::processing_due(const Object& obj, Time now) const {
-  if (!obj.processing && !obj.task && !obj.offload && !obj.promotion) return false;  // most objects: no call
-  return (obj.processing && processing_expired(obj, now)) || copy_expired(obj, now) || offload_expired(obj, now) ||
-         promotion_expired(obj, now);
+  return (obj.processing && processing_expired(obj, now)) || (obj.task && copy_expired(obj, now)) ||
+         (obj.offload && offload_expired(obj, now)) || (obj.promotion && promotion_expired(obj, now));
 }
 
 // BatchEvict's census in one scan of the table. Each object's expired
@@ -97,7 +99,7 @@ void Model::discard_expired_write_of(ObjectId id, Time now) {
   Object& obj = it->second;
   if (!processing_expired(obj, now)) return;
   const Time expiry = saturating_deadline(obj.put_start_time, config_.put_start_release_timeout_ms);
-  auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [&](const Replica& r) {
+  auto first = obj.replicas.stable_partition([&](const Replica& r) {
     if (r.copy && r.status == ReplicaStatus::Processing) hits_.hit(Rule::CopyTargets);
     return r.copy || r.status == ReplicaStatus::Complete;  // a copy's targets stay (rule copy.targets)
   });
@@ -116,8 +118,7 @@ void Model::discard_expired_write_of(ObjectId id, Time now) {
 uint64_t Model::evict_memory(ObjectTable::Entry* it) {
   Object& obj = it->second;
   if (obj.task) hits_.hit(Rule::CopyBlocks);
-  auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(),
-                                     [&](const Replica& r) { return !evictable_replica(obj, r); });
+  auto first = obj.replicas.stable_partition([&](const Replica& r) { return !evictable_replica(obj, r); });
   const uint64_t freed = obj.size * static_cast<uint64_t>(obj.replicas.end() - first);
   free_replicas(it->first, obj, first);
   if (obj.replicas.empty()) {

@@ -65,7 +65,9 @@ Outcome Model::offload_end(const Op& op) {
   if (obj.deadline || obj.pending) hits_.hit(Rule::LocalNoPin);
   obj.offload.reset();
   if (!op.fail && !obj.has_local_disk())
-    obj.replicas.push_back({next_replica_id_++, ReplicaKind::LocalDisk, ReplicaStatus::Complete, kNoSegment});
+    obj.replicas.push_back(
+        {.id = next_replica_id_++, .segment = kNoSegment, .kind = ReplicaKind::LocalDisk,
+         .status = ReplicaStatus::Complete});
   return Outcome{};
 }
 
@@ -154,8 +156,7 @@ Outcome Model::promotion_end(const Op& op) {
 void Model::end_promotion(Object& obj) {
   const ReplicaId staged = obj.promotion->staged;
   obj.promotion.reset();
-  auto gone = std::stable_partition(obj.replicas.begin(), obj.replicas.end(),
-                                    [&](const Replica& r) { return staged == 0 || r.id != staged; });
+  auto gone = obj.replicas.stable_partition([&](const Replica& r) { return staged == 0 || r.id != staged; });
   for (auto r = gone; r != obj.replicas.end(); ++r) release_replica(*r, obj.size);
   obj.replicas.erase(gone, obj.replicas.end());
 }

@@ -195,7 +195,7 @@ std::optional<Replicas> Model::plan_placement(const Op& op) const {
         best_free = score;
       }
       if (best < 0) return;
-      placed.push_back({0, kind, ReplicaStatus::Processing, static_cast<uint32_t>(best)});
+      placed.push_back({.segment = static_cast<uint32_t>(best), .kind = kind});  // PROCESSING, no id yet
     }
   };
   place(ReplicaKind::Memory, op.memory_replicas);
@@ -211,7 +211,7 @@ std::optional<Replicas> Model::plan_placement(const Op& op) const {
   if (!ok) return std::nullopt;
   // Disk mode: the storage backend's file, after the segments' replicas
   // (AllocateAndInsertMetadata), PROCESSING until an End names it.
-  if (config_.disk_replica) placed.push_back({0, ReplicaKind::Disk, ReplicaStatus::Processing, kNoSegment});
+  if (config_.disk_replica) placed.push_back({.segment = kNoSegment, .kind = ReplicaKind::Disk});  // PROCESSING, no id
   return placed;
 }
 

@@ -382,7 +382,7 @@ class Model {
   // nullptr when absent; the pointer does not survive an insert or another erase.
   ObjectTable::Entry* find_object(ObjectId id) { return objects_.find(id); }
   const ObjectTable::Entry* find_object(ObjectId id) const { return objects_.find(id); }
-  Object& insert_object(ObjectId id, Object obj) { return objects_.insert(id, std::move(obj)); }
+  Object& insert_object(ObjectId id, Object&& obj) { return objects_.insert(id, std::move(obj)); }
 
   Config config_;
   ObjectTable objects_;

@@ -48,8 +48,14 @@ class ObjectTable {
   }
   bool contains(ObjectId id) const { return position(id) != kNone; }
   // Inserting may move every entry: pointers from find() do not survive it.
-  Object& insert(ObjectId id, Object obj) {
-    entries_.push_back({id, std::move(obj)});
+  Object& insert(ObjectId id, Object&& obj) {
+    Object& stored = insert(id);
+    stored = std::move(obj);
+    return stored;
+  }
+  // A default object, for the caller to fill in place (no 400-byte move).
+  Object& insert(ObjectId id) {
+    entries_.emplace_back().first = id;
     index(id, static_cast<uint32_t>(entries_.size() - 1));
     order_valid_ = false;
     return entries_.back().second;

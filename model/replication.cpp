@@ -14,7 +14,7 @@ namespace {
 
 // The copy's targets to the end of obj.replicas; returns the first of them.
 Replicas::iterator targets_last(Object& obj) {
-  return std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [](const Replica& r) { return !r.copy; });
+  return obj.replicas.stable_partition([](const Replica& r) { return !r.copy; });
 }
 
 bool on_segment(const Object& obj, uint32_t segment) {
@@ -101,7 +101,8 @@ Outcome Model::copy_start(const Op& op, Time now) {
   obj.task = CopyTask{req.client, copy_source(obj, req.source)->id, now, static_cast<uint32_t>(fresh.size()),
                       req.grant, req.epoch};
   for (uint32_t s : fresh) {
-    Replica r{next_replica_id_++, ReplicaKind::Memory, ReplicaStatus::Processing, s, true, req.dynamic};
+    Replica r{.id = next_replica_id_++, .segment = s, .kind = ReplicaKind::Memory,
+              .status = ReplicaStatus::Processing, .copy = true, .dynamic = req.dynamic};
     hold_replica(r, obj.size);
     obj.replicas.push_back(r);
   }
@@ -164,7 +165,10 @@ void Model::end_copy(ObjectTable::Entry* it, bool keep) {
   clear_dynamic_state(it->first);
   if (keep) {
     for (Replica& r : obj.replicas)
-      if (r.copy) r = Replica{r.id, r.kind, ReplicaStatus::Complete, r.segment, false, r.dynamic};
+      if (r.copy) {
+        r.status = ReplicaStatus::Complete;
+        r.copy = false;
+      }
     return;
   }
   free_replicas(it->first, obj, targets_last(obj));

@@ -52,8 +52,7 @@ void Model::unmount_segment(uint32_t segment) {
   for (ObjectId id : on_segment) drop_from_segment(find_object(id), segment);
   // Replicas waiting to be released there go with the segment's memory.
   for (Discarded& d : discarded_) {
-    auto first = std::stable_partition(d.replicas.begin(), d.replicas.end(),
-                                       [&](const Replica& r) { return r.segment != segment; });
+    auto first = d.replicas.stable_partition([&](const Replica& r) { return r.segment != segment; });
     for (auto r = first; r != d.replicas.end(); ++r) release_replica(*r, d.size);
     d.replicas.erase(first, d.replicas.end());
   }
@@ -66,8 +65,7 @@ void Model::unmount_segment(uint32_t segment) {
 // PROCESSING replica, and everything else stays.
 void Model::drop_from_segment(ObjectTable::Entry* it, uint32_t segment) {
   Object& obj = it->second;
-  auto first = std::stable_partition(obj.replicas.begin(), obj.replicas.end(),
-                                     [&](const Replica& r) { return r.segment != segment; });
+  auto first = obj.replicas.stable_partition([&](const Replica& r) { return r.segment != segment; });
   free_replicas(it->first, obj, first);
   // A promotion whose staged replica went is over (rule local.stage).
   const auto staged = [&](const Replica& r) { return r.id == obj.promotion->staged; };

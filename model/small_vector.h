@@ -66,6 +66,20 @@ class SmallVector {
     }
     data()[size_++] = value;
   }
+  // std::stable_partition without its heap buffer: the elements `keep`
+  // accepts stay at the front in their order, the others follow in theirs.
+  // `keep` is asked once of each element, in order. Returns the first other.
+  template <typename Keep>
+  iterator stable_partition(Keep keep) {
+    SmallVector others;
+    T* out = data();
+    for (T* p = data(); p != end(); ++p) {
+      if (keep(*p)) *out++ = *p;
+      else others.push_back(*p);
+    }
+    std::copy(others.begin(), others.end(), out);
+    return out;
+  }
   iterator erase(const_iterator first, const_iterator last) {
     T* from = const_cast<T*>(first);
     const size_t gone = static_cast<size_t>(last - first);

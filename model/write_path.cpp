@@ -77,7 +77,7 @@ std::optional<ErrorCode> Model::admit(const Op& op, uint64_t released, Replicas*
   if (op.dfs_replicas > 0) {  // rule dfs.slot: the allocator's, after the segments' (no placement failure counted)
     hits_.hit(Rule::DfsSlot);
     if (dfs_slots_used() - dfs_released >= config_.dfs_slots) return ErrorCode::NO_AVAILABLE_HANDLE;
-    plan->push_back({0, ReplicaKind::Dfs, ReplicaStatus::Processing, kNoSegment});
+    plan->push_back({.segment = kNoSegment, .kind = ReplicaKind::Dfs});  // PROCESSING, no id yet
   }
   count_partial(op, *plan);
   *placed = std::move(*plan);
@@ -109,7 +109,7 @@ void Model::create_object(const Op& op, GroupId group, const Resolved& req, Repl
     hold_replica(r, op.size);
     if (r.kind == ReplicaKind::Disk) hits_.hit(Rule::DiskReplica);
   }
-  Object obj;
+  Object& obj = objects_.insert(id);  // filled in place
   obj.client = op.client;
   obj.size = op.size;
   obj.replicas = std::move(placed);
@@ -123,13 +123,12 @@ void Model::create_object(const Op& op, GroupId group, const Resolved& req, Repl
   p.eligible.reserve(obj.replicas.size());
   for (const Replica& r : obj.replicas) p.eligible.push_back(r.id);
   obj.pending = std::move(p);
-  Object& stored = insert_object(id, std::move(obj));
-  set_deadline(id, stored, carried);  // the constructor's +1 for a carried deadline
+  set_deadline(id, obj, carried);  // the constructor's +1 for a carried deadline
   if (group != 0) {
     const GroupKey g{id.tenant, group};
     group_members_[g].insert(id.key);
     groups_needing_refresh_.insert(g);
-    inherit_retention(id, stored, now);  // PR 2835 rule 3
+    inherit_retention(id, obj, now);  // PR 2835 rule 3
   }
 }
 
@@ -185,8 +184,8 @@ static std::optional<Time> carry_unexpired(const Object& obj, Time now, RuleHits
 
 // Preemption: drop the in-flight write and its Pending (RFC 3028 Revoke).
 void Model::preempt(ObjectId id, Object& obj, Time now) {
-  auto first_processing = std::stable_partition(obj.replicas.begin(), obj.replicas.end(),
-                                                [](const Replica& r) { return r.status == ReplicaStatus::Complete; });
+  auto first_processing =
+      obj.replicas.stable_partition([](const Replica& r) { return r.status == ReplicaStatus::Complete; });
   discard_replicas(id, obj, first_processing, saturating_deadline(now, config_.put_start_release_timeout_ms));
   if (obj.pending) hits_.hit(Rule::PendingPreempted);
   obj.pending.reset();
@@ -377,7 +376,7 @@ Outcome Model::revoke(const Op& op, Time) {
   for (const Replica& r : obj.replicas)
     if (selected(op.selector, r.kind) && !r.copy && r.status != ReplicaStatus::Processing)
       return Outcome::of(ErrorCode::INVALID_WRITE);
-  auto kept = std::stable_partition(obj.replicas.begin(), obj.replicas.end(), [&](const Replica& r) {
+  auto kept = obj.replicas.stable_partition([&](const Replica& r) {
     if (r.copy && selected(op.selector, r.kind)) hits_.hit(Rule::CopyTargets);
     return r.copy || !selected(op.selector, r.kind);
   });

@@ -52,7 +52,7 @@ bool EmbeddedMaster::allocate_dfs_locked(const Op& op, const std::vector<Replica
   if (op.dfs_replicas == 0) return true;
   const ReplicaId id = next_replica_id_++;
   if (!dfs_.allocate(id, freed_first)) return false;
-  out->push_back({id, ReplicaKind::Dfs, ReplicaStatus::Processing, kNoSegment});
+  out->push_back({.id = id, .segment = kNoSegment, .kind = ReplicaKind::Dfs});
   return true;
 }
 

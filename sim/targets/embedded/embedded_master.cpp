@@ -361,12 +361,12 @@ ErrorCode EmbeddedMaster::allocate_locked(const Op& op, const PreferredSegments&
   }
   if (memory.size() < op.memory_replicas || nof.size() < op.nof_replicas) partial_placements_.fetch_add(1);
   out->clear();
-  for (uint32_t s : memory) out->push_back({next_replica_id_++, ReplicaKind::Memory, ReplicaStatus::Processing, s});
-  for (uint32_t s : nof) out->push_back({next_replica_id_++, ReplicaKind::Nof, ReplicaStatus::Processing, s});
+  for (uint32_t s : memory) out->push_back({.id = next_replica_id_++, .segment = s, .kind = ReplicaKind::Memory});
+  for (uint32_t s : nof) out->push_back({.id = next_replica_id_++, .segment = s, .kind = ReplicaKind::Nof});
   // Disk mode (root_fs_dir): the file's replica, in no segment, PROCESSING
   // until the client's storage backend reports it written.
   if (config_.disk_replica)
-    out->push_back({next_replica_id_++, ReplicaKind::Disk, ReplicaStatus::Processing, kNoSegment});
+    out->push_back({.id = next_replica_id_++, .segment = kNoSegment, .kind = ReplicaKind::Disk});
   if (!allocate_dfs_locked(op, dfs_freed, out)) {
     give_back();
     out->clear();

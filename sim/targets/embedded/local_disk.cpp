@@ -74,7 +74,8 @@ Outcome EmbeddedMaster::offload_end(const Op& op) {
   md->offload.reset();
   if (op.fail || has_local_disk(*md)) return Outcome{};
   std::lock_guard alloc(alloc_mutex_);
-  md->replicas.push_back({next_replica_id_++, ReplicaKind::LocalDisk, ReplicaStatus::Complete, kNoSegment});
+  md->replicas.push_back({.id = next_replica_id_++, .segment = kNoSegment, .kind = ReplicaKind::LocalDisk,
+                          .status = ReplicaStatus::Complete});
   return Outcome{};
 }
 
@@ -129,7 +130,7 @@ Outcome EmbeddedMaster::promotion_start(const Op& op, Time now) {
   const std::vector<uint32_t> placed = segments_.allocate(ReplicaKind::Memory, md->size, 1, preferred.memory);
   if (placed.empty()) return Outcome::of(ErrorCode::NO_AVAILABLE_HANDLE);
   const ReplicaId staged = next_replica_id_++;
-  md->replicas.push_back({staged, ReplicaKind::Memory, ReplicaStatus::Processing, placed.front(), true});
+  md->replicas.push_back({.id = staged, .segment = placed.front(), .kind = ReplicaKind::Memory, .copy = true});
   md->promotion->staged = staged;
   md->promotion->start = now;
   return Outcome{};

@@ -110,7 +110,7 @@ Outcome EmbeddedMaster::copy_start(const Op& op, Time now) {
     std::lock_guard alloc(alloc_mutex_);  // next_replica_id_
     for (uint32_t s : fresh) {
       made.push_back(next_replica_id_++);
-      md->replicas.push_back({made.back(), ReplicaKind::Memory, ReplicaStatus::Processing, s, true});
+      md->replicas.push_back({.id = made.back(), .segment = s, .kind = ReplicaKind::Memory, .copy = true});
     }
   }
   register_dynamic_start(shard, op.object, *md, made, now);
