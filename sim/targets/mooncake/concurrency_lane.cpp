@@ -293,6 +293,25 @@ void add_unmounts(uint64_t seed, Scenario& s) {
   if (mooncake_target_supports(op, s.config)) s.scripts[i].back() = op;
 }
 
+// Fresh keys for Puts, from a stream of their own (other draws stay as they
+// are): in half of the seeds the prefix leaves out its write of every key a
+// client's PutStart names, so the round's Puts create objects instead of
+// meeting the prefix's (OBJECT_ALREADY_EXISTS, which most Puts answered
+// before). Two clients may then create one key at once, and a creation races
+// the reads, removes, upserts, eviction and quota charges of that key.
+void add_fresh_puts(uint64_t seed, Scenario& s) {
+  RandomChoices r(seed * 0x9E3779B97F4A7C15ull + 7);
+  if (!r.chance(50)) return;
+  std::set<KeyId> put_keys;
+  for (const auto& script : s.scripts)
+    for (const Op& op : script)
+      if (op.kind == OpKind::PutStart) put_keys.insert(op.object.key);
+  std::erase_if(s.prefix, [&](const std::pair<Time, Op>& step) {
+    const Op& op = step.second;
+    return (op.kind == OpKind::PutStart || op.kind == OpKind::PutEnd) && put_keys.count(op.object.key);
+  });
+}
+
 std::string name_of(const Target& target, const void* lock) {
   std::string name = mooncake_lock_name(target, lock);
   return name.empty() ? "unnamed" : name;
@@ -354,6 +373,7 @@ Scenario make_scenario(uint64_t seed, uint32_t clients, Background background, D
   if (draws.wide_calls) add_wide_calls(seed, s);
   if (draws.tenants) add_tenants(seed, s);
   if (draws.unmounts) add_unmounts(seed, s);
+  if (draws.fresh_puts) add_fresh_puts(seed, s);
   s.now = kNow;
   return s;
 }

@@ -48,13 +48,17 @@ struct Background {
 // keys belong to groups (on main; on the PR 2835 tree retention draws them).
 // Since session 29 half of the seeds also give clients wider calls (batch
 // calls, RemoveAll, copies; README.md, "Wider calls"), and since session 30
-// half run in multi-tenant mode (README.md, "Tenants and quotas"). Each comes
+// half run in multi-tenant mode (README.md, "Tenants and quotas"), since
+// session 32 a quarter unmount a segment (README.md, "Unmounts"), and since
+// session 33 half leave the keys of their Puts fresh (README.md, "Fresh keys
+// for Puts"). Each comes
 // from a stream of its own; `draws` leaves one out, for the tests of earlier
 // findings, which name seeds of the draws of before.
 struct Draws {
   bool wide_calls = true;
   bool tenants = true;
   bool unmounts = true;
+  bool fresh_puts = true;
 };
 Scenario make_scenario(uint64_t seed, uint32_t clients, Background background = {}, Draws draws = {});
 

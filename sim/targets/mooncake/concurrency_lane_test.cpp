@@ -5,7 +5,9 @@
 // MasterService documents, and the same seed giving the same run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "campaign.h"
 #include "concurrency_lane.h"
@@ -23,9 +25,10 @@ constexpr uint32_t kClients = 3;
 // The draws of before session 29 (no wider calls, no tenants, no unmounts),
 // of before session 30 (no tenants, no unmounts) and of before session 32
 // (no unmounts): tests of earlier findings name seeds of those.
-constexpr Draws kBefore29{.wide_calls = false, .tenants = false, .unmounts = false};
-constexpr Draws kBefore30{.wide_calls = true, .tenants = false, .unmounts = false};
-constexpr Draws kBefore32{.wide_calls = true, .tenants = true, .unmounts = false};
+constexpr Draws kBefore29{.wide_calls = false, .tenants = false, .unmounts = false, .fresh_puts = false};
+constexpr Draws kBefore30{.wide_calls = true, .tenants = false, .unmounts = false, .fresh_puts = false};
+constexpr Draws kBefore32{.wide_calls = true, .tenants = true, .unmounts = false, .fresh_puts = false};
+constexpr Draws kBefore33{.wide_calls = true, .tenants = true, .unmounts = true, .fresh_puts = false};
 
 // The linearizability expectations below are Mooncake main's. On the PR 2835
 // tree (pre-#2909 soft pin) nearly every history fails on that tree's known
@@ -289,7 +292,7 @@ TEST(MooncakeConcurrency, HalfTheSeedsRunTwoTenantsUnderQuota) {
 TEST(MooncakeConcurrency, AQuarterOfTheSeedsUnmountASegment) {
   int unmounts = 0;
   for (uint64_t seed = 1; seed <= 80; ++seed) {
-    const Scenario s = make_scenario(seed, kClients);
+    const Scenario s = make_scenario(seed, kClients, {}, kBefore33);
     const Scenario before = make_scenario(seed, kClients, {}, kBefore32);
     EXPECT_EQ(s.prefix, before.prefix) << "seed " << seed;
     ASSERT_EQ(s.scripts.size(), before.scripts.size());
@@ -304,6 +307,35 @@ TEST(MooncakeConcurrency, AQuarterOfTheSeedsUnmountASegment) {
   }
   EXPECT_GE(unmounts, 8);
   EXPECT_LE(unmounts, 20);
+}
+
+// Half of the seeds leave the keys of their Puts fresh (README.md, "Fresh
+// keys for Puts"), from a stream of their own: a seed draws the calls it drew
+// before, and with the draw its prefix writes no key a client's PutStart names.
+TEST(MooncakeConcurrency, HalfOfTheSeedsLeaveTheKeysOfTheirPutsFresh) {
+  int fresh = 0;
+  for (uint64_t seed = 1; seed <= 80; ++seed) {
+    const Scenario s = make_scenario(seed, kClients);
+    const Scenario before = make_scenario(seed, kClients, {}, kBefore33);
+    EXPECT_EQ(s.scripts, before.scripts) << "seed " << seed;
+    std::set<KeyId> put_keys;
+    for (const auto& script : s.scripts)
+      for (const Op& op : script)
+        if (op.kind == OpKind::PutStart) put_keys.insert(op.object.key);
+    bool left_out = false;
+    for (const auto& [t, op] : before.prefix) {
+      const bool writes_put_key = (op.kind == OpKind::PutStart || op.kind == OpKind::PutEnd) &&
+                                  put_keys.count(op.object.key);
+      const bool kept = std::count(s.prefix.begin(), s.prefix.end(), std::pair<Time, Op>{t, op}) > 0;
+      EXPECT_TRUE(kept || writes_put_key) << "seed " << seed;
+      left_out = left_out || !kept;
+    }
+    fresh += left_out;
+    for (const auto& [t, op] : s.prefix)
+      EXPECT_FALSE(left_out && op.kind == OpKind::PutStart && put_keys.count(op.object.key)) << "seed " << seed;
+  }
+  EXPECT_GE(fresh, 15);
+  EXPECT_LE(fresh, 45);
 }
 
 // Finding (scenarios/findings/README.md, "A quota update refuses writes of
