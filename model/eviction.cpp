@@ -76,7 +76,8 @@ void Model::census(EvictionRun& run, Time now) {
   std::vector<ObjectId> due;
   run.stale.emplace();
   for (auto& [id, obj] : objects_.unordered()) {  // no order: close_census sorts
-    if (processing_due(obj, now)) due.push_back(id);
+    const bool busy = obj.processing || obj.task || obj.offload || obj.promotion;  // most objects: no call
+    if (busy && processing_due(obj, now)) due.push_back(id);
     else census_visit(run, id, obj, now);
   }
   std::sort(due.begin(), due.end());
