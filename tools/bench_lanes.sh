@@ -22,6 +22,15 @@ summary() { grep -E "^target " | sed -E 's/^target [a-z]+, //'; }
 echo "== load: $(uptime)"
 echo "== model alone (bench_model)"
 "$build/tools/bench_model" --benchmark_color=false 2>&1 | grep -E "^BM_|items_per_second" | head -20
+# Instructions a step (callgrind, the fixed eviction mix): wall figures on a
+# shared machine move by half between two runs of one binary, this does not.
+if command -v valgrind >/dev/null; then
+  valgrind --tool=callgrind --callgrind-out-file=/tmp/pinsim-bench-model.callgrind \
+    --toggle-collect='pinsim::Model::apply*' "$build/tools/bench_model" --benchmark_filter='BM_ModelMixedFixed/1' \
+    2>&1 | awk '/I +refs:/ { gsub(",", "", $NF); printf "model instructions a step (callgrind): %.0f\n", $NF / 262144 }'
+else
+  echo "model instructions a step: not measured (valgrind is not installed)"
+fi
 [ -x "$build/tools/bench_expiry" ] && "$build/tools/bench_expiry" --benchmark_color=false 2>&1 | grep -E "^BM_" | head -12
 echo "== embedded lockstep, 5,000 swarm seeds x 200 steps"
 for j in 1 2; do
