@@ -146,6 +146,11 @@ class Model {
   // moment (whether it did); the call answers the count of those removed.
   bool remove_all_step(const Op& op, ObjectId id, Time now);
 
+  // UnmountSegment as Mooncake takes it, for explaining a history in which
+  // one overlaps other calls (sim/sched): the segment is prepared (it takes
+  // no more replicas, as a leaving one), then the unmount op itself runs.
+  void unmount_prepare_step(const Op& op);
+
   // A single start in multi-tenant mode as Mooncake's Put/UpsertStart takes
   // it, for explaining a history in which its quota evictions land between
   // other calls (sim/sched): an attempt (nothing changes when it is refused),

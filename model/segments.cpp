@@ -39,6 +39,13 @@ Outcome Model::unmount(const Op& op) {
   return Outcome{};
 }
 
+// UnmountSegment's first phase (PrepareUnmountSegment): the segment is no
+// longer allocatable until the unmount commits, so a concurrent write places
+// elsewhere and a copy to it is refused as to a leaving one.
+void Model::unmount_prepare_step(const Op& op) {
+  if (op.segment < config_.segments.size() && segments_[op.segment].mounted) segments_[op.segment].leaving = true;
+}
+
 // The segment goes (an unmount, or a restore ending a graceful unmount).
 void Model::unmount_segment(uint32_t segment) {
   hits_.hit(Rule::SegmentUnmount);

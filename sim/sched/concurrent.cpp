@@ -153,6 +153,12 @@ std::vector<Linearized> steps_of(const Model& start, const History& h, Time now,
       *split = true;
       continue;
     }
+    if (split_calls && c.op.kind == OpKind::Unmount && overlaps_another(h, i)) {
+      steps.push_back({i, {}, EvictStage::UnmountPrepare, {}});
+      steps.push_back({i, {}, EvictStage::UnmountCommit, {}});
+      *split = true;
+      continue;
+    }
     if (split_calls && start.config().multi_tenant && single_start(h.calls[i].op) && overlaps_another(h, i) &&
         quota_may_refuse(v ? *v : v.emplace(start.view(now)), h, h.calls[i].op.object.tenant)) {
       for (EvictStage stage : {EvictStage::Attempt1, EvictStage::QuotaEvict1, EvictStage::Attempt2,
@@ -299,7 +305,7 @@ struct Search {
     if (is_attempt(step.stage)) *ended = ends_start;
     const Call& call = h.calls[step.call];
     const bool answers = step.stage == EvictStage::Whole || step.stage == EvictStage::Begin ||
-                         step.stage == EvictStage::RemoveEnd || ends_start;
+                         step.stage == EvictStage::RemoveEnd || step.stage == EvictStage::UnmountCommit || ends_start;
     const bool free = std::find(free_calls.begin(), free_calls.end(), step.call) != free_calls.end();
     if (answers && !free && !(out == call.outcome)) return false;
     if (step.stage == EvictStage::Element && !free &&
@@ -343,6 +349,8 @@ Outcome apply_step(Model& m, Runs& runs, const History& history, const Linearize
       if (!step.preference.empty()) m.prefer_in_next_start(step.preference);
       return m.apply(batch_element(op, element_index(op, step.object.key)), now);
     case EvictStage::RemoveOne: runs.removals[step.call] += m.remove_all_step(op, step.object, now); break;
+    case EvictStage::UnmountPrepare: m.unmount_prepare_step(op); break;
+    case EvictStage::UnmountCommit: return m.apply(op, now);
     case EvictStage::RemoveEnd: {
       Outcome out;
       out.removed = runs.removals[step.call];

@@ -81,9 +81,16 @@ History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scrip
 // refused whole, or naming a key twice, stays whole), a RemoveAll as a
 // RemoveOne step per object the history names of its tenant (Model::
 // remove_all_step), then RemoveEnd, which answers the count removed.
+//
+// An unmount is not atomic either: Mooncake's UnmountSegment prepares the
+// segment (it stops being allocatable), releases the segment lock while it
+// sweeps the invalid handles, and commits after. When no order of whole calls
+// explains a round, an unmount that overlaps another call is taken as
+// UnmountPrepare (Model::unmount_prepare_step: the segment leaves, as a
+// graceful unmount's does) then UnmountCommit (the unmount op, which answers).
 enum class EvictStage : uint8_t {
   Whole, Begin, Census, Pass1, Release, Pass2, Attempt1, QuotaEvict1, Attempt2, QuotaEvict2, Attempt3,
-  Element, RemoveOne, RemoveEnd
+  Element, RemoveOne, RemoveEnd, UnmountPrepare, UnmountCommit
 };
 struct Linearized {
   size_t call = 0;
