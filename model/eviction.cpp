@@ -60,7 +60,7 @@ bool Model::copy_expired(const Object& obj, Time now) const {
 // copy older than it loses its targets (rule copy.expiry).
 // Each test is made only of an object that has the task, so the census's
 // common object (no write, copy, offload or promotion under way) costs four
-// flag reads.
+// flag reads (the census is flattened: no call either).
 bool Model::processing_due(const Object& obj, Time now) const {
   return (obj.processing && processing_expired(obj, now)) || (obj.task && copy_expired(obj, now)) ||
          (obj.offload && offload_expired(obj, now)) || (obj.promotion && promotion_expired(obj, now));
@@ -78,8 +78,7 @@ bool Model::processing_due(const Object& obj, Time now) const {
   std::vector<ObjectId> due;
   run.stale.emplace();
   for (auto& [id, obj] : objects_.unordered()) {  // no order: close_census sorts
-    const bool busy = obj.processing || obj.task || obj.offload || obj.promotion;  // most objects: no call
-    if (busy && processing_due(obj, now)) due.push_back(id);
+    if (processing_due(obj, now)) due.push_back(id);
     else census_visit(run, id, obj, now);
   }
   std::sort(due.begin(), due.end());

@@ -27,7 +27,9 @@ echo "== model alone (bench_model)"
 if command -v valgrind >/dev/null; then
   valgrind --tool=callgrind --callgrind-out-file=/tmp/pinsim-bench-model.callgrind \
     --toggle-collect='pinsim::Model::apply*' "$build/tools/bench_model" --benchmark_filter='BM_ModelMixedFixed/1' \
-    2>&1 | awk '/I +refs:/ { gsub(",", "", $NF); printf "model instructions a step (callgrind): %.0f\n", $NF / 262144 }'
+    2>&1 | awk '/^BM_ModelMixedFixed/ { split($1, name, "iterations:"); steps = name[2] }  # its fixed steps
+                /I +refs:/ { gsub(",", "", $NF); refs = $NF }
+                END { printf "model instructions a step (callgrind): %.0f\n", refs / steps }'
 else
   echo "model instructions a step: not measured (valgrind is not installed)"
 fi
