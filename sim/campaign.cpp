@@ -90,6 +90,7 @@ RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory fact
       op = generator.next(choices, lockstep.model(), lockstep.now());
     if (!target->supports(op)) op = Op{.kind = OpKind::Advance, .advance_ms = 1};
     crash_report::applying(op, lockstep.now());
+    if (i + 1 == options.steps) lockstep.view_whole_next();
     result.failure = lockstep.step(op, std::nullopt, &result.trace);
   }
   result.comparisons = lockstep.comparisons();
@@ -162,6 +163,7 @@ RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions&
   const crash_report::Scope crash_scope("the replay of " + what, &result.trace);
   for (const TraceStep& step : trace.steps) {
     crash_report::applying(step.op, step.t);
+    if (&step == &trace.steps.back()) lockstep.view_whole_next();
     result.failure = lockstep.step(step.op, step.expect, &result.trace,
                                    step.expect_state ? &*step.expect_state : nullptr);
     // The written trace keeps the trace's own expectations.

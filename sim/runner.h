@@ -63,6 +63,8 @@ class Lockstep {
   // target's result.
   std::optional<Failure> step(const Op& op, const std::optional<Outcome>& expect, Trace* record,
                               const StateExpectation* expect_state = nullptr);
+  // The target's View after the next step reads its whole state (a run's last step).
+  void view_whole_next() { target_->view_whole_next(); }
   // Expected state fields the target could not show (its capabilities).
   uint64_t unchecked_expectations() const { return unchecked_; }
   Time now() const { return now_; }

@@ -41,6 +41,11 @@ class Target {
   // The same View written into `out`, whose buffers a target may reuse (the
   // runner's per-step View; the embedded master does).
   virtual void view_into(Time now, View* out) const { *out = view(now); }
+  // The next View reads the whole state, not only what the ops since the
+  // last one touched (for a target whose Views are incremental; every other
+  // target's are whole). The runner asks for it at a run's last step, so a
+  // change an op made outside what it touched shows by the run's end.
+  virtual void view_whole_next() {}
   // Where its replicas are (model/placement.h), for the concurrent lane: at a
   // round's end it keeps only the model states that placed as the target
   // did. nullopt when the target cannot show it (the lane then compares the

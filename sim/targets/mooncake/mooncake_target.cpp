@@ -439,6 +439,7 @@ class MooncakeTarget final : public Target {
  public:
   explicit MooncakeTarget(const Config& config) : config_(config), owner_(std::this_thread::get_id()) {
     for (const auto& [t, quota] : config.tenant_quota_bytes) named_tenants_.insert(t);
+    dirty_tenants_ = named_tenants_;  // their policies, read at the first View
   }
 
   ~MooncakeTarget() override {
@@ -541,6 +542,12 @@ class MooncakeTarget final : public Target {
     const Outcome out = perform(op, now, tenant);
     touch(op, tenant, now);  // where they are now
     return out;
+  }
+
+  void view_whole_next() override {
+    const std::lock_guard lock(bookkeeping_);
+    all_dirty_ = true;
+    list_tenants_ = true;
   }
 
   View view(Time now) const override {
@@ -835,9 +842,13 @@ class MooncakeTarget final : public Target {
   // calls and the segment calls can erase or change objects but never create
   // one (a mount changes none), so they read every shard that held an object
   // as last read. A restore reads all shards; an advance calls nothing in the
-  // master. Every kFullViewEvery-th View and the first read all shards.
+  // master. Every kFullViewEvery-th View, and the one the runner asks to be
+  // whole (view_whole_next: a run's last, a concurrent round's), read all
+  // shards. The first reads only what the ops touched: a run's master starts
+  // empty (constructed, or reset by Mooncake's own reset), and whatever a
+  // reset left shows at the run's last View at the latest.
   // PINSIM_MOONCAKE_CHECK_VIEW=1 compares every View with a full read.
-  static constexpr uint64_t kFullViewEvery = 32;
+  static constexpr uint64_t kFullViewEvery = 128;
 
   // What an op can change among the objects, which decides the shards its View reads.
   enum class Touches {
@@ -993,8 +1004,9 @@ class MooncakeTarget final : public Target {
   }
 
   // Tenant charges and effective quotas (multi-tenant mode). Every tenant's
-  // are listed (ListTenantQuotaSnapshots walks 1,024 shards) on the first
-  // View, after a restore and on every kFullViewEvery-th View. After another
+  // are listed (ListTenantQuotaSnapshots walks 1,024 shards) after a restore,
+  // on every kFullViewEvery-th View and on a whole one; the first View reads
+  // the configuration's tenants (a new master charges none). After another
   // op that is not on its keys, those of each tenant the run has named (the
   // configuration's and the ops': no other tenant can own an object or a
   // policy) are read; after an op on keys, those of its tenant (a charge is
@@ -1506,10 +1518,10 @@ class MooncakeTarget final : public Target {
   mutable std::set<TenantId> dirty_tenants_;
   mutable std::map<std::string, uint64_t> charges_;  // tenant name -> charged bytes, when not 0
   mutable std::map<std::string, uint64_t> quotas_;   // tenant name -> effective quota, tenants with a policy
-  mutable bool all_dirty_ = true;
+  mutable bool all_dirty_ = false;  // a run's master starts empty (see kFullViewEvery)
   mutable uint64_t views_since_full_ = 0;
   mutable std::set<TenantId> named_tenants_;  // the configuration's and every op's tenant (under bookkeeping_)
-  mutable bool list_tenants_ = true;           // the next View lists every tenant's charge and quota
+  mutable bool list_tenants_ = false;          // the next View lists every tenant's charge and quota
   mutable uint64_t views_since_listing_ = 0;
 };
 
