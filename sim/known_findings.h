@@ -52,13 +52,17 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // sim/targets/mooncake/concurrency_lane.h): "expected_quota_exceeded" as
 // above, and "quota_refused_replacement", a start the model refuses for
 // quota, that the target admitted, names an object that exists when it
-// begins; and "quota_refused_erased", a start the target refused for quota
+// begins; "quota_refused_erased", a start the target refused for quota
 // names an object that existed when the round began and is missing from the
-// final View. A sequential run never meets the last two.
+// final View; and "preserved_pin_dropped", a start the target admitted with
+// Preserve names an object that held an unexpired committed pin when the
+// round began and shows none in the final View. A sequential run never
+// meets the last three.
 inline constexpr std::string_view kFindingConditions[] = {
     "proposal_id_reused",      "restore_applied",     "dfs_asked",
     "at_task_timeout",         "end_after_copy_end",  "expected_quota_exceeded",
-    "model_quota_evicted",     "quota_refused_replacement", "quota_refused_erased"};
+    "model_quota_evicted",     "quota_refused_replacement", "quota_refused_erased",
+    "preserved_pin_dropped"};
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`

@@ -551,6 +551,67 @@ TEST(MooncakeConcurrency, TheErasureConditionNeedsARefusedStartOfAnObjectThatIsG
   EXPECT_FALSE(met());
 }
 
+// Seed 2477 (session 34): an upsert with Preserve whose quota retry writes
+// the object anew, overlapping an Exist that sees it being written and an
+// unmount that moves its placement. The signature comes from the order that
+// ends nearest the target's View (k2 kept, its pin lost), not from the first
+// order found (k2 placed on the unmounted segment: a counter); the finding
+// names it only under preserved_pin_dropped.
+TEST(MooncakeConcurrency, AQuotaRetryThatDropsAPreservedPinIsNamedByItsObject) {
+  PINSIM_MAIN_ONLY();
+  const Result r = run(make_scenario(2477, kClients), 2477, 20, lane_findings());
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  ASSERT_TRUE(r.violation);
+  EXPECT_EQ(r.signature, "not-linearizable/view/deadline:soft") << *r.violation;
+  EXPECT_TRUE(std::count(r.conditions.begin(), r.conditions.end(), "preserved_pin_dropped"));
+  const KnownFinding* k = match_result(lane_findings(), r);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->file, PINSIM_FINDINGS_DIR "/concurrency/main-quota-retry-drops-preserved-soft-pin-seen-by-lane.json");
+  Result without = r;
+  without.conditions.clear();
+  EXPECT_FALSE(match_result(lane_findings(), without));
+}
+
+// "preserved_pin_dropped": an admitted start with Preserve names an object
+// pinned (unexpired) when the round began that the final View shows
+// unpinned; not when the View keeps its pin, the start was refused, asked
+// for another action, or the pin had expired.
+TEST(MooncakeConcurrency, ThePreservedPinConditionNeedsAnAdmittedPreserveOfAPinnedObject) {
+  const Scenario s = make_scenario(884, kClients, {}, kBefore32);
+  Model start = std::get<Model>(Model::create(s.config));
+  for (const auto& [t, op] : s.prefix) start.apply(op, t);
+  ObjectId pinned{};
+  Time deadline = 0;
+  for (const auto& entry : start.objects())
+    if (entry.second.deadline && *entry.second.deadline > s.now) {
+      pinned = entry.first;
+      deadline = *entry.second.deadline;
+    }
+  ASSERT_GT(deadline, s.now);
+  sched::History h;
+  Op upsert;
+  upsert.kind = OpKind::UpsertStart;
+  upsert.object = pinned;
+  upsert.size = 64;
+  upsert.memory_replicas = 1;
+  h.calls.push_back({.actor = 0, .op = upsert, .outcome = {}, .invoked = 1, .returned = 2});
+  h.final_view.objects.push_back({.id = pinned});
+  const auto met = [&](Time now) {
+    const auto c = lane_conditions(start, h, now);
+    return std::count(c.begin(), c.end(), "preserved_pin_dropped") > 0;
+  };
+  EXPECT_TRUE(met(s.now));
+  EXPECT_FALSE(met(deadline));  // the pin had expired
+  h.final_view.objects[0].deadline = deadline;
+  EXPECT_FALSE(met(s.now));
+  h.final_view.objects[0].deadline.reset();
+  h.calls[0].outcome.code = ErrorCode::TENANT_QUOTA_EXCEEDED;
+  EXPECT_FALSE(met(s.now));
+  h.calls[0].outcome.code = ErrorCode::OK;
+  h.calls[0].op.soft_pin.action = static_cast<uint8_t>(SoftPinAction::Disable);
+  EXPECT_FALSE(met(s.now));
+}
+
 // Every saved finding of the lane replays, in a fresh target, to a failure
 // its own finding names.
 TEST(MooncakeConcurrency, EveryLaneFindingReplaysAsTheFailureItNames) {
