@@ -23,6 +23,7 @@ void OverheadTable::add(const Trace& trace, TargetFactory factory, const TargetO
     const WallClock clock;
     bare_target->apply(s.op, s.t);
     bare[static_cast<size_t>(s.op.kind)] += clock.seconds();
+    ++count[static_cast<size_t>(s.op.kind)];
   }
 }
 
@@ -31,11 +32,16 @@ void OverheadTable::print(std::FILE* out) const {
   for (size_t k = 0; k < checked.size(); ++k) c += checked[k], b += bare[k];
   std::fprintf(out, "overhead: %.3f s in lockstep (model, Views, properties), %.3f s the target alone (construction "
                     "excluded): the harness adds %.2fx the target's own time\n", c, b, b > 0 ? (c - b) / b : 0.0);
+  // The microseconds an op costs alone and the harness adds to it: for an op
+  // that costs the target a few microseconds, the ratio is the harness's
+  // fixed cost a step (the model's step, the Views, the properties).
   for (size_t k = 0; k < checked.size(); ++k)
     if (checked[k] > 0)
-      std::fprintf(out, "  %-14s %9.3f s checked %9.3f s alone  +%.2fx\n",
+      std::fprintf(out, "  %-14s %9.3f s checked %9.3f s alone  +%.2fx  (%llu ops: %.1f us alone, +%.1f us)\n",
                    std::string(to_string(static_cast<OpKind>(k))).c_str(), checked[k], bare[k],
-                   bare[k] > 0 ? (checked[k] - bare[k]) / bare[k] : 0.0);
+                   bare[k] > 0 ? (checked[k] - bare[k]) / bare[k] : 0.0, static_cast<unsigned long long>(count[k]),
+                   bare[k] * 1e6 / static_cast<double>(count[k]),
+                   (checked[k] - bare[k]) * 1e6 / static_cast<double>(count[k]));
 }
 
 }  // namespace pinsim

@@ -4,6 +4,7 @@
 // printed by `pinsim run --overhead`, never asserted.
 #pragma once
 #include <array>
+#include <cstdint>
 #include <cstdio>
 
 #include "campaign.h"
@@ -12,6 +13,7 @@ namespace pinsim {
 
 struct OverheadTable {
   std::array<double, kOpKindCount> checked{}, bare{};  // seconds per op kind
+  std::array<uint64_t, kOpKindCount> count{};            // ops per op kind
   void add(const Trace& trace, TargetFactory factory, const TargetOptions& options, const Checks& checks);
   void print(std::FILE* out) const;
 };
