@@ -503,20 +503,28 @@ TEST(MooncakeConcurrency, AFailureMasterServiceGivesOneAfterAnotherIsASequential
 // start's attempts"): the seed and the shrunk trace fail with the lane
 // file's signature, under its condition, which the signature alone does not
 // meet.
-TEST(MooncakeConcurrency, ARefusedAttemptsErasureIsSeenBetweenAStartsAttempts) {
-  PINSIM_MAIN_ONLY();
-  const char* signature = "not-linearizable/outcomes/remove_all:OK";
-  const Result r = run(make_scenario(884, kClients, {}, kBefore32), 884, 20, lane_findings());
+// A lane failure with `signature` meets `condition`, and the lane finding
+// `file` names it only under that condition.
+void expect_named_under_condition(const Result& r, const char* signature, const char* condition,
+                                  const std::string& file) {
   ASSERT_TRUE(r.error.empty()) << r.error;
   ASSERT_TRUE(r.violation);
   EXPECT_EQ(r.signature, signature) << *r.violation;
-  EXPECT_TRUE(std::count(r.conditions.begin(), r.conditions.end(), "quota_refused_erased"));
+  EXPECT_TRUE(std::count(r.conditions.begin(), r.conditions.end(), condition));
   const KnownFinding* k = match_result(lane_findings(), r);
   ASSERT_TRUE(k);
-  EXPECT_EQ(k->file, PINSIM_FINDINGS_DIR "/concurrency/main-failed-upsert-drops-pinned-object-seen-by-lane.json");
+  EXPECT_EQ(k->file, file);
   Result without = r;
   without.conditions.clear();
   EXPECT_FALSE(match_result(lane_findings(), without));
+}
+
+TEST(MooncakeConcurrency, ARefusedAttemptsErasureIsSeenBetweenAStartsAttempts) {
+  PINSIM_MAIN_ONLY();
+  expect_named_under_condition(
+      run(make_scenario(884, kClients, {}, kBefore32), 884, 20, lane_findings()),
+      "not-linearizable/outcomes/remove_all:OK", "quota_refused_erased",
+      PINSIM_FINDINGS_DIR "/concurrency/main-failed-upsert-drops-pinned-object-seen-by-lane.json");
 }
 
 // "quota_refused_erased": a start refused for quota names an object that
@@ -559,17 +567,10 @@ TEST(MooncakeConcurrency, TheErasureConditionNeedsARefusedStartOfAnObjectThatIsG
 // names it only under preserved_pin_dropped.
 TEST(MooncakeConcurrency, AQuotaRetryThatDropsAPreservedPinIsNamedByItsObject) {
   PINSIM_MAIN_ONLY();
-  const Result r = run(make_scenario(2477, kClients), 2477, 20, lane_findings());
-  ASSERT_TRUE(r.error.empty()) << r.error;
-  ASSERT_TRUE(r.violation);
-  EXPECT_EQ(r.signature, "not-linearizable/view/deadline:soft") << *r.violation;
-  EXPECT_TRUE(std::count(r.conditions.begin(), r.conditions.end(), "preserved_pin_dropped"));
-  const KnownFinding* k = match_result(lane_findings(), r);
-  ASSERT_TRUE(k);
-  EXPECT_EQ(k->file, PINSIM_FINDINGS_DIR "/concurrency/main-quota-retry-drops-preserved-soft-pin-seen-by-lane.json");
-  Result without = r;
-  without.conditions.clear();
-  EXPECT_FALSE(match_result(lane_findings(), without));
+  expect_named_under_condition(
+      run(make_scenario(2477, kClients), 2477, 20, lane_findings()), "not-linearizable/view/deadline:soft",
+      "preserved_pin_dropped",
+      PINSIM_FINDINGS_DIR "/concurrency/main-quota-retry-drops-preserved-soft-pin-seen-by-lane.json");
 }
 
 // "preserved_pin_dropped": an admitted start with Preserve names an object
