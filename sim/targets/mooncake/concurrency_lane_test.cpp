@@ -503,6 +503,16 @@ TEST(MooncakeConcurrency, AFailureMasterServiceGivesOneAfterAnotherIsASequential
 // start's attempts"): the seed and the shrunk trace fail with the lane
 // file's signature, under its condition, which the signature alone does not
 // meet.
+// A 64-byte upsert of `id`, one memory replica (the condition tests' call).
+Op small_upsert(ObjectId id) {
+  Op upsert;
+  upsert.kind = OpKind::UpsertStart;
+  upsert.object = id;
+  upsert.size = 64;
+  upsert.memory_replicas = 1;
+  return upsert;
+}
+
 // A lane failure with `signature` meets `condition`, and the lane finding
 // `file` names it only under that condition.
 void expect_named_under_condition(const Result& r, const char* signature, const char* condition,
@@ -537,12 +547,7 @@ TEST(MooncakeConcurrency, TheErasureConditionNeedsARefusedStartOfAnObjectThatIsG
   ASSERT_FALSE(start.objects().empty());
   const ObjectId existing = start.objects().begin()->first;
   sched::History h;
-  Op upsert;
-  upsert.kind = OpKind::UpsertStart;
-  upsert.object = existing;
-  upsert.size = 64;
-  upsert.memory_replicas = 1;
-  h.calls.push_back({.actor = 0, .op = upsert, .outcome = {.code = ErrorCode::TENANT_QUOTA_EXCEEDED},
+  h.calls.push_back({.actor = 0, .op = small_upsert(existing), .outcome = {.code = ErrorCode::TENANT_QUOTA_EXCEEDED},
                      .invoked = 1, .returned = 2});
   const auto met = [&] {
     const auto c = lane_conditions(start, h, s.now);
@@ -590,12 +595,7 @@ TEST(MooncakeConcurrency, ThePreservedPinConditionNeedsAnAdmittedPreserveOfAPinn
     }
   ASSERT_GT(deadline, s.now);
   sched::History h;
-  Op upsert;
-  upsert.kind = OpKind::UpsertStart;
-  upsert.object = pinned;
-  upsert.size = 64;
-  upsert.memory_replicas = 1;
-  h.calls.push_back({.actor = 0, .op = upsert, .outcome = {}, .invoked = 1, .returned = 2});
+  h.calls.push_back({.actor = 0, .op = small_upsert(pinned), .outcome = {}, .invoked = 1, .returned = 2});
   h.final_view.objects.push_back({.id = pinned});
   const auto met = [&](Time now) {
     const auto c = lane_conditions(start, h, now);
