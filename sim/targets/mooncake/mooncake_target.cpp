@@ -1088,7 +1088,7 @@ class MooncakeTarget final : public Target {
 #if PINSIM_MC_HAS_GRACEFUL_UNMOUNT
     {  // through each mounted segment's allocator: a leaving one's is out of the manager
       std::vector<mc::UUID> ids;
-      for (size_t i : memory_segments_) ids.push_back(segment(i).id);
+      for (size_t i : memory_segments_) ids.push_back(segment_id(i));
       for (const auto& [held, mounted] : Access::SegmentStates(*service_, ids)) {
         v.memory_used.push_back(held);
         v.mounted.push_back(mounted);
@@ -1343,10 +1343,13 @@ class MooncakeTarget final : public Target {
 #endif
   }
 
+  // The id of segment `i` (every View reads it: no strings built).
+  static mc::UUID segment_id(size_t i) { return {0x5345474dull, i + 1}; }
+
   // Memory segment `i` of the config as a client mounts it.
   mc::Segment segment(size_t i) const {
     mc::Segment seg;
-    seg.id = {0x5345474dull, i + 1};
+    seg.id = segment_id(i);
     seg.name = segment_name(i);
     seg.base = 0x100000000ull * (i + 1);
     seg.size = config_.segments[i].capacity;
