@@ -399,16 +399,13 @@ std::vector<Explanation> explanations(const Model& start, const History& history
   return found;
 }
 
-namespace {
-
-std::vector<Explanation> explain_outcomes_upto(const Model& start, const History& history, Time now,
-                                               Capabilities caps, size_t limit,
-                                               const std::vector<size_t>& free_calls) {
+std::vector<Explanation> outcome_explanations(const Model& start, const History& history, Time now,
+                                              Capabilities caps, size_t limit, const std::vector<size_t>& free_calls) {
   std::vector<Explanation> found;
   whole_then_split(start, history, now, caps, [&](std::vector<Linearized> steps) {  // as explanations
     const size_t n = steps.size();
     Search s{history, now, caps, {}, preference_candidates(start.config().segments), std::move(steps),
-             std::vector<bool>(n, false), {}, {}, limit, {}, {}, {}, true, free_calls};
+             std::vector<bool>(n, false), {}, {}, std::max<size_t>(limit, 1), {}, {}, {}, true, free_calls};
     s.explains(State{start, {}}, n);
     found = std::move(s.found);
     return !found.empty();
@@ -416,18 +413,11 @@ std::vector<Explanation> explain_outcomes_upto(const Model& start, const History
   return found;
 }
 
-}  // namespace
-
 std::optional<Explanation> explain_outcomes(const Model& start, const History& history, Time now, Capabilities caps,
                                             const std::vector<size_t>& free_calls) {
-  std::vector<Explanation> found = explain_outcomes_upto(start, history, now, caps, 1, free_calls);
+  std::vector<Explanation> found = outcome_explanations(start, history, now, caps, 1, free_calls);
   if (found.empty()) return std::nullopt;
   return std::move(found.front());
-}
-
-std::vector<Explanation> outcome_explanations(const Model& start, const History& history, Time now,
-                                              Capabilities caps, size_t limit) {
-  return explain_outcomes_upto(start, history, now, caps, std::max<size_t>(limit, 1), {});
 }
 
 std::optional<std::vector<Linearized>> linearize(const Model& start, const History& history, Time now,

@@ -158,7 +158,8 @@ std::optional<Explanation> explain_outcomes(const Model& start, const History& h
 // give the same outcomes may still place a start on other segments, and
 // only one of them may end near the target's View (closest_explanation).
 std::vector<Explanation> outcome_explanations(const Model& start, const History& history, Time now,
-                                              Capabilities caps, size_t limit);
+                                              Capabilities caps, size_t limit,
+                                              const std::vector<size_t>& free_calls = {});
 
 // nullopt when some linearization of `history`, applied to `start`, gives
 // every outcome and the final View (as far as `caps` shows it); otherwise a

@@ -748,16 +748,19 @@ std::vector<std::string> unexplained_calls(const Model& start, const sched::Hist
   return {std::string(kOutcomes) + "-"};
 }
 
-// The objects of `call` the target refused for quota: the call's, or a
-// batch's refused elements'.
-std::vector<ObjectId> refused_for_quota(const sched::Call& call) {
-  constexpr ErrorCode kQuota = ErrorCode::TENANT_QUOTA_EXCEEDED;
+// The objects of `call` the target answered `code` for: the call's, or a
+// batch's elements answered so.
+std::vector<ObjectId> answered(const sched::Call& call, ErrorCode code) {
   const std::vector<ObjectId> ids = named_objects(call.op);
-  if (call.outcome.results.empty()) return call.outcome.code == kQuota ? ids : std::vector<ObjectId>{};
+  if (call.outcome.results.empty()) return call.outcome.code == code ? ids : std::vector<ObjectId>{};
   std::vector<ObjectId> out;
   for (size_t e = 0; e < call.outcome.results.size() && e < ids.size(); ++e)
-    if (call.outcome.results[e].code == kQuota) out.push_back(ids[e]);
+    if (call.outcome.results[e].code == code) out.push_back(ids[e]);
   return out;
+}
+
+std::vector<ObjectId> refused_for_quota(const sched::Call& call) {
+  return answered(call, ErrorCode::TENANT_QUOTA_EXCEEDED);
 }
 
 // A start the target refused for quota named an object that existed when
@@ -790,15 +793,9 @@ bool preserved_pin_dropped(const Model& start, const sched::History& history, Ti
   };
   for (const sched::Call& call : history.calls) {
     if (!is_start(call.op.kind) || call.op.soft_pin.action != static_cast<uint8_t>(SoftPinAction::Preserve)) continue;
-    const std::vector<ObjectId> ids = named_objects(call.op);
-    for (size_t e = 0; e < ids.size(); ++e) {
-      const ErrorCode code = call.outcome.results.empty() ? call.outcome.code
-                             : e < call.outcome.results.size() ? call.outcome.results[e].code
-                                                               : ErrorCode::INTERNAL_ERROR;
-      const ObjectTable::Entry* held = start.objects().find(ids[e]);
-      if (code == ErrorCode::OK && held && held->second.deadline && *held->second.deadline > now &&
-          unpinned_in_view(ids[e]))
-        return true;
+    for (ObjectId id : answered(call, ErrorCode::OK)) {
+      const ObjectTable::Entry* held = start.objects().find(id);
+      if (held && held->second.deadline && *held->second.deadline > now && unpinned_in_view(id)) return true;
     }
   }
   return false;
