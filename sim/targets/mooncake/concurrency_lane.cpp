@@ -399,6 +399,25 @@ struct Naming {
   bool first_only = false;
 };
 
+// Names the violation of `r` (a decided one): its signatures, the first a
+// known finding of `naming` accepts first. A naming search that runs past
+// the budget leaves the violation unnamed (kNamingUndecided), never passed.
+void name_violation(const Model& model, Time now, Capabilities caps, const Naming& naming, Result& r) {
+  const std::vector<OpKind> used = ops_used(r.history);
+  IsKnown is_known;
+  if (naming.first_only)
+    is_known = [](const std::string&) { return true; };
+  else if (!naming.known.empty())
+    is_known = [&](const std::string& s) { return match_known(naming.known, s, r.variant, used, r.conditions); };
+  try {
+    std::vector<std::string> signatures = violation_signatures(model, r.history, now, caps, is_known);
+    r.signature = signatures.front();
+    r.alternatives.assign(signatures.begin() + 1, signatures.end());
+  } catch (const sched::SearchUndecided&) {  // its nearest order is past the budget
+    r.signature = kNamingUndecided;
+  }
+}
+
 Result run_under(const Scenario& scenario, const Naming& naming,
                  const std::function<sched::History(Target&)>& run_actors) {
   Result r;
@@ -430,22 +449,12 @@ Result run_under(const Scenario& scenario, const Naming& naming,
   const Capabilities caps = target->capabilities() & ~kCapSegments;
   try {
     r.violation = sched::check_linearizable(model, r.history, scenario.now, caps);
-    if (r.violation) {
-      r.conditions = lane_conditions(model, r.history, scenario.now);
-      const std::vector<OpKind> used = ops_used(r.history);
-      IsKnown is_known;
-      if (naming.first_only)
-        is_known = [](const std::string&) { return true; };
-      else if (!naming.known.empty())
-        is_known = [&](const std::string& s) { return match_known(naming.known, s, r.variant, used, r.conditions); };
-      std::vector<std::string> signatures = violation_signatures(model, r.history, scenario.now, caps, is_known);
-      r.signature = signatures.front();
-      r.alternatives.assign(signatures.begin() + 1, signatures.end());
-    }
   } catch (const sched::SearchUndecided& e) {  // a failure no finding explains, never a pass
     r.violation = e.what();
-    r.signature = "undecided/search-budget";
+    r.signature = kUndecided;
   }
+  if (r.violation) r.conditions = lane_conditions(model, r.history, scenario.now);
+  if (r.violation && r.signature.empty()) name_violation(model, scenario.now, caps, naming, r);
   r.edges = named_lock_edges(*target);
   for (const void* lock : r.history.run.lock_cycle) r.cycle.push_back(name_of(*target, lock));
   const auto& schedule = r.history.run.schedule;
@@ -568,6 +577,18 @@ RunResult replay_trace(const Trace& trace) {
 
 namespace {
 
+// Whether an order explains the history's outcomes with the `free` calls'
+// unchecked (sched::explain_outcomes). A search past the budget counts as
+// none: a name claims only what a search decided, and the verdict stands.
+bool outcomes_explained(const Model& start, const sched::History& history, Time now, Capabilities caps,
+                        const std::vector<size_t>& free = {}) {
+  try {
+    return sched::explain_outcomes(start, history, now, caps, free).has_value();
+  } catch (const sched::SearchUndecided&) {
+    return false;
+  }
+}
+
 // "<op>:<code>"; a batch's code is that of its element `element`, else of
 // its first key's that is not OK, else OK.
 std::string call_signature(const sched::Call& call, std::optional<size_t> element = std::nullopt) {
@@ -595,7 +616,7 @@ std::string signature_of(const Model& start, const sched::History& history, Time
     c.op.keys.erase(c.op.keys.begin() + static_cast<std::ptrdiff_t>(e));
     if (!c.op.sizes.empty()) c.op.sizes.erase(c.op.sizes.begin() + static_cast<std::ptrdiff_t>(e));
     c.outcome.results.erase(c.outcome.results.begin() + static_cast<std::ptrdiff_t>(e));
-    if (sched::explain_outcomes(start, without, now, caps)) return call_signature(call, e);
+    if (outcomes_explained(start, without, now, caps)) return call_signature(call, e);
   }
   return call_signature(call);
 }
@@ -691,7 +712,7 @@ std::vector<std::string> with_dependents_unchecked(const Model& start, const sch
   for (size_t i = 0; i < history.calls.size(); ++i) {
     const std::vector<size_t>& free = closure[i];
     if (free.size() < 2 || free.size() == history.calls.size()) continue;  // every call unchecked names nothing
-    if (sched::explain_outcomes(start, history, now, caps, free))
+    if (outcomes_explained(start, history, now, caps, free))
       add_once(out, kOutcomes + call_signature(history.calls[i]));
   }
   return out;
@@ -712,7 +733,7 @@ std::vector<std::string> pairs_unchecked(const Model& start, const sched::Histor
       if (std::find(free.begin(), free.end(), j) != free.end()) continue;  // j's closure is in i's: tried alone
       for (size_t k : closure[j])
         if (std::find(free.begin(), free.end(), k) == free.end()) free.push_back(k);
-      if (free.size() == n || !sched::explain_outcomes(start, history, now, caps, free)) continue;
+      if (free.size() == n || !outcomes_explained(start, history, now, caps, free)) continue;
       add_once(out, kOutcomes + call_signature(history.calls[i]) + kAnd + kOutcomes + call_signature(history.calls[j]));
     }
   return out;
@@ -729,7 +750,7 @@ std::vector<std::string> unexplained_calls(const Model& start, const sched::Hist
                                            Capabilities caps, const IsKnown& is_known) {
   std::vector<std::string> out = freed_calls(
       start, history, now, caps,
-      [&](size_t i) { return sched::explain_outcomes(start, history, now, caps, {i}).has_value(); }, is_known);
+      [&](size_t i) { return outcomes_explained(start, history, now, caps, {i}); }, is_known);
   if (!out.empty()) return out;
   const std::vector<std::vector<size_t>> closure = with_dependents(history);
   out = with_dependents_unchecked(start, history, now, caps, closure);
@@ -743,7 +764,7 @@ std::vector<std::string> unexplained_calls(const Model& start, const sched::Hist
     std::vector<size_t> alike;
     for (size_t j = 0; j < history.calls.size(); ++j)
       if (call_signature(history.calls[j]) == signature) alike.push_back(j);
-    if (alike.size() > 1 && sched::explain_outcomes(start, history, now, caps, alike)) return {kOutcomes + signature};
+    if (alike.size() > 1 && outcomes_explained(start, history, now, caps, alike)) return {kOutcomes + signature};
   }
   return {std::string(kOutcomes) + "-"};
 }
@@ -892,7 +913,14 @@ std::vector<std::string> violation_signatures(const Model& start, const sched::H
   // what no true order gives (an eviction can otherwise explain a missing key).
   std::vector<std::string> freed = freed_calls(
       start, history, now, caps,
-      [&](size_t i) { return !sched::explanations(start, history, now, caps, 1, {i}).empty(); }, is_known);
+      [&](size_t i) {
+        try {
+          return !sched::explanations(start, history, now, caps, 1, {i}).empty();
+        } catch (const sched::SearchUndecided&) {  // as outcomes_explained
+          return false;
+        }
+      },
+      is_known);
   if (!freed.empty()) return freed;
   const auto diffs = diff_views(masked(explained->end.view(now), caps), masked(history.final_view, caps));
   if (diffs.empty()) return {"not-linearizable/placement/-"};

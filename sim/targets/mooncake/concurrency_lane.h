@@ -72,6 +72,15 @@ struct Edge {
   auto operator<=>(const Edge&) const = default;
 };
 
+// The signature of a history the linearization search could not decide
+// within its budget (sched::SearchUndecided): a failure, never a pass, and
+// never shrunk: each replay of a candidate could search the whole budget again.
+inline constexpr const char* kUndecided = "undecided/search-budget";
+// The signature of a history decided not linearizable whose nearest order
+// (the one the name comes from) the search could not find within the budget.
+// A search that names one call past the budget only leaves that call out.
+inline constexpr const char* kNamingUndecided = "not-linearizable/naming-past-budget";
+
 struct Result {
   std::string variant;  // the tree (Target::variant), for matching known findings
   std::string error;  // the target refused the scenario, or the prefix already differed from the model
