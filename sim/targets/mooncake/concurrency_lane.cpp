@@ -577,16 +577,22 @@ RunResult replay_trace(const Trace& trace) {
 
 namespace {
 
-// Whether an order explains the history's outcomes with the `free` calls'
-// unchecked (sched::explain_outcomes). A search past the budget counts as
-// none: a name claims only what a search decided, and the verdict stands.
-bool outcomes_explained(const Model& start, const sched::History& history, Time now, Capabilities caps,
-                        const std::vector<size_t>& free = {}) {
+// Whether `search` finds an order. A search past the budget counts as none:
+// a name claims only what a search decided, and the verdict stands.
+template <typename Search>
+bool found_within_budget(Search search) {
   try {
-    return sched::explain_outcomes(start, history, now, caps, free).has_value();
+    return search();
   } catch (const sched::SearchUndecided&) {
     return false;
   }
+}
+
+// Whether an order explains the history's outcomes with the `free` calls'
+// unchecked (sched::explain_outcomes), within the budget.
+bool outcomes_explained(const Model& start, const sched::History& history, Time now, Capabilities caps,
+                        const std::vector<size_t>& free = {}) {
+  return found_within_budget([&] { return sched::explain_outcomes(start, history, now, caps, free).has_value(); });
 }
 
 // "<op>:<code>"; a batch's code is that of its element `element`, else of
@@ -914,11 +920,7 @@ std::vector<std::string> violation_signatures(const Model& start, const sched::H
   std::vector<std::string> freed = freed_calls(
       start, history, now, caps,
       [&](size_t i) {
-        try {
-          return !sched::explanations(start, history, now, caps, 1, {i}).empty();
-        } catch (const sched::SearchUndecided&) {  // as outcomes_explained
-          return false;
-        }
+        return found_within_budget([&] { return !sched::explanations(start, history, now, caps, 1, {i}).empty(); });
       },
       is_known);
   if (!freed.empty()) return freed;
