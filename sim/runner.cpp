@@ -204,11 +204,14 @@ Difference describe_difference(const View& e, const View& a) {
 // objects the target took scanned first, in each order of them (up to 5: an
 // eviction that stops once it has freed enough keeps a later object only in
 // some orders).
-// If one gives the target's View, the target's choice was admissible and the
-// model adopts it; otherwise the comparison below reports the difference.
-void Lockstep::follow_eviction_choice(const Op& op, const Model& before, Outcome* om, View* vm, const View& vt) {
+// If one gives the target's outcome and View, the target's choice was
+// admissible and the model adopts it; otherwise the comparisons below report
+// the difference. The outcome too: which objects a write's quota eviction
+// takes decides whether its retry finds room.
+void Lockstep::follow_eviction_choice(const Op& op, const Model& before, Outcome* om, View* vm, const Outcome& ot,
+                                      const View& vt) {
   const Capabilities caps = target_->capabilities();
-  if (same_masked(*vm, vt, caps)) return;
+  if (*om == ot && same_masked(*vm, vt, caps)) return;
   std::vector<ObjectId> taken;  // objects that lost memory replicas on the target
   for (const ObjectView& o : model_views_[after_].objects) {
     auto it = std::find_if(vt.objects.begin(), vt.objects.end(), [&](const ObjectView& x) { return x.id == o.id; });
@@ -220,7 +223,7 @@ void Lockstep::follow_eviction_choice(const Op& op, const Model& before, Outcome
     alt_model.scan_first_in_next_eviction(taken);
     const Outcome alt = alt_model.apply(op, now_);
     View alt_view = alt_model.view(now_);
-    if (alt != *om || !same_masked(alt_view, vt, caps)) continue;
+    if (alt != ot || !same_masked(alt_view, vt, caps)) continue;
     model_ = std::move(alt_model);
     *om = alt;
     *vm = std::move(alt_view);
@@ -259,6 +262,12 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
     before_evict = std::make_unique<Model>(model_);
   Outcome om = model_.apply(op, now_);
   const Outcome ot = target_->apply(op, now_);
+  const uint8_t next = after_ ^ 1;
+  model_.view(now_, &model_views_[next]);
+  View& vm = model_views_[next];
+  target_->view_into(now_, &target_views_[next]);
+  View& vt = target_views_[next];
+  if (before_evict) follow_eviction_choice(op, *before_evict, &om, &vm, ot, vt);
   if (record) record->steps.push_back({now_, op, om});
   ++comparisons_;
   if (expect) {
@@ -269,12 +278,6 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
     return Failure{index, "outcome", std::string(target_->name()) + " returned a different outcome",
                    encode_outcome(om).dump(), encode_outcome(ot).dump(), std::string(to_string(ot.code)), false,
                    diff_outcomes(om, ot), "model", std::string(target_->name())};
-  const uint8_t next = after_ ^ 1;
-  model_.view(now_, &model_views_[next]);
-  View& vm = model_views_[next];
-  target_->view_into(now_, &target_views_[next]);
-  View& vt = target_views_[next];
-  if (before_evict) follow_eviction_choice(op, *before_evict, &om, &vm, vt);
   if (expect_state) {
     if (auto f = check_state_expectation(*expect_state, vm, kCapAll, "model")) return f;
     if (auto f = check_state_expectation(*expect_state, vt, target_->capabilities(), target_->name())) return f;

@@ -72,7 +72,8 @@ class Lockstep {
   uint64_t comparisons() const { return comparisons_; }
 
  private:
-  void follow_eviction_choice(const Op& op, const Model& before, Outcome* om, View* vm, const View& vt);
+  void follow_eviction_choice(const Op& op, const Model& before, Outcome* om, View* vm, const Outcome& ot,
+                              const View& vt);
   std::optional<Failure> check_outcome_expectation(const Outcome& expect, const Outcome& got, std::string_view side);
   std::optional<Failure> check_state_expectation(const StateExpectation& e, const View& view, Capabilities caps,
                                                  std::string_view side);

@@ -1,8 +1,9 @@
 // The runner's tolerance for an unspecified eviction scan order (Mooncake's
-// second pass starts at a random shard): a target's choice among admissible
-// victims is accepted and followed by the model; a victim set the rules do
-// not allow is still reported; and a target that does not declare the order
-// open gets no tolerance at all.
+// second pass starts at a random shard, and so does a write's quota
+// eviction): a target's choice among admissible victims is accepted and
+// followed by the model, even where it decides the write's outcome; a victim
+// set the rules do not allow is still reported; and a target that does not
+// declare the order open gets no tolerance at all.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,7 +27,7 @@ class ReverseScanTarget final : public Target {
   Capabilities capabilities() const override { return kCapAll; }
   bool eviction_order_unspecified() const override { return order_open_; }
   Outcome apply(const Op& op, Time now) override {
-    if (op.kind == OpKind::Evict) {
+    if (model_.may_evict(op)) {  // an evict, or a start's quota eviction
       std::vector<ObjectId> reverse;
       for (const auto& [id, obj] : model_.objects()) reverse.insert(reverse.begin(), id);
       model_.scan_first_in_next_eviction(reverse);
@@ -40,13 +41,13 @@ class ReverseScanTarget final : public Target {
   bool order_open_;
 };
 
-Op put_start(KeyId key, std::optional<uint64_t> ttl) {
+Op put_start(KeyId key, std::optional<uint64_t> ttl, uint64_t size = 32, uint32_t replicas = 1) {
   Op op;
   op.kind = OpKind::PutStart;
   op.client = 1;
   op.object = {0, key};
-  op.size = 32;
-  op.memory_replicas = 1;
+  op.size = size;
+  op.memory_replicas = replicas;
   op.soft_pin = {static_cast<uint8_t>(SoftPinAction::Enable), ttl};
   return op;
 }
@@ -105,6 +106,26 @@ TEST(EvictionOrder, AnInadmissibleVictimIsStillReported) {
   ASSERT_TRUE(f);
   EXPECT_EQ(f->what, "view");
   EXPECT_EQ(f->step, 4u);
+}
+
+// Two 64-byte segments under a 128-byte quota hold k2 (32 bytes on each)
+// and k0 (32 bytes on one): a 64-byte Put is refused for quota, and its
+// quota eviction frees 32 bytes. Key order takes k0, after which no segment
+// has 64 bytes free (NO_AVAILABLE_HANDLE); the reverse order takes k2, and
+// the retry fits (OK). Found against Mooncake main, preset expiry, seed 49064.
+TEST(EvictionOrder, AQuotaEvictionChoiceThatDecidesTheOutcomeIsFollowed) {
+  Config config;
+  config.segments = {{ReplicaKind::Memory, 64}, {ReplicaKind::Memory, 64}};
+  config.multi_tenant = true;
+  config.tenant_quota_bytes = {{0, 128}};
+  ReverseScanTarget target(config, true);
+  Lockstep lockstep(config, target);
+  for (const Op& op : {put_start(2, std::nullopt, 32, 2), put_start(0, std::nullopt), put_end(0), put_end(2),
+                       put_start(1, std::nullopt, 64)})
+    EXPECT_FALSE(lockstep.step(op, std::nullopt, nullptr));
+  EXPECT_TRUE(has_key(lockstep.model(), 0));
+  EXPECT_FALSE(has_key(lockstep.model(), 2));
+  EXPECT_TRUE(has_key(lockstep.model(), 1));
 }
 
 }  // namespace pinsim
