@@ -122,14 +122,19 @@ int shrink_concurrent_trace(const po::variables_map& vm, const Trace& trace, con
   const double secs = clock.seconds();
   Trace minimal = r->trace;
   describe_shrunk(&minimal, path, r->failure);
-  minimal.description = "minimal concurrent trace (" + sched::describe_size(r->size) + ") shrunk from " + path +
-                        ": it fails with " + r->failure.what + " " + r->failure.field;
+  const std::string what = r->not_shrunk.empty()
+                               ? "minimal concurrent trace (" + sched::describe_size(r->size) + ") shrunk from "
+                               : "concurrent trace as run, not shrunk (" + r->not_shrunk + "), from ";
+  minimal.description = what + path + ": it fails with " + r->failure.what + " " + r->failure.field;
   minimal.run = run.flags;
   const std::string out = vm["out"].as<std::string>();
   write_file(out, write_trace(minimal));
-  std::printf("%s: %s -> %s (%zu replays, %.3f s), written to %s\n", path.c_str(),
-              sched::describe_size(r->original).c_str(), sched::describe_size(r->size).c_str(), r->replays,
-              secs, out.c_str());
+  if (!r->not_shrunk.empty())
+    std::printf("%s: not shrunk: %s; written as run to %s\n", path.c_str(), r->not_shrunk.c_str(), out.c_str());
+  else
+    std::printf("%s: %s -> %s (%zu replays, %.3f s), written to %s\n", path.c_str(),
+                sched::describe_size(r->original).c_str(), sched::describe_size(r->size).c_str(), r->replays,
+                secs, out.c_str());
   print_failure(r->failure, out);
   return 1;
 }

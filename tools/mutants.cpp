@@ -34,7 +34,7 @@ void run_interleaving(const embedded::FaultInfo& f, uint64_t max_seeds, const Ch
   const Failure& why = h.shrunk ? h.shrunk->failure : *h.failing.failure;
   m->killed = true;
   m->shrunk_steps = h.shrunk ? h.shrunk->size.ops : h.failing.calls;
-  m->shrunk_schedule = h.shrunk ? sched::describe_size(h.shrunk->size) : "";
+  m->shrunk_schedule = !h.shrunk ? "" : h.shrunk->not_shrunk.empty() ? sched::describe_size(h.shrunk->size) : "as run, not shrunk (undecided)";
   m->caught_by = why.what + " " + why.field;
 }
 

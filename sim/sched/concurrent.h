@@ -118,6 +118,9 @@ Outcome apply_step(Model& m, Runs& runs, const History& history, const Linearize
 // which each lane reports as a failure of its own kind (never as a pass), so
 // a check that could not finish is never taken for one that passed.
 inline constexpr size_t kSearchBudget = 3'000'000;
+// The field (Failure::field) and signature every lane gives such a failure.
+// The shrinker (schedule_shrink.h) writes it as run, never shrunk.
+inline constexpr const char* kUndecided = "undecided/search-budget";
 struct SearchUndecided : std::runtime_error {
   SearchUndecided()
       : std::runtime_error("undecided: the linearization search visited " + std::to_string(kSearchBudget) +

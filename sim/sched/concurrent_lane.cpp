@@ -79,7 +79,7 @@ class Lane {
       return check(h, r.t);
     } catch (const SearchUndecided& e) {  // a failure of its own kind, never a pass
       return Failure{out_.trace.steps.size() + out_.rounds - 1, "linearizability",
-                     "round " + std::to_string(out_.rounds - 1) + ": " + e.what(), "", "", "undecided"};
+                     "round " + std::to_string(out_.rounds - 1) + ": " + e.what(), "", "", kUndecided};
     }
   }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "concurrent.h"
 #include "concurrent_lane.h"
 #include "policies.h"
 
@@ -11,6 +12,7 @@ namespace pinsim::sched {
 namespace {
 
 constexpr size_t kMaxReplays = 4000;
+constexpr const char* kNotShrunk = "each replay of a smaller candidate could search the whole budget again";
 
 ScheduleSize measure(const Trace& t, const pinsim::RunResult& run) {
   ScheduleSize s;
@@ -193,7 +195,10 @@ class Shrinker {
     return schedule[i] == ReplayPolicy::kGoOn || (i > 0 && schedule[i] == schedule[i - 1]);
   }
 
-  ScheduleShrinkResult result() const { return {best_, failure_, original_, size_, replays_}; }
+  bool undecided() const { return failure_.field == kUndecided; }
+  ScheduleShrinkResult result(std::string not_shrunk = "") const {
+    return {best_, failure_, original_, size_, replays_, std::move(not_shrunk)};
+  }
 
  private:
   const ConcurrentReplayer& replay_;
@@ -225,6 +230,7 @@ std::optional<ScheduleShrinkResult> shrink_schedule(const Trace& failing, const 
   if (!failing.concurrent || failing.concurrent->rounds.empty()) return std::nullopt;
   Shrinker s(replay);
   if (!s.init(failing)) return std::nullopt;
+  if (s.undecided()) return s.result(kNotShrunk);
   for (bool more = true; more;) {
     more = s.drop_rounds();
     more |= s.merge_actors(true);

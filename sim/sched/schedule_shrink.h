@@ -35,6 +35,11 @@ struct ScheduleShrinkResult {
   Failure failure;
   ScheduleSize original, size;
   size_t replays = 0;
+  // Why `trace` is the failing run as run, or "". An undecided failure
+  // (kUndecided, concurrent.h) is never shrunk: a smaller candidate fails the
+  // same way only when it is undecided too, so each replay could spend the
+  // whole search budget again.
+  std::string not_shrunk;
 };
 
 // nullopt when `failing` does not fail.

@@ -158,9 +158,6 @@ std::string parse(int argc, char** argv, Args* a) {
   return "";
 }
 
-// Why an undecided failure (kUndecided) is written as run.
-constexpr const char* kNotShrunk = "each replay of a smaller candidate could search the whole budget again";
-
 struct Totals {
   uint64_t runs = 0, refused = 0, decisions = 0, switches = 0, preemptions = 0, max_decisions = 0, deadlocks = 0,
            cycles = 0, violations = 0, known = 0, against_order = 0, inline_threads = 0;
@@ -212,10 +209,8 @@ bool add(const Result& r, uint64_t seed, const Args& a, Totals& t, const Scenari
     std::string matched;  // the signature the finding names: the first, or an alternative
     const pinsim::KnownFinding* k = match_result(a.known, r, &matched);
     std::string how;  // what a failure a sequential finding names shrank to
-    if (!k && !unknown && scenario && !a.known_sequential.empty()) {
-      if (r.signature == kUndecided) how = "not shrunk: " + std::string(kNotShrunk);
-      else k = known_sequentially(failing_trace(*scenario, r, seed, a), a.known_sequential, &how, &t.shrunk);
-    }
+    if (!k && !unknown && scenario && !a.known_sequential.empty())
+      k = known_sequentially(failing_trace(*scenario, r, seed, a), a.known_sequential, &how, &t.shrunk);
     if (!how.empty()) matched = r.signature + ", " + how;
     ++(k ? t.known : t.violations);
     unknown |= !k;
@@ -307,15 +302,15 @@ bool write_sequential(const pinsim::Trace& lane, const std::string& path) {
 bool write_shrunk(const Scenario& scenario, const Result& r, uint64_t seed, const Args& a,
                   std::optional<pinsim::sched::ScheduleShrinkResult> shrunk) {
   const pinsim::Trace failing = failing_trace(scenario, r, seed, a);
-  if (r.signature == kUndecided) {
-    std::printf("seed %llu: written as run to %s, not shrunk: %s\n  replay: mooncake_concurrency --replay %s\n",
-                static_cast<unsigned long long>(seed), a.out.c_str(), kNotShrunk, a.out.c_str());
-    return save("--out", a.out, pinsim::write_trace(failing));
-  }
   if (!shrunk) shrunk = pinsim::sched::shrink_schedule(failing, pinsim::sched::ConcurrentReplayer(replay_trace));
   if (!shrunk) {
     std::printf("seed %llu: the failure did not come back on replay; written as run to %s\n",
                 static_cast<unsigned long long>(seed), a.out.c_str());
+    return save("--out", a.out, pinsim::write_trace(failing));
+  }
+  if (!shrunk->not_shrunk.empty()) {
+    std::printf("seed %llu: written as run to %s, not shrunk: %s\n  replay: mooncake_concurrency --replay %s\n",
+                static_cast<unsigned long long>(seed), a.out.c_str(), shrunk->not_shrunk.c_str(), a.out.c_str());
     return save("--out", a.out, pinsim::write_trace(failing));
   }
   std::printf("seed %llu: shrunk from %s to %s (%zu replays); written to %s\n  replay: mooncake_concurrency "

@@ -451,7 +451,7 @@ Result run_under(const Scenario& scenario, const Naming& naming,
     r.violation = sched::check_linearizable(model, r.history, scenario.now, caps);
   } catch (const sched::SearchUndecided& e) {  // a failure no finding explains, never a pass
     r.violation = e.what();
-    r.signature = kUndecided;
+    r.signature = sched::kUndecided;
   }
   if (r.violation) r.conditions = lane_conditions(model, r.history, scenario.now);
   if (r.violation && r.signature.empty()) name_violation(model, scenario.now, caps, naming, r);

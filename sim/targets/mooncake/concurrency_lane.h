@@ -72,10 +72,9 @@ struct Edge {
   auto operator<=>(const Edge&) const = default;
 };
 
-// The signature of a history the linearization search could not decide
-// within its budget (sched::SearchUndecided): a failure, never a pass, and
-// never shrunk: each replay of a candidate could search the whole budget again.
-inline constexpr const char* kUndecided = "undecided/search-budget";
+// A history the linearization search could not decide within its budget
+// (sched::SearchUndecided) has the signature sched::kUndecided: a failure,
+// never a pass, and never shrunk (schedule_shrink.h).
 // The signature of a history decided not linearizable whose nearest order
 // (the one the name comes from) the search could not find within the budget.
 // A search that names one call past the budget only leaves that call out.

@@ -119,6 +119,10 @@ const KnownFinding* known_sequentially(const Trace& failing, const std::vector<K
   const auto shrunk = sched::shrink_schedule(failing, sched::ConcurrentReplayer(replay_trace));
   if (shrunk_out) *shrunk_out = shrunk;
   if (!shrunk) return nullptr;
+  if (!shrunk->not_shrunk.empty()) {  // an undecided failure: no shrunk trace to run one call after another
+    *how = "not shrunk: " + shrunk->not_shrunk;
+    return nullptr;
+  }
   *how = "shrunk to " + sched::describe_size(shrunk->size);
   const SerialForm serial = serial_form(shrunk->trace);
   if (!serial.trace) {
