@@ -202,6 +202,8 @@ class Model {
     return segment < segments_.size() ? segments_[segment].owner : kSetupClient;
   }
   const ObjectTable& objects() const { return objects_; }
+  // Bytes allocated in `segment` (in range), replicas held after a discard included.
+  uint64_t segment_used(uint32_t segment) const { return segment_used_[segment]; }
   // The source and target segments of each key's pending dynamic-replication
   // lease (granted, its copy not started yet), in key order.
   std::vector<uint32_t> pending_lease_segments() const;

@@ -182,11 +182,14 @@ const KnownFinding* match_known(const std::vector<KnownFinding>& known, const st
              return std::find(conditions.begin(), conditions.end(), c) != conditions.end();
            });
   };
+  auto named = [&](const KnownFinding& k) {
+    return std::any_of(k.signatures.begin(), k.signatures.end(),
+                       [&](const std::string& pattern) { return matches(pattern, signature); });
+  };
+  const KnownFinding* best = nullptr;  // the most conditions, then the first
   for (const KnownFinding& k : known)
-    if (applies_to(k, variant) && needs_met(k))
-      for (const std::string& pattern : k.signatures)
-        if (matches(pattern, signature)) return &k;
-  return nullptr;
+    if (applies_to(k, variant) && needs_met(k) && named(k) && (!best || k.when.size() > best->when.size())) best = &k;
+  return best;
 }
 
 }  // namespace pinsim

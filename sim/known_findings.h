@@ -53,16 +53,19 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // above, and "quota_refused_replacement", a start the model refuses for
 // quota, that the target admitted, names an object that exists when it
 // begins; "quota_refused_erased", a start the target refused for quota
-// names an object that existed when the round began and is missing from the
-// final View; and "preserved_pin_dropped", a start the target admitted with
+// names an object that existed, with a completed replica, when the round
+// began and is missing from the final View; "preserved_pin_dropped", a start the target admitted with
 // Preserve names an object that held an unexpired committed pin when the
-// round began and shows none in the final View. A sequential run never
-// meets the last three.
+// round began and shows none in the final View, with "preserve_resizes"
+// when such a start writes another size than the object had; and
+// "start_changes_group", an admitted start names an object that lived in
+// another group (or none) when the round began. A sequential run never
+// meets the last five.
 inline constexpr std::string_view kFindingConditions[] = {
     "proposal_id_reused",      "restore_applied",     "dfs_asked",
     "at_task_timeout",         "end_after_copy_end",  "expected_quota_exceeded",
     "model_quota_evicted",     "quota_refused_replacement", "quota_refused_erased",
-    "preserved_pin_dropped"};
+    "preserved_pin_dropped",   "preserve_resizes",    "start_changes_group"};
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`
@@ -72,6 +75,9 @@ std::vector<KnownFinding> load_known_findings(const std::string& dir);
 // The finding a failure matches on a target of `variant`, or nullptr. A
 // finding that needs op kinds matches only when `used` holds each of them
 // (a caller with no trace passes none: such a finding never matches there).
+// Of several that match, the one with the most `when` conditions (then the
+// first by file name): two findings with one signature, one of them narrowed
+// by a condition the run met, name it by the narrower.
 const KnownFinding* match_known(const std::vector<KnownFinding>& known, const std::string& signature,
                                 const std::string& variant, const std::vector<OpKind>& used = {},
                                 const std::vector<std::string>& conditions = {});

@@ -129,8 +129,11 @@ struct SearchUndecided : std::runtime_error {
 
 // An order of history.calls that explains the history from `start` (as
 // check_linearizable says), or nullopt when none does. A start may place by
-// any order of the segments of each kind. The search skips a state it has
-// seen (the calls done and the model's canonical state).
+// any order of the segments of each kind, unless no outcome and no compared
+// View field can tell placements apart (no segment compared, no call that
+// names a segment, room in every segment for all the history's starts):
+// then the model's own placement stands for all. The search skips a state it
+// has seen (the calls done and the model's canonical state).
 std::optional<std::vector<Linearized>> linearize(const Model& start, const History& history, Time now,
                                                  Capabilities caps);
 
@@ -145,7 +148,10 @@ struct Explanation {
 // may end in the same View but differ in state no View shows (which object
 // holds the bytes of a segment, when the target shows no Placement), and the
 // next calls may tell them apart. Empty when none explains it. The outcomes
-// of `free_calls` are not checked (explain_outcomes).
+// of `free_calls` are not checked (explain_outcomes). Where placement cannot
+// tell them apart in this history (linearize), the ends are the model's own
+// placements only: a lane that carries them into a later round compares
+// segments (kCapSegments), as the embedded lane does.
 std::vector<Explanation> explanations(const Model& start, const History& history, Time now, Capabilities caps,
                                       size_t limit, const std::vector<size_t>& free_calls = {});
 

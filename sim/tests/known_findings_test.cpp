@@ -32,6 +32,17 @@ TEST(KnownFindings, MatchesOnTreeAndSignatureWithWildcards) {
   EXPECT_EQ(match_known(known, "property/upsert_start/P13", ""), nullptr);  // the embedded target
 }
 
+// Of two findings with one signature, the one narrowed by a condition the
+// run met names it; without the condition, the other.
+TEST(KnownFindings, TheFindingWithTheMostConditionsMetNamesTheRun) {
+  const std::vector<KnownFinding> known{{"a.json", "main", {"view/put_end/deadline"}, {}, {}, {"c1"}},
+                                        {"b.json", "main", {"view/put_end/deadline"}, {}, {}, {"c1", "c2"}}};
+  EXPECT_EQ(match_known(known, "view/put_end/deadline", "main", {}, {"c1", "c2"}), &known[1]);
+  EXPECT_EQ(match_known(known, "view/put_end/deadline", "main", {}, {"c2", "c1"}), &known[1]);
+  EXPECT_EQ(match_known(known, "view/put_end/deadline", "main", {}, {"c1"}), &known[0]);
+  EXPECT_EQ(match_known(known, "view/put_end/deadline", "main", {}, {"c2"}), nullptr);
+}
+
 // A finding that needs an op is recognised only in a run that used it by its failing step.
 TEST(KnownFindings, AFindingThatNeedsAnOpMatchesOnlyInARunThatUsedIt) {
   const std::vector<KnownFinding> known{{"c.json", "main", {"view/restore/objects"}, {OpKind::CopyStart}}};

@@ -145,6 +145,31 @@ TEST(Linearizability, APlacementNoOrderGivesIsNotLinearizable) {
   EXPECT_EQ(check_linearizable(model, h, 0, target->capabilities()), std::nullopt);
 }
 
+// With no segment compared (a target that shows none, as MasterService), a
+// start's placement still decides a later start's room. Two segments of 100
+// bytes: k1 (30) and k2 (30) both on A leave B free for k3 (100), which the
+// model's own placement (the most free space: k2 on B) refuses. The search
+// keeps trying every order of the segments whenever the history's starts
+// could fill a segment; only a history where none can takes the model's own
+// placement for all (placement_blind).
+TEST(Linearizability, APlacementThatDecidesALaterStartsRoomIsTriedWithoutSegmentsCompared) {
+  Config config;
+  config.segments = {{ReplicaKind::Memory, 100}, {ReplicaKind::Memory, 100}};
+  const Model start = std::get<Model>(Model::create(config));
+  Op k1 = write(OpKind::PutStart), k2 = k1, k3 = k1;
+  k1.size = k2.size = 30, k3.size = 100;
+  k2.object.key = 2, k3.object.key = 3;
+  Model m = start;
+  History h;
+  h.calls = {{0, k1, m.apply(k1, 0), 1, 2}};
+  m.prefer_in_next_start({2, 1});  // k2 on A too
+  h.calls.push_back({0, k2, m.apply(k2, 0), 3, 4});
+  h.calls.push_back({0, k3, m.apply(k3, 0), 5, 6});
+  ASSERT_EQ(h.calls[2].outcome.code, ErrorCode::OK);
+  h.final_view = m.view(0);
+  EXPECT_EQ(check_linearizable(start, h, 0, kCapAll & ~kCapSegments), std::nullopt);
+}
+
 // Two clients start an upsert of one key at once; both are accepted (the
 // later preempts the earlier), then the earlier writer's revoke is refused
 // and the later's succeeds. Only the order where client 2 starts first

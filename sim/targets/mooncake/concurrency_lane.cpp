@@ -790,9 +790,12 @@ std::vector<ObjectId> refused_for_quota(const sched::Call& call) {
   return answered(call, ErrorCode::TENANT_QUOTA_EXCEEDED);
 }
 
-// A start the target refused for quota named an object that existed when
-// the round began and is missing from the final View: what a refused
-// attempt that has already erased the object it replaces leaves.
+// A start the target refused for quota named an object that existed, with a
+// completed replica, when the round began and is missing from the final
+// View: what a refused attempt that has already erased the object it
+// replaces leaves (main-failed-upsert-drops-pinned-object). An object that
+// was only a write in flight is the preemption's erase instead
+// (main-failed-upsert-preempts-write-in-flight), which this leaves out.
 bool quota_refused_erased(const Model& start, const sched::History& history) {
   const auto in_view = [&](ObjectId id) {
     return std::any_of(history.final_view.objects.begin(), history.final_view.objects.end(),
@@ -800,31 +803,71 @@ bool quota_refused_erased(const Model& start, const sched::History& history) {
   };
   for (const sched::Call& call : history.calls) {
     if (!is_start(call.op.kind)) continue;
-    for (ObjectId id : refused_for_quota(call))
-      if (start.objects().contains(id) && !in_view(id)) return true;
+    for (ObjectId id : refused_for_quota(call)) {
+      const ObjectTable::Entry* held = start.objects().find(id);
+      if (held && held->second.any_complete() && !in_view(id)) return true;
+    }
   }
   return false;
 }
 
-// A start the target admitted with the preserve action named an object that
-// held an unexpired committed pin when the round began, and the final View
-// shows that object with none: what a quota retry leaves that runs as a new
-// write after its first attempt erased the object it replaces
+// The single-key starts of `call` the target admitted: the call itself, or
+// a batch's elements answered OK.
+std::vector<Op> admitted_starts(const sched::Call& call) {
+  if (!is_start(call.op.kind)) return {};
+  if (call.op.keys.empty()) return call.outcome.code == ErrorCode::OK ? std::vector<Op>{call.op} : std::vector<Op>{};
+  std::vector<Op> out;
+  for (size_t e = 0; e < call.op.keys.size() && e < call.outcome.results.size(); ++e)
+    if (call.outcome.results[e].code == ErrorCode::OK) out.push_back(batch_element(call.op, e));
+  return out;
+}
+
+// The admitted starts with the preserve action that named an object that
+// held an unexpired committed pin when the round began, and whose object
+// the final View shows with none: what a quota retry leaves that runs as a
+// new write after its first attempt erased the object it replaces
 // (main-quota-retry-drops-preserved-soft-pin). A round's own calls that drop
 // the pin (a remove, eviction, a disable) end in some order the model takes,
 // and then nothing is named.
-bool preserved_pin_dropped(const Model& start, const sched::History& history, Time now) {
+std::vector<Op> preserved_pins_dropped(const Model& start, const sched::History& history, Time now) {
   const auto unpinned_in_view = [&](ObjectId id) {
     return std::any_of(history.final_view.objects.begin(), history.final_view.objects.end(),
                        [&](const ObjectView& o) { return o.id == id && !o.deadline; });
   };
-  for (const sched::Call& call : history.calls) {
-    if (!is_start(call.op.kind) || call.op.soft_pin.action != static_cast<uint8_t>(SoftPinAction::Preserve)) continue;
-    for (ObjectId id : answered(call, ErrorCode::OK)) {
-      const ObjectTable::Entry* held = start.objects().find(id);
-      if (held && held->second.deadline && *held->second.deadline > now && unpinned_in_view(id)) return true;
+  std::vector<Op> out;
+  for (const sched::Call& call : history.calls)
+    for (const Op& op : admitted_starts(call)) {
+      if (op.soft_pin.action != static_cast<uint8_t>(SoftPinAction::Preserve)) continue;
+      const ObjectTable::Entry* held = start.objects().find(op.object);
+      if (held && held->second.deadline && *held->second.deadline > now && unpinned_in_view(op.object))
+        out.push_back(op);
     }
-  }
+  return out;
+}
+
+// Of those, one that writes another size than the object had when the round
+// began: UpsertStart's Case C, which erases the object it resizes
+// (main-quota-retry-drops-preserved-soft-pin). Without it the object was
+// erased by a preemption that left no completed replica
+// (main-quota-retry-after-preemption-drops-preserved-soft-pin).
+bool preserve_resizes(const Model& start, const std::vector<Op>& dropped) {
+  return std::any_of(dropped.begin(), dropped.end(), [&](const Op& op) {
+    const ObjectTable::Entry* held = start.objects().find(op.object);
+    return held && held->second.size != op.size;
+  });
+}
+
+// An admitted start named an object that lived in a group other than the
+// start's (or none) when the round began: an UpsertStart that preempts its
+// write in flight erases it in the group's shard and, in a second locked
+// section, writes it anew in the shard of its new group or key (Case A's
+// retry shard), so between the two the object is nowhere.
+bool start_changes_group(const Model& start, const sched::History& history) {
+  for (const sched::Call& call : history.calls)
+    for (const Op& op : admitted_starts(call)) {
+      const ObjectTable::Entry* held = start.objects().find(op.object);
+      if (held && held->second.group != op.group) return true;
+    }
   return false;
 }
 
@@ -857,7 +900,11 @@ std::vector<std::string> model_quota_conditions(const Model& start, const sched:
 std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now) {
   std::vector<std::string> met = model_quota_conditions(start, history, now);
   if (quota_refused_erased(start, history)) met.push_back("quota_refused_erased");
-  if (preserved_pin_dropped(start, history, now)) met.push_back("preserved_pin_dropped");
+  if (const std::vector<Op> dropped = preserved_pins_dropped(start, history, now); !dropped.empty()) {
+    met.push_back("preserved_pin_dropped");
+    if (preserve_resizes(start, dropped)) met.push_back("preserve_resizes");
+  }
+  if (start_changes_group(start, history)) met.push_back("start_changes_group");
   return met;
 }
 

@@ -538,8 +538,9 @@ TEST(MooncakeConcurrency, ARefusedAttemptsErasureIsSeenBetweenAStartsAttempts) {
 }
 
 // "quota_refused_erased": a start refused for quota names an object that
-// existed when the round began and is missing from the final View; not when
-// the object is still there, was not there before, or the start was admitted.
+// existed, with a completed replica, when the round began and is missing
+// from the final View; not when the object is still there, was not there
+// before, was only a write in flight, or the start was admitted.
 TEST(MooncakeConcurrency, TheErasureConditionNeedsARefusedStartOfAnObjectThatIsGone) {
   const Scenario s = make_scenario(884, kClients, {}, kBefore32);
   Model start = std::get<Model>(Model::create(s.config));
@@ -561,6 +562,13 @@ TEST(MooncakeConcurrency, TheErasureConditionNeedsARefusedStartOfAnObjectThatIsG
   EXPECT_FALSE(met());
   h.calls[0].op.object = existing;
   h.calls[0].outcome.code = ErrorCode::OK;
+  EXPECT_FALSE(met());
+  // A write in flight with no completed replica: the preemption's erase, not this.
+  Op in_flight = small_upsert({existing.tenant, 998});
+  in_flight.kind = OpKind::PutStart;
+  ASSERT_EQ(start.apply(in_flight, s.now).code, ErrorCode::OK);
+  h.calls[0].op.object = in_flight.object;
+  h.calls[0].outcome.code = ErrorCode::TENANT_QUOTA_EXCEEDED;
   EXPECT_FALSE(met());
 }
 
@@ -613,17 +621,61 @@ TEST(MooncakeConcurrency, ThePreservedPinConditionNeedsAnAdmittedPreserveOfAPinn
   EXPECT_FALSE(met(s.now));
 }
 
+// "preserve_resizes" goes with "preserved_pin_dropped" when the preserving
+// start writes another size than the object had (Case C), and
+// "start_changes_group" when an admitted start names an object of another
+// group (Case A's retry shard); neither for a start the target refused.
+TEST(MooncakeConcurrency, TheResizeAndGroupConditionsNeedAnAdmittedStartThatChangesThem) {
+  const Scenario s = make_scenario(884, kClients, {}, kBefore32);
+  Model start = std::get<Model>(Model::create(s.config));
+  for (const auto& [t, op] : s.prefix) start.apply(op, t);
+  const ObjectTable::Entry* pinned = nullptr;
+  for (const auto& entry : start.objects())
+    if (entry.second.deadline && *entry.second.deadline > s.now) pinned = &entry;
+  ASSERT_TRUE(pinned);
+  Op upsert = small_upsert(pinned->first);
+  upsert.size = pinned->second.size;
+  upsert.group = pinned->second.group;
+  sched::History h;
+  h.calls.push_back({.actor = 0, .op = upsert, .outcome = {}, .invoked = 1, .returned = 2});
+  h.final_view.objects.push_back({.id = pinned->first});
+  const auto met = [&](const char* condition) {
+    const auto c = lane_conditions(start, h, s.now);
+    return std::count(c.begin(), c.end(), condition) > 0;
+  };
+  EXPECT_TRUE(met("preserved_pin_dropped"));
+  EXPECT_FALSE(met("preserve_resizes"));
+  EXPECT_FALSE(met("start_changes_group"));
+  h.calls[0].op.size += 1024;
+  h.calls[0].op.group += 1;
+  EXPECT_TRUE(met("preserve_resizes"));
+  EXPECT_TRUE(met("start_changes_group"));
+  h.calls[0].outcome.code = ErrorCode::TENANT_QUOTA_EXCEEDED;
+  EXPECT_FALSE(met("preserve_resizes"));
+  EXPECT_FALSE(met("start_changes_group"));
+}
+
 // Every saved finding of the lane replays, in a fresh target, to a failure
-// its own finding names.
+// its own finding names, and the lane's findings recognise it as that one
+// (not a sibling with the same signature).
 TEST(MooncakeConcurrency, EveryLaneFindingReplaysAsTheFailureItNames) {
   PINSIM_MAIN_ONLY();
-  for (const KnownFinding& k : load_known_findings(PINSIM_FINDINGS_DIR "/concurrency")) {
+  const std::vector<KnownFinding> all = load_known_findings(PINSIM_FINDINGS_DIR "/concurrency");
+  for (const KnownFinding& k : all) {
     const Trace finding = load_trace(k.file);
     const pinsim::RunResult replayed = replay_trace(finding);
     ASSERT_TRUE(replayed.error.empty()) << k.file << ": " << replayed.error;
     ASSERT_TRUE(replayed.failure) << k.file;
     EXPECT_TRUE(std::count(k.signatures.begin(), k.signatures.end(), replayed.failure->field))
         << k.file << ": " << replayed.failure->field;
+    std::vector<uint32_t> schedule;
+    std::string why;
+    const std::optional<Scenario> scenario = scenario_of(finding, &schedule, &why);
+    ASSERT_TRUE(scenario) << k.file << ": " << why;
+    bool diverged = false;
+    const KnownFinding* named = match_result(all, replay(*scenario, schedule, &diverged, true));
+    ASSERT_TRUE(named) << k.file;
+    EXPECT_EQ(named->file, k.file);
   }
 }
 
