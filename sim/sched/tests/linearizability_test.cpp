@@ -170,6 +170,28 @@ TEST(Linearizability, APlacementThatDecidesALaterStartsRoomIsTriedWithoutSegment
   EXPECT_EQ(check_linearizable(start, h, 0, kCapAll & ~kCapSegments), std::nullopt);
 }
 
+// The same when a call names a segment: k1 on B survives the unmount of A,
+// which the model's own placement (k1 on A, the lowest index of two empty
+// segments) does not give, so the search tries B too.
+TEST(Linearizability, APlacementThatDecidesWhatAnUnmountTakesIsTriedWithoutSegmentsCompared) {
+  Config config;
+  config.segments = {{ReplicaKind::Memory, 1024}, {ReplicaKind::Memory, 1024}};
+  const Model start = std::get<Model>(Model::create(config));
+  Op put = write(OpKind::PutStart), unmount, get = end(OpKind::Get);
+  unmount.kind = OpKind::Unmount;
+  unmount.segment = 0;
+  Model m = start;
+  History h;
+  m.prefer_in_next_start({1, 2});  // k1 on B
+  h.calls = {{0, put, m.apply(put, 0), 1, 2}};
+  h.calls.push_back({0, end(OpKind::PutEnd), m.apply(end(OpKind::PutEnd), 0), 3, 4});
+  h.calls.push_back({0, unmount, m.apply(unmount, 0), 5, 6});
+  h.calls.push_back({0, get, m.apply(get, 0), 7, 8});
+  ASSERT_EQ(h.calls[3].outcome.code, ErrorCode::OK);
+  h.final_view = m.view(0);
+  EXPECT_EQ(check_linearizable(start, h, 0, kCapAll & ~kCapSegments), std::nullopt);
+}
+
 // Two clients start an upsert of one key at once; both are accepted (the
 // later preempts the earlier), then the earlier writer's revoke is refused
 // and the later's succeeds. Only the order where client 2 starts first
