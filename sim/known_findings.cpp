@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <variant>
 
 #include "json_codec.h"
 #include "model.h"
+#include "placement.h"
 
 namespace pinsim {
 
@@ -128,19 +130,60 @@ bool expected_quota_exceeded(const Trace& trace, size_t step) {
                      [](const KeyResult& r) { return r.code == ErrorCode::TENANT_QUOTA_EXCEEDED; });
 }
 
+// The model replayed through the steps before `step` (nullopt when the
+// trace's config makes none).
+std::optional<Model> model_before(const Trace& trace, size_t step) {
+  auto created = Model::create(trace.config);
+  Model* model = std::get_if<Model>(&created);
+  if (!model) return std::nullopt;
+  for (size_t i = 0; i < step && i < trace.steps.size(); ++i) model->apply(trace.steps[i].op, trace.steps[i].t);
+  return std::move(*model);
+}
+
 // "model_quota_evicted": the model, replayed through the trace, ran a quota
 // eviction at step `step` (a Start, or a batch's, refused for the tenant's
 // quota in an attempt and retried after evicting the tenant's memory). Only
 // a Start can, so no other step is replayed.
 bool model_quota_evicted(const Trace& trace, size_t step) {
   if (step >= trace.steps.size() || !may_evict_for_quota(trace.steps[step].op.kind)) return false;
-  auto created = Model::create(trace.config);
-  Model* model = std::get_if<Model>(&created);
+  std::optional<Model> model = model_before(trace, step);
   if (!model) return false;
-  for (size_t i = 0; i < step; ++i) model->apply(trace.steps[i].op, trace.steps[i].t);
   const auto before = model->hits().count[static_cast<int>(Rule::QuotaEviction)];
   model->apply(trace.steps[step].op, trace.steps[step].t);
   return model->hits().count[static_cast<int>(Rule::QuotaEviction)] != before;
+}
+
+// "start_preempts_write": the failing step is a Start naming an object whose
+// write is in flight (a PROCESSING replica) in the model before it.
+bool start_preempts_write(const Trace& trace, size_t step) {
+  if (step >= trace.steps.size() || !is_start(trace.steps[step].op.kind)) return false;
+  const std::optional<Model> model = model_before(trace, step);
+  if (!model) return false;
+  const Op& op = trace.steps[step].op;
+  for (const ObjectPlacement& o : model->placement().objects)
+    if (touches(op, o.id) && std::any_of(o.replicas.begin(), o.replicas.end(), [](const ReplicaPlacement& r) {
+          return r.status == ReplicaStatus::Processing;
+        }))
+      return true;
+  return false;
+}
+
+// "unmount_takes_processing": an unmount at or before the failing step takes
+// a segment holding a PROCESSING replica of an object in the model before it.
+bool unmount_takes_processing(const Trace& trace, size_t step) {
+  auto created = Model::create(trace.config);
+  Model* model = std::get_if<Model>(&created);
+  if (!model) return false;
+  for (size_t i = 0; i <= step && i < trace.steps.size(); ++i) {
+    const Op& op = trace.steps[i].op;
+    if (op.kind == OpKind::Unmount)
+      for (const ObjectPlacement& o : model->placement().objects)
+        for (const ReplicaPlacement& r : o.replicas)
+          if (r.status == ReplicaStatus::Processing && r.kind == ReplicaKind::Memory && r.segment == op.segment)
+            return true;
+    model->apply(op, trace.steps[i].t);
+  }
+  return false;
 }
 
 }  // namespace
@@ -169,6 +212,8 @@ std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
   if (end_after_copy_end(trace, step)) met.push_back("end_after_copy_end");
   if (expected_quota_exceeded(trace, step)) met.push_back("expected_quota_exceeded");
   if (model_quota_evicted(trace, step)) met.push_back("model_quota_evicted");
+  if (start_preempts_write(trace, step)) met.push_back("start_preempts_write");
+  if (unmount_takes_processing(trace, step)) met.push_back("unmount_takes_processing");
   return met;
 }
 

@@ -47,7 +47,10 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // "expected_quota_exceeded", the failing step's expected outcome (the model's
 // in a campaign) is TENANT_QUOTA_EXCEEDED, for the op or one of its keys;
 // "model_quota_evicted", the model replayed through the trace ran a quota
-// eviction at the failing step (an attempt of a Start refused for quota).
+// eviction at the failing step (an attempt of a Start refused for quota);
+// "start_preempts_write", the failing step is a Start naming an object whose
+// write is in flight in the model before it; "unmount_takes_processing", an
+// unmount at or before it takes a segment holding a PROCESSING replica.
 // The Mooncake concurrency lane computes its own (lane_conditions in
 // sim/targets/mooncake/concurrency_lane.h): "expected_quota_exceeded" as
 // above, and "quota_refused_replacement", a start the model refuses for
@@ -65,7 +68,8 @@ inline constexpr std::string_view kFindingConditions[] = {
     "proposal_id_reused",      "restore_applied",     "dfs_asked",
     "at_task_timeout",         "end_after_copy_end",  "expected_quota_exceeded",
     "model_quota_evicted",     "quota_refused_replacement", "quota_refused_erased",
-    "preserved_pin_dropped",   "preserve_resizes",    "start_changes_group"};
+    "preserved_pin_dropped",   "preserve_resizes",    "start_changes_group",
+    "start_preempts_write",    "unmount_takes_processing"};
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`

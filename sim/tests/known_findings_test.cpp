@@ -71,6 +71,37 @@ TEST(KnownFindings, ARestoreAppliesOnlyWithAUsableSnapshot) {
   EXPECT_EQ(match_known(known, "view/restore/allocated", "main", {}, conditions_met(t, 3)), nullptr);
 }
 
+// "start_preempts_write": the failing Start names an object whose write is
+// in flight; "unmount_takes_processing": an unmount at or before the failing
+// step takes a segment holding a PROCESSING replica. Neither once the write
+// has ended.
+TEST(KnownFindings, APreemptingStartAndAnUnmountOfAWriteInFlight) {
+  Trace t;
+  t.config.segments = {{ReplicaKind::Memory, 1024}, {ReplicaKind::Memory, 1024}};
+  Op put{OpKind::PutStart};
+  put.object = {0, 1};
+  put.size = 64;
+  put.memory_replicas = 2;
+  Op end{OpKind::PutEnd};
+  end.object = put.object;
+  Op unmount{OpKind::Unmount};
+  unmount.segment = 1;
+  Op upsert = put;
+  upsert.kind = OpKind::UpsertStart;
+  for (const Op& op : {put, unmount, Op{OpKind::Snapshot}, upsert}) t.steps.push_back({0, op, {}, {}});
+  const auto has = [&](size_t step, const char* c) {
+    const auto met = conditions_met(t, step);
+    return std::count(met.begin(), met.end(), c) > 0;
+  };
+  EXPECT_TRUE(has(2, "unmount_takes_processing"));
+  EXPECT_FALSE(has(0, "unmount_takes_processing"));  // before the unmount
+  EXPECT_FALSE(has(2, "start_preempts_write"));      // a snapshot
+  EXPECT_TRUE(has(3, "start_preempts_write"));
+  t.steps.insert(t.steps.begin() + 1, {0, end, {}, {}});  // put, end, unmount, snapshot, upsert
+  EXPECT_FALSE(has(3, "unmount_takes_processing"));
+  EXPECT_FALSE(has(4, "start_preempts_write"));
+}
+
 // "at_task_timeout": the failing step runs exactly at the release timeout
 // after an op that may start a task (here an End, which queues an offload).
 TEST(KnownFindings, AtTaskTimeoutIsTheReleaseTimeoutAfterAnEnd) {
