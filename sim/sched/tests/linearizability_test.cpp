@@ -145,51 +145,55 @@ TEST(Linearizability, APlacementNoOrderGivesIsNotLinearizable) {
   EXPECT_EQ(check_linearizable(model, h, 0, target->capabilities()), std::nullopt);
 }
 
-// With no segment compared (a target that shows none, as MasterService), a
-// start's placement still decides a later start's room. Two segments of 100
-// bytes: k1 (30) and k2 (30) both on A leave B free for k3 (100), which the
-// model's own placement (the most free space: k2 on B) refuses. The search
-// keeps trying every order of the segments whenever the history's starts
-// could fill a segment; only a history where none can takes the model's own
-// placement for all (placement_blind).
-TEST(Linearizability, APlacementThatDecidesALaterStartsRoomIsTriedWithoutSegmentsCompared) {
+// The ops applied to a model of two segments of `capacity` bytes one after
+// another, as calls of one actor (each with its preference, when it has one),
+// and whether the history they make is linearizable with no segment compared
+// (a target that shows none, as MasterService). `last` is the last call's
+// outcome, which only the given placements give.
+bool sequence_linearizable(uint64_t capacity, const std::vector<std::pair<Op, std::vector<uint64_t>>>& ops,
+                           ErrorCode* last) {
   Config config;
-  config.segments = {{ReplicaKind::Memory, 100}, {ReplicaKind::Memory, 100}};
+  config.segments = {{ReplicaKind::Memory, capacity}, {ReplicaKind::Memory, capacity}};
   const Model start = std::get<Model>(Model::create(config));
+  Model m = start;
+  History h;
+  for (const auto& [op, preference] : ops) {
+    if (!preference.empty()) m.prefer_in_next_start(preference);
+    const uint64_t at = 2 * h.calls.size() + 1;
+    h.calls.push_back({0, op, m.apply(op, 0), at, at + 1});
+  }
+  *last = h.calls.back().outcome.code;
+  h.final_view = m.view(0);
+  return !check_linearizable(start, h, 0, kCapAll & ~kCapSegments);
+}
+
+// A start's placement still decides a later start's room. Two segments of
+// 100 bytes: k1 (30) and k2 (30) both on A leave B free for k3 (100), which
+// the model's own placement (the most free space: k2 on B) refuses. The
+// search keeps trying every order of the segments whenever the history's
+// starts could fill a segment; only a history where none can takes the
+// model's own placement for all (placement_blind).
+TEST(Linearizability, APlacementThatDecidesALaterStartsRoomIsTriedWithoutSegmentsCompared) {
   Op k1 = write(OpKind::PutStart), k2 = k1, k3 = k1;
   k1.size = k2.size = 30, k3.size = 100;
   k2.object.key = 2, k3.object.key = 3;
-  Model m = start;
-  History h;
-  h.calls = {{0, k1, m.apply(k1, 0), 1, 2}};
-  m.prefer_in_next_start({2, 1});  // k2 on A too
-  h.calls.push_back({0, k2, m.apply(k2, 0), 3, 4});
-  h.calls.push_back({0, k3, m.apply(k3, 0), 5, 6});
-  ASSERT_EQ(h.calls[2].outcome.code, ErrorCode::OK);
-  h.final_view = m.view(0);
-  EXPECT_EQ(check_linearizable(start, h, 0, kCapAll & ~kCapSegments), std::nullopt);
+  ErrorCode last{};
+  EXPECT_TRUE(sequence_linearizable(100, {{k1, {}}, {k2, {2, 1}}, {k3, {}}}, &last));  // k2 on A too
+  EXPECT_EQ(last, ErrorCode::OK);
 }
 
 // The same when a call names a segment: k1 on B survives the unmount of A,
 // which the model's own placement (k1 on A, the lowest index of two empty
 // segments) does not give, so the search tries B too.
 TEST(Linearizability, APlacementThatDecidesWhatAnUnmountTakesIsTriedWithoutSegmentsCompared) {
-  Config config;
-  config.segments = {{ReplicaKind::Memory, 1024}, {ReplicaKind::Memory, 1024}};
-  const Model start = std::get<Model>(Model::create(config));
-  Op put = write(OpKind::PutStart), unmount, get = end(OpKind::Get);
+  Op unmount;
   unmount.kind = OpKind::Unmount;
   unmount.segment = 0;
-  Model m = start;
-  History h;
-  m.prefer_in_next_start({1, 2});  // k1 on B
-  h.calls = {{0, put, m.apply(put, 0), 1, 2}};
-  h.calls.push_back({0, end(OpKind::PutEnd), m.apply(end(OpKind::PutEnd), 0), 3, 4});
-  h.calls.push_back({0, unmount, m.apply(unmount, 0), 5, 6});
-  h.calls.push_back({0, get, m.apply(get, 0), 7, 8});
-  ASSERT_EQ(h.calls[3].outcome.code, ErrorCode::OK);
-  h.final_view = m.view(0);
-  EXPECT_EQ(check_linearizable(start, h, 0, kCapAll & ~kCapSegments), std::nullopt);
+  ErrorCode last{};
+  EXPECT_TRUE(sequence_linearizable(
+      1024, {{write(OpKind::PutStart), {1, 2}}, {end(OpKind::PutEnd), {}}, {unmount, {}}, {end(OpKind::Get), {}}},
+      &last));  // k1 on B
+  EXPECT_EQ(last, ErrorCode::OK);
 }
 
 // Two clients start an upsert of one key at once; both are accepted (the
