@@ -168,22 +168,30 @@ bool start_preempts_write(const Trace& trace, size_t step) {
   return false;
 }
 
-// "unmount_takes_processing": an unmount at or before the failing step takes
-// a segment holding a PROCESSING replica of an object in the model before it.
+// "unmount_takes_processing": an unmount before the failing step takes a
+// segment holding a PROCESSING replica of an object (in the model before it)
+// that no later step names up to the failing one: in Mooncake that replica
+// stays in the object's metadata until a call on the key (or a RemoveAll)
+// drops it.
 bool unmount_takes_processing(const Trace& trace, size_t step) {
   auto created = Model::create(trace.config);
   Model* model = std::get_if<Model>(&created);
   if (!model) return false;
-  for (size_t i = 0; i <= step && i < trace.steps.size(); ++i) {
+  std::vector<ObjectId> held;  // objects with such a replica, not named since
+  for (size_t i = 0; i < step && i < trace.steps.size(); ++i) {
     const Op& op = trace.steps[i].op;
+    std::erase_if(held, [&](ObjectId id) {
+      return touches(op, id) || ((op.kind == OpKind::RemoveAll || op.kind == OpKind::RemoveByRegex) &&
+                                 op.object.tenant == id.tenant);
+    });
     if (op.kind == OpKind::Unmount)
       for (const ObjectPlacement& o : model->placement().objects)
         for (const ReplicaPlacement& r : o.replicas)
           if (r.status == ReplicaStatus::Processing && r.kind == ReplicaKind::Memory && r.segment == op.segment)
-            return true;
+            held.push_back(o.id);
     model->apply(op, trace.steps[i].t);
   }
-  return false;
+  return !held.empty();
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // eviction at the failing step (an attempt of a Start refused for quota);
 // "start_preempts_write", the failing step is a Start naming an object whose
 // write is in flight in the model before it; "unmount_takes_processing", an
-// unmount at or before it takes a segment holding a PROCESSING replica.
+// unmount before it takes a segment holding a PROCESSING replica of an
+// object no step names from then up to the failing one.
 // The Mooncake concurrency lane computes its own (lane_conditions in
 // sim/targets/mooncake/concurrency_lane.h): "expected_quota_exceeded" as
 // above, and "quota_refused_replacement", a start the model refuses for
