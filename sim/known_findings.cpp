@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <optional>
 #include <variant>
 
 #include "json_codec.h"
@@ -130,37 +129,10 @@ bool expected_quota_exceeded(const Trace& trace, size_t step) {
                      [](const KeyResult& r) { return r.code == ErrorCode::TENANT_QUOTA_EXCEEDED; });
 }
 
-// The model replayed through the steps before `step` (nullopt when the
-// trace's config makes none).
-std::optional<Model> model_before(const Trace& trace, size_t step) {
-  auto created = Model::create(trace.config);
-  Model* model = std::get_if<Model>(&created);
-  if (!model) return std::nullopt;
-  for (size_t i = 0; i < step && i < trace.steps.size(); ++i) model->apply(trace.steps[i].op, trace.steps[i].t);
-  return std::move(*model);
-}
-
-// "model_quota_evicted": the model, replayed through the trace, ran a quota
-// eviction at step `step` (a Start, or a batch's, refused for the tenant's
-// quota in an attempt and retried after evicting the tenant's memory). Only
-// a Start can, so no other step is replayed.
-bool model_quota_evicted(const Trace& trace, size_t step) {
-  if (step >= trace.steps.size() || !may_evict_for_quota(trace.steps[step].op.kind)) return false;
-  std::optional<Model> model = model_before(trace, step);
-  if (!model) return false;
-  const auto before = model->hits().count[static_cast<int>(Rule::QuotaEviction)];
-  model->apply(trace.steps[step].op, trace.steps[step].t);
-  return model->hits().count[static_cast<int>(Rule::QuotaEviction)] != before;
-}
-
-// "start_preempts_write": the failing step is a Start naming an object whose
-// write is in flight (a PROCESSING replica) in the model before it.
-bool start_preempts_write(const Trace& trace, size_t step) {
-  if (step >= trace.steps.size() || !is_start(trace.steps[step].op.kind)) return false;
-  const std::optional<Model> model = model_before(trace, step);
-  if (!model) return false;
-  const Op& op = trace.steps[step].op;
-  for (const ObjectPlacement& o : model->placement().objects)
+// Whether `op` is a Start naming an object with a PROCESSING replica in `m`.
+bool preempts_write(const Model& m, const Op& op) {
+  if (!is_start(op.kind)) return false;
+  for (const ObjectPlacement& o : m.placement().objects)
     if (touches(op, o.id) && std::any_of(o.replicas.begin(), o.replicas.end(), [](const ReplicaPlacement& r) {
           return r.status == ReplicaStatus::Processing;
         }))
@@ -168,15 +140,32 @@ bool start_preempts_write(const Trace& trace, size_t step) {
   return false;
 }
 
-// "unmount_takes_processing": an unmount before the failing step takes a
-// segment holding a PROCESSING replica of an object (in the model before it)
-// that no later step names up to the failing one: in Mooncake that replica
-// stays in the object's metadata until a call on the key (or a RemoveAll)
-// drops it.
-bool unmount_takes_processing(const Trace& trace, size_t step) {
+// The objects with a PROCESSING memory replica on the segment `unmount` takes, in `m`.
+std::vector<ObjectId> processing_on(const Model& m, const Op& unmount) {
+  std::vector<ObjectId> out;
+  for (const ObjectPlacement& o : m.placement().objects)
+    if (std::any_of(o.replicas.begin(), o.replicas.end(), [&](const ReplicaPlacement& r) {
+          return r.status == ReplicaStatus::Processing && r.kind == ReplicaKind::Memory && r.segment == unmount.segment;
+        }))
+      out.push_back(o.id);
+  return out;
+}
+
+// The conditions read off the model, replayed once through the trace up to
+// the failing step `step`, in this order:
+// "model_quota_evicted": the model ran a quota eviction at `step` (a Start,
+// or a batch's, refused for the tenant's quota in an attempt and retried
+// after evicting the tenant's memory);
+// "start_preempts_write": `step` is a Start naming an object whose write is
+// in flight (a PROCESSING replica) in the model before it;
+// "unmount_takes_processing": an unmount before `step` takes a segment
+// holding a PROCESSING replica of an object that no later step names up to
+// `step`: in Mooncake that replica stays in the object's metadata until a
+// call on the key (or a RemoveAll) drops it.
+void model_conditions(const Trace& trace, size_t step, std::vector<std::string>* met) {
   auto created = Model::create(trace.config);
   Model* model = std::get_if<Model>(&created);
-  if (!model) return false;
+  if (!model) return;
   std::vector<ObjectId> held;  // objects with such a replica, not named since
   for (size_t i = 0; i < step && i < trace.steps.size(); ++i) {
     const Op& op = trace.steps[i].op;
@@ -185,13 +174,20 @@ bool unmount_takes_processing(const Trace& trace, size_t step) {
                                  op.object.tenant == id.tenant);
     });
     if (op.kind == OpKind::Unmount)
-      for (const ObjectPlacement& o : model->placement().objects)
-        for (const ReplicaPlacement& r : o.replicas)
-          if (r.status == ReplicaStatus::Processing && r.kind == ReplicaKind::Memory && r.segment == op.segment)
-            held.push_back(o.id);
+      for (ObjectId id : processing_on(*model, op)) held.push_back(id);
     model->apply(op, trace.steps[i].t);
   }
-  return !held.empty();
+  bool preempts = false, quota_evicted = false;
+  if (step < trace.steps.size()) {
+    const TraceStep& failing = trace.steps[step];
+    preempts = preempts_write(*model, failing.op);
+    const auto before = model->hits().count[static_cast<int>(Rule::QuotaEviction)];
+    if (may_evict_for_quota(failing.op.kind)) model->apply(failing.op, failing.t);
+    quota_evicted = model->hits().count[static_cast<int>(Rule::QuotaEviction)] != before;
+  }
+  if (quota_evicted) met->push_back("model_quota_evicted");
+  if (preempts) met->push_back("start_preempts_write");
+  if (!held.empty()) met->push_back("unmount_takes_processing");
 }
 
 }  // namespace
@@ -219,9 +215,7 @@ std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
   if (step < trace.steps.size() && at_task_timeout(trace, step)) met.push_back("at_task_timeout");
   if (end_after_copy_end(trace, step)) met.push_back("end_after_copy_end");
   if (expected_quota_exceeded(trace, step)) met.push_back("expected_quota_exceeded");
-  if (model_quota_evicted(trace, step)) met.push_back("model_quota_evicted");
-  if (start_preempts_write(trace, step)) met.push_back("start_preempts_write");
-  if (unmount_takes_processing(trace, step)) met.push_back("unmount_takes_processing");
+  model_conditions(trace, step, &met);
   return met;
 }
 

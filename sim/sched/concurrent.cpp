@@ -92,20 +92,19 @@ uint64_t demand(const Op& op, ReplicaKind kind) {
 // lane (lane seed 3508: 31.4 M states, 2.3 M with the model's own placement).
 bool placement_blind(const Model& start, const History& h, Capabilities caps) {
   if ((caps & kCapSegments) || h.final_placement) return false;
-  uint64_t need[2] = {0, 0};  // memory, NoF
+  const auto add = [](uint64_t& n, uint64_t d) { n = d > UINT64_MAX - n ? UINT64_MAX : n + d; };
+  uint64_t memory = 0, nof = 0;  // the bytes the starts could allocate, per kind
   for (const Call& c : h.calls) {
     const OpClass cls = op_info(c.op.kind).cls;
     if (cls == OpClass::Segment || cls == OpClass::Replication) return false;
-    for (ReplicaKind kind : {ReplicaKind::Memory, ReplicaKind::Nof}) {
-      uint64_t& n = need[kind == ReplicaKind::Memory ? 0 : 1];
-      n = std::min<uint64_t>(UINT64_MAX - n, demand(c.op, kind)) + n;
-    }
+    add(memory, demand(c.op, ReplicaKind::Memory));
+    add(nof, demand(c.op, ReplicaKind::Nof));
   }
   const std::vector<SegmentConfig>& segments = start.config().segments;
   for (uint32_t s = 0; s < segments.size(); ++s) {
-    if (!start.mounted(s) || (segments[s].kind != ReplicaKind::Memory && segments[s].kind != ReplicaKind::Nof))
-      continue;
-    const uint64_t used = start.segment_used(s), n = need[segments[s].kind == ReplicaKind::Memory ? 0 : 1];
+    const ReplicaKind kind = segments[s].kind;
+    if (!start.mounted(s) || (kind != ReplicaKind::Memory && kind != ReplicaKind::Nof)) continue;
+    const uint64_t used = start.segment_used(s), n = kind == ReplicaKind::Memory ? memory : nof;
     if (used > segments[s].capacity || segments[s].capacity - used < n) return false;
   }
   return true;

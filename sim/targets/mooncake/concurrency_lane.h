@@ -163,8 +163,8 @@ std::vector<std::string> violation_signatures(const Model& start, const sched::H
 // "quota_refused_replacement" too when such a start names an object that
 // exists then (a replacement, as Case C is); and, on its own,
 // "quota_refused_erased" when a start the target refused for quota names an
-// object that existed when the round began and is missing from the final
-// View; "preserved_pin_dropped" (with "preserve_resizes") and
+// object that existed, with a completed replica, when the round began and is
+// missing from the final View; "preserved_pin_dropped" (with "preserve_resizes") and
 // "start_changes_group" as known_findings.h says.
 std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now);
 // The known finding that names the result's signature or one of its
