@@ -129,6 +129,14 @@ bool expected_quota_exceeded(const Trace& trace, size_t step) {
                      [](const KeyResult& r) { return r.code == ErrorCode::TENANT_QUOTA_EXCEEDED; });
 }
 
+// Whether an answer admits its Start past the tenant's quota: not
+// TENANT_QUOTA_EXCEEDED, or for a batch, not for one of its keys at least.
+bool admits_past_quota(const Outcome& o) {
+  if (o.results.empty()) return o.code != ErrorCode::TENANT_QUOTA_EXCEEDED;
+  return std::any_of(o.results.begin(), o.results.end(),
+                     [](const KeyResult& r) { return r.code != ErrorCode::TENANT_QUOTA_EXCEEDED; });
+}
+
 // Whether `op` is a Start naming an object with a PROCESSING replica in `m`.
 bool preempts_write(const Model& m, const Op& op) {
   if (!is_start(op.kind)) return false;
@@ -155,7 +163,9 @@ std::vector<ObjectId> processing_on(const Model& m, const Op& unmount) {
 // the failing step `step`, in this order:
 // "model_quota_evicted": the model ran a quota eviction at `step` (a Start,
 // or a batch's, refused for the tenant's quota in an attempt and retried
-// after evicting the tenant's memory);
+// after evicting the tenant's memory), with "quota_retry_admitted" when its
+// answer then admits the Start past the quota (not TENANT_QUOTA_EXCEEDED;
+// for a batch, for one of its keys at least);
 // "start_preempts_write": `step` is a Start naming an object whose write is
 // in flight (a PROCESSING replica) in the model before it;
 // "unmount_takes_processing": an unmount before `step` takes a segment
@@ -177,15 +187,16 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
       for (ObjectId id : processing_on(*model, op)) held.push_back(id);
     model->apply(op, trace.steps[i].t);
   }
-  bool preempts = false, quota_evicted = false;
+  bool preempts = false, quota_evicted = false, admitted = false;
   if (step < trace.steps.size()) {
     const TraceStep& failing = trace.steps[step];
     preempts = preempts_write(*model, failing.op);
     const auto before = model->hits().count[static_cast<int>(Rule::QuotaEviction)];
-    if (may_evict_for_quota(failing.op.kind)) model->apply(failing.op, failing.t);
+    if (may_evict_for_quota(failing.op.kind)) admitted = admits_past_quota(model->apply(failing.op, failing.t));
     quota_evicted = model->hits().count[static_cast<int>(Rule::QuotaEviction)] != before;
   }
   if (quota_evicted) met->push_back("model_quota_evicted");
+  if (quota_evicted && admitted) met->push_back("quota_retry_admitted");
   if (preempts) met->push_back("start_preempts_write");
   if (!held.empty()) met->push_back("unmount_takes_processing");
 }

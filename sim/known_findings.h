@@ -47,7 +47,9 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // "expected_quota_exceeded", the failing step's expected outcome (the model's
 // in a campaign) is TENANT_QUOTA_EXCEEDED, for the op or one of its keys;
 // "model_quota_evicted", the model replayed through the trace ran a quota
-// eviction at the failing step (an attempt of a Start refused for quota);
+// eviction at the failing step (an attempt of a Start refused for quota),
+// with "quota_retry_admitted" when the model's answer then admits the Start
+// past the quota (for a batch, one of its keys at least);
 // "start_preempts_write", the failing step is a Start naming an object whose
 // write is in flight in the model before it; "unmount_takes_processing", an
 // unmount before it takes a segment holding a PROCESSING replica of an
@@ -70,7 +72,7 @@ inline constexpr std::string_view kFindingConditions[] = {
     "at_task_timeout",         "end_after_copy_end",  "expected_quota_exceeded",
     "model_quota_evicted",     "quota_refused_replacement", "quota_refused_erased",
     "preserved_pin_dropped",   "preserve_resizes",    "start_changes_group",
-    "start_preempts_write",    "unmount_takes_processing"};
+    "start_preempts_write",    "unmount_takes_processing", "quota_retry_admitted"};
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`

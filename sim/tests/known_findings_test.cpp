@@ -152,7 +152,8 @@ TEST(KnownFindings, ExpectedQuotaExceededReadsTheFailingStepsExpectation) {
 }
 
 // "model_quota_evicted": the model, replayed, evicts the tenant's memory for
-// the failing Start (its first attempt refused for quota), and only there.
+// the failing Start (its first attempt refused for quota), and only there;
+// "quota_retry_admitted" when the retry then passes the quota.
 TEST(KnownFindings, ModelQuotaEvictedReplaysTheModelToTheFailingStep) {
   Trace t;
   t.config.multi_tenant = true;
@@ -164,8 +165,12 @@ TEST(KnownFindings, ModelQuotaEvictedReplaysTheModelToTheFailingStep) {
   t.steps = {{0, write, {}, {}}, {0, Op{.kind = OpKind::PutEnd, .object = {0, 0}}, {}, {}}, {0, second, {}, {}},
              {0, Op{.kind = OpKind::Get, .object = {0, 1}}, {}, {}}};
   EXPECT_EQ(conditions_met(t, 0), std::vector<std::string>{});  // the first write fits its quota
-  EXPECT_EQ(conditions_met(t, 2), std::vector<std::string>{"model_quota_evicted"});  // k0 makes room for k1
+  const std::vector<std::string> admitted{"model_quota_evicted", "quota_retry_admitted"};
+  EXPECT_EQ(conditions_met(t, 2), admitted);                    // k0 makes room for k1
   EXPECT_EQ(conditions_met(t, 3), std::vector<std::string>{});  // a read evicts nothing
+  t.steps.insert(t.steps.begin() + 2, {0, Op{.kind = OpKind::Get, .object = {0, 0}}, {}, {}});
+  EXPECT_EQ(conditions_met(t, 3), std::vector<std::string>{"model_quota_evicted"});  // k0's lease: no room
+  t.steps.erase(t.steps.begin() + 2);
   t.config.tenant_quota_bytes = {{0, 128}};
   EXPECT_EQ(conditions_met(t, 2), std::vector<std::string>{});  // both fit
 }

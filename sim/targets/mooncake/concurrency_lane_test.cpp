@@ -683,13 +683,9 @@ TEST(MooncakeConcurrency, EveryLaneFindingReplaysAsTheFailureItNames) {
 // Every sequential finding of main replays, against MasterService alone, to
 // a failure the findings name by its own file, as a campaign would name it:
 // a sibling with the same signature is told apart by the conditions its
-// run meets. One pair is not told apart yet, and is listed here: a quota
-// retry after Case C's erase that replaces a leased object meets both
-// findings' conditions, and the other comes first by file name.
+// run meets.
 TEST(MooncakeConcurrency, EverySequentialFindingIsNamedByItsOwnFile) {
   PINSIM_MAIN_ONLY();
-  const std::map<std::string, std::string> named_by_sibling = {
-      {"main-quota-retry-replaces-leased-object.json", "main-quota-retry-cannot-use-replaced-memory.json"}};
   const std::vector<KnownFinding> all = load_known_findings(PINSIM_FINDINGS_DIR);
   size_t checked = 0;
   for (const KnownFinding& k : all) {
@@ -699,10 +695,7 @@ TEST(MooncakeConcurrency, EverySequentialFindingIsNamedByItsOwnFile) {
     ++checked;
     const KnownFinding* named = known_failure(all, run);
     ASSERT_TRUE(named) << k.file;
-    const std::string own = std::filesystem::path(k.file).filename().string();
-    const auto sibling = named_by_sibling.find(own);
-    EXPECT_EQ(std::filesystem::path(named->file).filename().string(),
-              sibling == named_by_sibling.end() ? own : sibling->second);
+    EXPECT_EQ(named->file, k.file);
   }
   EXPECT_GE(checked, 40u);
 }
