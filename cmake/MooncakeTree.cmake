@@ -69,6 +69,10 @@ mc_feature_if_text(SOFT_PIN_ACTION MC_REPLICA_TEXT "enum class SoftPinAction")
 mc_feature_if_text(CLEANUP MC_MS_TEXT "CleanupExpiredSoftPins")
 # PR 2835: group retention.
 mc_feature_if_text(RETAIN_GROUPS MC_MS_TEXT "RetainGroups")
+# Main routes a grouped key to its group's shard (getMetadataShardIndex, the
+# object_group_ids_ route under group_routing_mutex_). A tree that routes
+# every key by hash(tenant, key) has neither (README.md, "Trees").
+mc_feature_if_text(GROUP_ROUTE MC_MS_TEXT "getMetadataShardIndex")
 # Members that differ between trees (the pre-#2909 tree 9187a2cf9 has no
 # dynamic-replication admission thread, no replica-cleanup worker, and a
 # snapshot state view without the local-SSD manager).
