@@ -11,7 +11,7 @@ done
 "$P" run --target embedded --seed 12 --actors 2 --background evict,cleanup --trace "$T/c12.json" >/dev/null
 cp "$(dirname "$SCHEMA")"/../docs/examples/interleaving-*.json "$T"/
 # Traces that pass on main and fail on an open Mooncake PR (docs/pr-gates.md).
-for f in "$(dirname "$SCHEMA")"/../docs/examples/pr-gates/*.json; do cp "$f" "$T/pr-$(basename "$f")"; done
+cp "$(dirname "$SCHEMA")"/../docs/examples/pr-gates/*.json "$T"/
 # The hand-written scenarios (state expectations included) validate too.
 cp "$(dirname "$SCHEMA")"/upsert/failed-*.json "$(dirname "$SCHEMA")"/copy/*.json "$T"/
 # The sequential findings (finding.needs among them).
