@@ -65,14 +65,21 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // round began and shows none in the final View, with "preserve_resizes"
 // when such a start writes another size than the object had; and
 // "start_changes_group", an admitted start names an object that lived in
-// another group (or none) when the round began. A sequential run never
-// meets the last five.
+// another group (or none) when the round began; "start_keeps_group", an
+// admitted start names a grouped object in the group it lived in when the
+// start began, the model neither refuses it for quota nor evicts for it,
+// and another call found no such object while the start ran;
+// "replacement_meets_quota", an admitted start names an object that exists
+// when it begins, the model refuses it for quota or runs a quota eviction
+// for it, and another call found no such object while it ran. A sequential
+// run never meets the last seven.
 inline constexpr std::string_view kFindingConditions[] = {
     "proposal_id_reused",      "restore_applied",     "dfs_asked",
     "at_task_timeout",         "end_after_copy_end",  "expected_quota_exceeded",
     "model_quota_evicted",     "quota_refused_replacement", "quota_refused_erased",
     "preserved_pin_dropped",   "preserve_resizes",    "start_changes_group",
-    "start_preempts_write",    "unmount_takes_processing", "quota_retry_admitted"};
+    "start_preempts_write",    "unmount_takes_processing", "quota_retry_admitted",
+    "start_keeps_group",       "replacement_meets_quota"};
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`

@@ -655,6 +655,43 @@ TEST(MooncakeConcurrency, TheResizeAndGroupConditionsNeedAnAdmittedStartThatChan
   EXPECT_FALSE(met("start_changes_group"));
 }
 
+// "start_keeps_group" (the route gap) and "replacement_meets_quota" (the
+// quota retry's erase) each hold for their finding's own replay and not for
+// the other's, and only while another call answers OBJECT_NOT_FOUND for the
+// start's object and the start itself was admitted.
+TEST(MooncakeConcurrency, TheGapConditionsNeedAnAdmittedStartAndACallThatFoundNothing) {
+  PINSIM_MAIN_ONLY();
+  const std::pair<const char*, const char*> cases[] = {
+      {"main-group-route-gap-during-replacement", "replacement_meets_quota"},
+      {"main-quota-retry-erases-object-between-attempts", "start_keeps_group"}};
+  for (const auto& [name, other] : cases) {
+    const Trace finding = load_trace(std::string(PINSIM_FINDINGS_DIR "/concurrency/") + name + ".json");
+    std::vector<uint32_t> schedule;
+    std::string why;
+    const std::optional<Scenario> s = scenario_of(finding, &schedule, &why);
+    ASSERT_TRUE(s) << name << ": " << why;
+    bool diverged = false;
+    const Result r = replay(*s, schedule, &diverged, true);
+    const std::string condition = finding.finding->when.at(0);
+    EXPECT_TRUE(std::count(r.conditions.begin(), r.conditions.end(), condition)) << name;
+    EXPECT_FALSE(std::count(r.conditions.begin(), r.conditions.end(), other)) << name;
+    Model start = std::get<Model>(Model::create(s->config));
+    for (const auto& [t, op] : s->prefix) start.apply(op, t);
+    const auto met = [&](const sched::History& h) {
+      const auto c = lane_conditions(start, h, s->now);
+      return std::count(c.begin(), c.end(), condition) > 0;
+    };
+    ASSERT_TRUE(met(r.history)) << name;
+    sched::History found = r.history, refused = r.history;
+    for (sched::Call& call : found.calls)
+      if (call.outcome.code == ErrorCode::OBJECT_NOT_FOUND) call.outcome.code = ErrorCode::OK;
+    EXPECT_FALSE(met(found)) << name;
+    for (sched::Call& call : refused.calls)
+      if (is_start(call.op.kind)) call.outcome.code = ErrorCode::NO_AVAILABLE_HANDLE;
+    EXPECT_FALSE(met(refused)) << name;
+  }
+}
+
 // Every saved finding of the lane replays, in a fresh target, to a failure
 // its own finding names, and the lane's findings recognise it as that one
 // (not a sibling with the same signature).

@@ -1,0 +1,225 @@
+// The conditions a lane history met, which a known finding may name in
+// `when` (known_findings.h): read off the history and the model, never off
+// the target's insides, so that two defects with one signature are told
+// apart by what a run shows. See lane_conditions in concurrency_lane.h.
+#include <algorithm>
+
+#include "concurrency_lane.h"
+#include "model.h"
+
+namespace pinsim::mooncake_lane {
+
+namespace {
+
+// The three states a call may have begun from: after the calls that
+// returned before it began (0), that began before it began (1), or that
+// returned before it returned (2), applied in the order they began.
+constexpr int kPrefixes = 3;
+Model model_before(const Model& start, const sched::History& history, const sched::Call& call, int prefix, Time now) {
+  Model m = start;
+  for (const sched::Call& before : history.calls) {
+    const uint64_t at = prefix == 1 ? before.invoked : before.returned;
+    if (&before != &call && at < (prefix == 2 ? call.returned : call.invoked)) m.apply(before.op, now);
+  }
+  return m;
+}
+
+// Whether the model refused for quota what the target did not: the call, or
+// one of a batch's elements.
+bool only_model_refused_for_quota(const Outcome& model, const Outcome& target) {
+  constexpr ErrorCode kQuota = ErrorCode::TENANT_QUOTA_EXCEEDED;
+  if (model.code == kQuota && target.code != kQuota) return true;
+  for (size_t e = 0; e < model.results.size(); ++e)
+    if (model.results[e].code == kQuota && (e >= target.results.size() || target.results[e].code != kQuota))
+      return true;
+  return false;
+}
+
+// The objects of `call` the target answered `code` for: the call's, or a
+// batch's elements answered so.
+std::vector<ObjectId> answered(const sched::Call& call, ErrorCode code) {
+  const std::vector<ObjectId> ids = named_objects(call.op);
+  if (call.outcome.results.empty()) return call.outcome.code == code ? ids : std::vector<ObjectId>{};
+  std::vector<ObjectId> out;
+  for (size_t e = 0; e < call.outcome.results.size() && e < ids.size(); ++e)
+    if (call.outcome.results[e].code == code) out.push_back(ids[e]);
+  return out;
+}
+
+std::vector<ObjectId> refused_for_quota(const sched::Call& call) {
+  return answered(call, ErrorCode::TENANT_QUOTA_EXCEEDED);
+}
+
+// A start the target refused for quota named an object that existed, with a
+// completed replica, when the round began and is missing from the final
+// View: what a refused attempt that has already erased the object it
+// replaces leaves (main-failed-upsert-drops-pinned-object). An object that
+// was only a write in flight is the preemption's erase instead
+// (main-failed-upsert-preempts-write-in-flight), which this leaves out.
+bool quota_refused_erased(const Model& start, const sched::History& history) {
+  const auto in_view = [&](ObjectId id) {
+    return std::any_of(history.final_view.objects.begin(), history.final_view.objects.end(),
+                       [&](const ObjectView& o) { return o.id == id; });
+  };
+  for (const sched::Call& call : history.calls) {
+    if (!is_start(call.op.kind)) continue;
+    for (ObjectId id : refused_for_quota(call)) {
+      const ObjectTable::Entry* held = start.objects().find(id);
+      if (held && held->second.any_complete() && !in_view(id)) return true;
+    }
+  }
+  return false;
+}
+
+// The single-key starts of `call` the target admitted: the call itself, or
+// a batch's elements answered OK.
+std::vector<Op> admitted_starts(const sched::Call& call) {
+  if (!is_start(call.op.kind)) return {};
+  if (call.op.keys.empty()) return call.outcome.code == ErrorCode::OK ? std::vector<Op>{call.op} : std::vector<Op>{};
+  std::vector<Op> out;
+  for (size_t e = 0; e < call.op.keys.size() && e < call.outcome.results.size(); ++e)
+    if (call.outcome.results[e].code == ErrorCode::OK) out.push_back(batch_element(call.op, e));
+  return out;
+}
+
+// The admitted starts with the preserve action that named an object that
+// held an unexpired committed pin when the round began, and whose object
+// the final View shows with none: what a quota retry leaves that runs as a
+// new write after its first attempt erased the object it replaces
+// (main-quota-retry-drops-preserved-soft-pin). A round's own calls that drop
+// the pin (a remove, eviction, a disable) end in some order the model takes,
+// and then nothing is named.
+std::vector<Op> preserved_pins_dropped(const Model& start, const sched::History& history, Time now) {
+  const auto unpinned_in_view = [&](ObjectId id) {
+    return std::any_of(history.final_view.objects.begin(), history.final_view.objects.end(),
+                       [&](const ObjectView& o) { return o.id == id && !o.deadline; });
+  };
+  std::vector<Op> out;
+  for (const sched::Call& call : history.calls)
+    for (const Op& op : admitted_starts(call)) {
+      if (op.soft_pin.action != static_cast<uint8_t>(SoftPinAction::Preserve)) continue;
+      const ObjectTable::Entry* held = start.objects().find(op.object);
+      if (held && held->second.deadline && *held->second.deadline > now && unpinned_in_view(op.object))
+        out.push_back(op);
+    }
+  return out;
+}
+
+// Of those, one that writes another size than the object had when the round
+// began: UpsertStart's Case C, which erases the object it resizes
+// (main-quota-retry-drops-preserved-soft-pin). Without it the object was
+// erased by a preemption that left no completed replica
+// (main-quota-retry-after-preemption-drops-preserved-soft-pin).
+bool preserve_resizes(const Model& start, const std::vector<Op>& dropped) {
+  return std::any_of(dropped.begin(), dropped.end(), [&](const Op& op) {
+    const ObjectTable::Entry* held = start.objects().find(op.object);
+    return held && held->second.size != op.size;
+  });
+}
+
+// An admitted start named an object that lived in a group other than the
+// start's (or none) when the round began: an UpsertStart that preempts its
+// write in flight erases it in the group's shard and, in a second locked
+// section, writes it anew in the shard of its new group or key (Case A's
+// retry shard), so between the two the object is nowhere.
+bool start_changes_group(const Model& start, const sched::History& history) {
+  for (const sched::Call& call : history.calls)
+    for (const Op& op : admitted_starts(call)) {
+      const ObjectTable::Entry* held = start.objects().find(op.object);
+      if (held && held->second.group != op.group) return true;
+    }
+  return false;
+}
+
+// "expected_quota_exceeded", with "quota_refused_replacement" when the start
+// replaces an object (lane_conditions).
+std::vector<std::string> model_quota_conditions(const Model& start, const sched::History& history, Time now) {
+  std::vector<std::string> met;
+  for (const sched::Call& call : history.calls) {
+    if (!is_start(call.op.kind)) continue;
+    for (int prefix = 0; prefix < kPrefixes; ++prefix) {
+      Model m = model_before(start, history, call, prefix, now);
+      const std::vector<ObjectId> ids = named_objects(call.op);
+      const bool replaces = std::any_of(ids.begin(), ids.end(), [&](ObjectId id) { return m.objects().contains(id); });
+      if (!only_model_refused_for_quota(m.apply(call.op, now), call.outcome)) continue;
+      met = {"expected_quota_exceeded"};
+      if (replaces) return {"expected_quota_exceeded", "quota_refused_replacement"};
+    }
+  }
+  return met;
+}
+
+
+// Whether a call other than `call` answered OBJECT_NOT_FOUND for `id` while
+// `call` ran (their intervals overlap).
+bool not_found_during(const sched::History& history, const sched::Call& call, ObjectId id) {
+  return std::any_of(history.calls.begin(), history.calls.end(), [&](const sched::Call& other) {
+    if (&other == &call || other.returned < call.invoked || other.invoked > call.returned) return false;
+    const std::vector<ObjectId> ids = answered(other, ErrorCode::OBJECT_NOT_FOUND);
+    return std::count(ids.begin(), ids.end(), id) > 0;
+  });
+}
+
+// Whether the model, applying `call` where `id` exists (at one of the
+// prefixes), refuses it for quota or runs a quota eviction for it: where
+// Mooncake's first attempt meets the quota too, and gives up with the object
+// it replaces already erased (Case C, or a preemption), to evict for the
+// quota outside the shard lock and write the key anew in its retry.
+bool meets_quota(const Model& start, const sched::History& history, const sched::Call& call, ObjectId id, Time now) {
+  const auto evictions = [](const Model& m) { return m.hits().count[static_cast<int>(Rule::QuotaEviction)]; };
+  for (int prefix = 0; prefix < kPrefixes; ++prefix) {
+    Model m = model_before(start, history, call, prefix, now);
+    if (!m.objects().contains(id)) continue;
+    const auto before = evictions(m);
+    const Outcome outcome = m.apply(call.op, now);
+    if (evictions(m) != before || only_model_refused_for_quota(outcome, call.outcome)) return true;
+  }
+  return false;
+}
+
+// An admitted start names an object that exists when it begins and meets
+// the quota (meets_quota), and another call found no such object while the
+// start ran: the gap between the attempts
+// (main-quota-retry-erases-object-between-attempts).
+bool replacement_meets_quota(const Model& start, const sched::History& history, Time now) {
+  for (const sched::Call& call : history.calls)
+    for (const Op& op : admitted_starts(call))
+      if (not_found_during(history, call, op.object) && meets_quota(start, history, call, op.object, now)) return true;
+  return false;
+}
+
+// An admitted start names a grouped object in the group the object lived in
+// when the start began, does not meet the quota (that gap would explain the
+// rest), and another call found no such object while the start ran: the
+// replacement erases the object's group route and registers it again under
+// the group shard's lock, and a call that looks the route up without that
+// lock in between misses the object (main-group-route-gap-during-replacement).
+bool start_keeps_group(const Model& start, const sched::History& history, Time now) {
+  for (const sched::Call& call : history.calls)
+    for (const Op& op : admitted_starts(call)) {
+      if (op.group == 0 || !not_found_during(history, call, op.object)) continue;
+      if (meets_quota(start, history, call, op.object, now)) continue;
+      for (int prefix = 0; prefix < kPrefixes; ++prefix) {
+        const ObjectTable::Entry* held = model_before(start, history, call, prefix, now).objects().find(op.object);
+        if (held && held->second.group == op.group) return true;
+      }
+    }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now) {
+  std::vector<std::string> met = model_quota_conditions(start, history, now);
+  if (quota_refused_erased(start, history)) met.push_back("quota_refused_erased");
+  if (const std::vector<Op> dropped = preserved_pins_dropped(start, history, now); !dropped.empty()) {
+    met.push_back("preserved_pin_dropped");
+    if (preserve_resizes(start, dropped)) met.push_back("preserve_resizes");
+  }
+  if (start_changes_group(start, history)) met.push_back("start_changes_group");
+  if (start_keeps_group(start, history, now)) met.push_back("start_keeps_group");
+  if (replacement_meets_quota(start, history, now)) met.push_back("replacement_meets_quota");
+  return met;
+}
+
+}  // namespace pinsim::mooncake_lane
