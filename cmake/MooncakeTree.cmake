@@ -73,6 +73,10 @@ mc_feature_if_text(RETAIN_GROUPS MC_MS_TEXT "RetainGroups")
 # object_group_ids_ route under group_routing_mutex_). A tree that routes
 # every key by hash(tenant, key) has neither (README.md, "Trees").
 mc_feature_if_text(GROUP_ROUTE MC_MS_TEXT "getMetadataShardIndex")
+# Mounted segments live in a SegmentPool (segment_pool_, read through its
+# SegmentPoolView) instead of a SegmentManager (segment_manager_): the open
+# PR 3529 merged on main (README.md, "Trees").
+mc_feature_if_text(SEGMENT_POOL MC_MS_TEXT "SegmentPool segment_pool_")
 # Members that differ between trees (the pre-#2909 tree 9187a2cf9 has no
 # dynamic-replication admission thread, no replica-cleanup worker, and a
 # snapshot state view without the local-SSD manager).

@@ -23,6 +23,9 @@
 #endif
 #include "master_metric_manager.h"
 #include "master_service.h"
+#if PINSIM_MC_HAS_SEGMENT_POOL
+#include "segment/pool_view.h"
+#endif
 #if PINSIM_MC_HAS_DFS
 #include "storage/distributed/dfs_global_allocator.h"
 #endif
@@ -108,7 +111,11 @@ class MasterServiceSnapshotTestBase {
   // The client that mounted segment `name`; none when it is not mounted.
   static std::optional<UUID> SegmentOwner(MasterService& s, const std::string& name) {
     UUID client{};
+#if PINSIM_MC_HAS_SEGMENT_POOL
+    const auto access = s.segment_pool_.getView();
+#else
     ScopedSegmentAccess access = s.segment_manager_.getSegmentAccess();
+#endif
     if (access.GetClientIdBySegmentName(name, client) != ErrorCode::OK) return std::nullopt;
     return client;
   }
@@ -363,7 +370,9 @@ class MasterServiceSnapshotTestBase {
 #if PINSIM_MC_HAS_SNAPSHOT_CODEC
   static tl::expected<ha::MasterSnapshotPayloads, SerializationError> Encode(MasterService& s) {
     ha::MasterSnapshotCodec codec;
-#if PINSIM_MC_HAS_LOCAL_SSD_VIEW
+#if PINSIM_MC_HAS_SEGMENT_POOL  // the pool's view has no NoF manager of its own
+    ha::MasterSnapshotStateView view(s, s.segment_pool_, s.local_ssd_manager_, s.task_manager_);
+#elif PINSIM_MC_HAS_LOCAL_SSD_VIEW
     ha::MasterSnapshotStateView view(s, s.segment_manager_, s.local_ssd_manager_, s.nof_segment_manager_,
                                      s.task_manager_);
 #else  // pre-#2909 tree: the view has no local-SSD manager
@@ -412,7 +421,11 @@ class MasterServiceSnapshotTestBase {
 #if PINSIM_MC_HAS_MULTI_TENANT
     if (in(s.tenant_quota_table_)) return "tenant_quota_table";  // its shards' mutexes and its own
 #endif
+#if PINSIM_MC_HAS_SEGMENT_POOL  // the pool's mutex keeps the manager's name in the lock order
+    if (in(s.segment_pool_)) return "segment_manager";
+#else
     if (in(s.segment_manager_)) return "segment_manager";
+#endif
     if (in(s.task_manager_)) return "task_manager";
     if (in(s)) return "master_service+" + std::to_string(p - reinterpret_cast<const char*>(&s));
     if (in(MasterMetricManager::instance())) return "metrics";
@@ -436,8 +449,12 @@ class MasterServiceSnapshotTestBase {
     uint8_t mounted;
   };
   static std::vector<SegmentState> SegmentStates(const MasterService& cs, const std::vector<UUID>& ids) {
+#if PINSIM_MC_HAS_SEGMENT_POOL
+    const auto access = cs.segment_pool_.getView();
+#else
     auto& s = const_cast<MasterService&>(cs);  // the segment accessor is not const; this only reads
     ScopedSegmentAccess access = s.segment_manager_.getSegmentAccess();
+#endif
     std::vector<SegmentState> out;
     for (const UUID& id : ids) {
       SegmentStatus status = SegmentStatus::UNDEFINED;
@@ -455,8 +472,17 @@ class MasterServiceSnapshotTestBase {
 
   // Used bytes of each named memory segment (for deterministic placement).
   static std::vector<std::pair<size_t, size_t>> Usage(const MasterService& cs, const std::vector<std::string>& names) {
-    auto& s = const_cast<MasterService&>(cs);  // the allocator accessor is not const; this only reads
     std::vector<std::pair<size_t, size_t>> out;  // {used, capacity}
+#if PINSIM_MC_HAS_SEGMENT_POOL
+    const auto view = cs.segment_pool_.getView();
+    for (const std::string& name : names) {
+      size_t used = 0, cap = 0;
+      if (view.QuerySegments(name, used, cap) != ErrorCode::OK) used = cap = 0;
+      out.push_back({used, cap});
+    }
+    return out;
+#else
+    auto& s = const_cast<MasterService&>(cs);  // the allocator accessor is not const; this only reads
     auto access = s.segment_manager_.getAllocatorAccess();
     const auto& manager = access.getAllocatorManager();
     for (const std::string& name : names) {
@@ -470,6 +496,7 @@ class MasterServiceSnapshotTestBase {
       out.push_back({used, cap});
     }
     return out;
+#endif
   }
 };
 
