@@ -149,7 +149,6 @@ std::vector<std::string> model_quota_conditions(const Model& start, const sched:
   return met;
 }
 
-
 // Whether a call other than `call` answered OBJECT_NOT_FOUND for `id` while
 // `call` ran (their intervals overlap).
 bool not_found_during(const sched::History& history, const sched::Call& call, ObjectId id) {
@@ -160,51 +159,39 @@ bool not_found_during(const sched::History& history, const sched::Call& call, Ob
   });
 }
 
-// Whether the model, applying `call` where `id` exists (at one of the
-// prefixes), refuses it for quota or runs a quota eviction for it: where
-// Mooncake's first attempt meets the quota too, and gives up with the object
-// it replaces already erased (Case C, or a preemption), to evict for the
-// quota outside the shard lock and write the key anew in its retry.
-bool meets_quota(const Model& start, const sched::History& history, const sched::Call& call, ObjectId id, Time now) {
-  const auto evictions = [](const Model& m) { return m.hits().count[static_cast<int>(Rule::QuotaEviction)]; };
-  for (int prefix = 0; prefix < kPrefixes; ++prefix) {
-    Model m = model_before(start, history, call, prefix, now);
-    if (!m.objects().contains(id)) continue;
-    const auto before = evictions(m);
-    const Outcome outcome = m.apply(call.op, now);
-    if (evictions(m) != before || only_model_refused_for_quota(outcome, call.outcome)) return true;
-  }
-  return false;
-}
-
-// An admitted start names an object that exists when it begins and meets
-// the quota (meets_quota), and another call found no such object while the
-// start ran: the gap between the attempts
-// (main-quota-retry-erases-object-between-attempts).
-bool replacement_meets_quota(const Model& start, const sched::History& history, Time now) {
-  for (const sched::Call& call : history.calls)
-    for (const Op& op : admitted_starts(call))
-      if (not_found_during(history, call, op.object) && meets_quota(start, history, call, op.object, now)) return true;
-  return false;
-}
-
-// An admitted start names a grouped object in the group the object lived in
-// when the start began, does not meet the quota (that gap would explain the
-// rest), and another call found no such object while the start ran: the
+// The gaps an admitted start left for a call that found no object of it
+// while the start ran (not_found_during), read off the model at each of the
+// start's prefixes where the object exists. "replacement_meets_quota": the
+// model refuses the start for quota or runs a quota eviction for it, where
+// Mooncake's first attempt meets the quota too and gives up with the object
+// it replaces already erased (Case C, or a preemption), to evict outside the
+// shard lock and write the key anew in its retry
+// (main-quota-retry-erases-object-between-attempts). "start_keeps_group":
+// otherwise, the start names a grouped object in the group it lived in; the
 // replacement erases the object's group route and registers it again under
 // the group shard's lock, and a call that looks the route up without that
 // lock in between misses the object (main-group-route-gap-during-replacement).
-bool start_keeps_group(const Model& start, const sched::History& history, Time now) {
+void gap_conditions(const Model& start, const sched::History& history, Time now, std::vector<std::string>* met) {
+  const auto evictions = [](const Model& m) { return m.hits().count[static_cast<int>(Rule::QuotaEviction)]; };
+  bool quota = false, group = false;
   for (const sched::Call& call : history.calls)
     for (const Op& op : admitted_starts(call)) {
-      if (op.group == 0 || !not_found_during(history, call, op.object)) continue;
-      if (meets_quota(start, history, call, op.object, now)) continue;
-      for (int prefix = 0; prefix < kPrefixes; ++prefix) {
-        const ObjectTable::Entry* held = model_before(start, history, call, prefix, now).objects().find(op.object);
-        if (held && held->second.group == op.group) return true;
+      if (!not_found_during(history, call, op.object)) continue;
+      bool meets = false, kept = false;
+      for (int prefix = 0; prefix < kPrefixes && !meets; ++prefix) {
+        Model m = model_before(start, history, call, prefix, now);
+        const ObjectTable::Entry* held = m.objects().find(op.object);
+        if (!held) continue;
+        kept = kept || (op.group != 0 && held->second.group == op.group);
+        const auto before = evictions(m);
+        const Outcome outcome = m.apply(call.op, now);
+        meets = evictions(m) != before || only_model_refused_for_quota(outcome, call.outcome);
       }
+      quota = quota || meets;
+      group = group || (kept && !meets);
     }
-  return false;
+  if (group) met->push_back("start_keeps_group");
+  if (quota) met->push_back("replacement_meets_quota");
 }
 
 }  // namespace
@@ -217,8 +204,7 @@ std::vector<std::string> lane_conditions(const Model& start, const sched::Histor
     if (preserve_resizes(start, dropped)) met.push_back("preserve_resizes");
   }
   if (start_changes_group(start, history)) met.push_back("start_changes_group");
-  if (start_keeps_group(start, history, now)) met.push_back("start_keeps_group");
-  if (replacement_meets_quota(start, history, now)) met.push_back("replacement_meets_quota");
+  gap_conditions(start, history, now, &met);
   return met;
 }
 
