@@ -692,6 +692,29 @@ TEST(MooncakeConcurrency, TheGapConditionsNeedAnAdmittedStartAndACallThatFoundNo
   }
 }
 
+// The quota branch of the gap conditions needs no object at the prefix where
+// the model meets the quota: in the example (lane seed 2919) the write the
+// second Upsert preempts is one the model refused for that quota, so no
+// prefix holds it, and the erase between attempts is named all the same.
+TEST(MooncakeConcurrency, AQuotaRetryErasesAWriteTheModelRefused) {
+  PINSIM_MAIN_ONLY();
+  const Trace example = load_trace(PINSIM_FINDINGS_DIR
+                                   "/../../docs/examples/interleaving-mooncake-quota-retry-erases-refused-write.json");
+  std::vector<uint32_t> schedule;
+  std::string why;
+  const std::optional<Scenario> s = scenario_of(example, &schedule, &why);
+  ASSERT_TRUE(s) << why;
+  bool diverged = false;
+  const Result r = replay(*s, schedule, &diverged);
+  ASSERT_FALSE(diverged);
+  EXPECT_TRUE(std::count(r.conditions.begin(), r.conditions.end(), "replacement_meets_quota"));
+  EXPECT_FALSE(std::count(r.conditions.begin(), r.conditions.end(), "start_keeps_group"));
+  std::string matched;
+  const KnownFinding* k = match_result(lane_findings(), r, &matched);
+  ASSERT_TRUE(k) << r.signature;
+  EXPECT_EQ(k->file, PINSIM_FINDINGS_DIR "/concurrency/main-quota-retry-erases-object-between-attempts.json");
+}
+
 // Every saved finding of the lane replays, in a fresh target, to a failure
 // its own finding names, and the lane's findings recognise it as that one
 // (not a sibling with the same signature).

@@ -161,16 +161,19 @@ bool not_found_during(const sched::History& history, const sched::Call& call, Ob
 
 // The gaps an admitted start left for a call that found no object of it
 // while the start ran (not_found_during), read off the model at each of the
-// start's prefixes where the object exists. "replacement_meets_quota": the
-// model refuses the start for quota or runs a quota eviction for it, where
-// Mooncake's first attempt meets the quota too and gives up with the object
-// it replaces already erased (Case C, or a preemption), to evict outside the
-// shard lock and write the key anew in its retry
-// (main-quota-retry-erases-object-between-attempts). "start_keeps_group":
-// otherwise, the start names a grouped object in the group it lived in; the
-// replacement erases the object's group route and registers it again under
-// the group shard's lock, and a call that looks the route up without that
-// lock in between misses the object (main-group-route-gap-during-replacement).
+// start's prefixes. "replacement_meets_quota": the model refuses the start
+// for quota or runs a quota eviction for it, where Mooncake's first attempt
+// meets the quota too and gives up with the object it replaces already
+// erased (Case C, or a preemption), to evict outside the shard lock and write
+// the key anew in its retry (main-quota-retry-erases-object-between-attempts).
+// The object need not exist at that prefix: the write it replaced may be one
+// the model refused for the same quota, which Mooncake admitted on a retry
+// after another write freed room (lane seed 2919). "start_keeps_group":
+// otherwise, the start names a grouped object in the group it lived in at a
+// prefix where it exists; the replacement erases the object's group route and
+// registers it again under the group shard's lock, and a call that looks the
+// route up without that lock in between misses the object
+// (main-group-route-gap-during-replacement).
 void gap_conditions(const Model& start, const sched::History& history, Time now, std::vector<std::string>* met) {
   const auto evictions = [](const Model& m) { return m.hits().count[static_cast<int>(Rule::QuotaEviction)]; };
   bool quota = false, group = false;
@@ -181,8 +184,7 @@ void gap_conditions(const Model& start, const sched::History& history, Time now,
       for (int prefix = 0; prefix < kPrefixes && !meets; ++prefix) {
         Model m = model_before(start, history, call, prefix, now);
         const ObjectTable::Entry* held = m.objects().find(op.object);
-        if (!held) continue;
-        kept = kept || (op.group != 0 && held->second.group == op.group);
+        kept = kept || (held && op.group != 0 && held->second.group == op.group);
         const auto before = evictions(m);
         const Outcome outcome = m.apply(call.op, now);
         meets = evictions(m) != before || only_model_refused_for_quota(outcome, call.outcome);
