@@ -655,6 +655,34 @@ TEST(MooncakeConcurrency, TheResizeAndGroupConditionsNeedAnAdmittedStartThatChan
   EXPECT_FALSE(met("start_changes_group"));
 }
 
+// "start_changes_group" also holds for an object a write begun in the round
+// created in another group (lane seed 4779): an Upsert of it in a group of
+// its own, admitted while that write is in flight, preempts it and moves it.
+TEST(MooncakeConcurrency, AStartThatMovesAWriteBegunInTheRoundChangesItsGroup) {
+  const Scenario s = make_scenario(884, kClients, {}, kBefore32);
+  Model start = std::get<Model>(Model::create(s.config));
+  for (const auto& [t, op] : s.prefix) start.apply(op, t);
+  ObjectId fresh{0, 0};
+  while (start.objects().find(fresh)) ++fresh.key;
+  Op put = small_upsert(fresh);
+  put.kind = OpKind::PutStart;
+  put.group = 1;
+  Op upsert = small_upsert(fresh);
+  upsert.group = 1;
+  sched::History h;
+  h.calls.push_back({.actor = 0, .op = put, .outcome = {}, .invoked = 1, .returned = 2});
+  h.calls.push_back({.actor = 1, .op = upsert, .outcome = {}, .invoked = 3, .returned = 4});
+  const auto met = [&] {
+    const auto c = lane_conditions(start, h, s.now);
+    return std::count(c.begin(), c.end(), "start_changes_group") > 0;
+  };
+  EXPECT_FALSE(met());
+  h.calls[1].op.group = 2;
+  EXPECT_TRUE(met());
+  h.calls[1].outcome.code = ErrorCode::OBJECT_ALREADY_EXISTS;
+  EXPECT_FALSE(met());
+}
+
 // "start_keeps_group" (the route gap) and "replacement_meets_quota" (the
 // quota retry's erase) each hold for their finding's own replay and not for
 // the other's, and only while another call answers OBJECT_NOT_FOUND for the

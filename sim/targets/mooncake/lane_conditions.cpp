@@ -118,15 +118,21 @@ bool preserve_resizes(const Model& start, const std::vector<Op>& dropped) {
 }
 
 // An admitted start named an object that lived in a group other than the
-// start's (or none) when the round began: an UpsertStart that preempts its
-// write in flight erases it in the group's shard and, in a second locked
+// start's (or none) when the round began, or at one of the start's prefixes
+// (a write begun in the round: lane seed 4779): an UpsertStart that preempts
+// its write in flight erases it in the group's shard and, in a second locked
 // section, writes it anew in the shard of its new group or key (Case A's
 // retry shard), so between the two the object is nowhere.
-bool start_changes_group(const Model& start, const sched::History& history) {
+bool start_changes_group(const Model& start, const sched::History& history, Time now) {
+  const auto moves = [](const Model& m, const Op& op) {
+    const ObjectTable::Entry* held = m.objects().find(op.object);
+    return held && held->second.group != op.group;
+  };
   for (const sched::Call& call : history.calls)
     for (const Op& op : admitted_starts(call)) {
-      const ObjectTable::Entry* held = start.objects().find(op.object);
-      if (held && held->second.group != op.group) return true;
+      if (moves(start, op)) return true;
+      for (int prefix = 0; prefix < kPrefixes; ++prefix)
+        if (moves(model_before(start, history, call, prefix, now), op)) return true;
     }
   return false;
 }
@@ -205,7 +211,7 @@ std::vector<std::string> lane_conditions(const Model& start, const sched::Histor
     met.push_back("preserved_pin_dropped");
     if (preserve_resizes(start, dropped)) met.push_back("preserve_resizes");
   }
-  if (start_changes_group(start, history)) met.push_back("start_changes_group");
+  if (start_changes_group(start, history, now)) met.push_back("start_changes_group");
   gap_conditions(start, history, now, &met);
   return met;
 }
