@@ -683,6 +683,38 @@ TEST(MooncakeConcurrency, AStartThatMovesAWriteBegunInTheRoundChangesItsGroup) {
   EXPECT_FALSE(met());
 }
 
+// The gap conditions read the start also at the prefixes of the call that
+// found nothing (lane seeds 5684 and 6045): an Upsert that began before the
+// Put it replaces, and whose own prefixes all lack the object (the last one
+// has the Put revoked), still replaced it in its group while the Revoke ran.
+TEST(MooncakeConcurrency, TheGapConditionsReadTheStateTheGapOpenedFrom) {
+  Config config = make_scenario(884, kClients, {}, kBefore32).config;
+  config.multi_tenant = false;  // no quota: the route gap's condition alone
+  config.tenant_quota_bytes.clear();
+  const Model start = std::get<Model>(Model::create(config));
+  const ObjectId fresh{0, 1};
+  const Time now = 0;
+  Op put = small_upsert(fresh);
+  put.kind = OpKind::PutStart;
+  put.group = 1;
+  Op upsert = small_upsert(fresh);
+  upsert.group = 1;
+  Op revoke;
+  revoke.kind = OpKind::PutRevoke;
+  revoke.object = fresh;
+  sched::History h;
+  h.calls.push_back({.actor = 1, .op = upsert, .outcome = {}, .invoked = 1, .returned = 10});
+  h.calls.push_back({.actor = 0, .op = put, .outcome = {}, .invoked = 3, .returned = 4});
+  h.calls.push_back({.actor = 0, .op = revoke, .outcome = {}, .invoked = 5, .returned = 6});
+  const auto met = [&] {
+    const auto c = lane_conditions(start, h, now);
+    return std::count(c.begin(), c.end(), "start_keeps_group") > 0;
+  };
+  EXPECT_FALSE(met());
+  h.calls[2].outcome.code = ErrorCode::OBJECT_NOT_FOUND;
+  EXPECT_TRUE(met());
+}
+
 // "start_keeps_group" (the route gap) and "replacement_meets_quota" (the
 // quota retry's erase) each hold for their finding's own replay and not for
 // the other's, and only while another call answers OBJECT_NOT_FOUND for the

@@ -13,13 +13,16 @@ namespace {
 
 // The three states a call may have begun from: after the calls that
 // returned before it began (0), that began before it began (1), or that
-// returned before it returned (2), applied in the order they began.
+// returned before it returned (2), applied in the order they began. `skip`
+// is left out too (a start read at the prefixes of a call it overlaps).
 constexpr int kPrefixes = 3;
-Model model_before(const Model& start, const sched::History& history, const sched::Call& call, int prefix, Time now) {
+Model model_before(const Model& start, const sched::History& history, const sched::Call& call, int prefix, Time now,
+                   const sched::Call* skip = nullptr) {
   Model m = start;
   for (const sched::Call& before : history.calls) {
     const uint64_t at = prefix == 1 ? before.invoked : before.returned;
-    if (&before != &call && at < (prefix == 2 ? call.returned : call.invoked)) m.apply(before.op, now);
+    if (&before != &call && &before != skip && at < (prefix == 2 ? call.returned : call.invoked))
+      m.apply(before.op, now);
   }
   return m;
 }
@@ -155,19 +158,23 @@ std::vector<std::string> model_quota_conditions(const Model& start, const sched:
   return met;
 }
 
-// Whether a call other than `call` answered OBJECT_NOT_FOUND for `id` while
+// The calls other than `call` that answered OBJECT_NOT_FOUND for `id` while
 // `call` ran (their intervals overlap).
-bool not_found_during(const sched::History& history, const sched::Call& call, ObjectId id) {
-  return std::any_of(history.calls.begin(), history.calls.end(), [&](const sched::Call& other) {
-    if (&other == &call || other.returned < call.invoked || other.invoked > call.returned) return false;
+std::vector<const sched::Call*> not_found_during(const sched::History& history, const sched::Call& call, ObjectId id) {
+  std::vector<const sched::Call*> out;
+  for (const sched::Call& other : history.calls) {
+    if (&other == &call || other.returned < call.invoked || other.invoked > call.returned) continue;
     const std::vector<ObjectId> ids = answered(other, ErrorCode::OBJECT_NOT_FOUND);
-    return std::count(ids.begin(), ids.end(), id) > 0;
-  });
+    if (std::count(ids.begin(), ids.end(), id) > 0) out.push_back(&other);
+  }
+  return out;
 }
 
 // The gaps an admitted start left for a call that found no object of it
 // while the start ran (not_found_during), read off the model at each of the
-// start's prefixes. "replacement_meets_quota": the model refuses the start
+// start's prefixes and at each of that call's, without the start (the state
+// the gap opened from; lane seeds 5684 and 6045, where the start began
+// before the write it replaces). "replacement_meets_quota": the model refuses the start
 // for quota or runs a quota eviction for it, where Mooncake's first attempt
 // meets the quota too and gives up with the object it replaces already
 // erased (Case C, or a preemption), to evict outside the shard lock and write
@@ -185,15 +192,21 @@ void gap_conditions(const Model& start, const sched::History& history, Time now,
   bool quota = false, group = false;
   for (const sched::Call& call : history.calls)
     for (const Op& op : admitted_starts(call)) {
-      if (!not_found_during(history, call, op.object)) continue;
+      const std::vector<const sched::Call*> finders = not_found_during(history, call, op.object);
+      if (finders.empty()) continue;
+      std::vector<Model> states;
+      for (int prefix = 0; prefix < kPrefixes; ++prefix) {
+        states.push_back(model_before(start, history, call, prefix, now));
+        for (const sched::Call* finder : finders)
+          states.push_back(model_before(start, history, *finder, prefix, now, &call));
+      }
       bool meets = false, kept = false;
-      for (int prefix = 0; prefix < kPrefixes && !meets; ++prefix) {
-        Model m = model_before(start, history, call, prefix, now);
+      for (Model& m : states) {
         const ObjectTable::Entry* held = m.objects().find(op.object);
         kept = kept || (held && op.group != 0 && held->second.group == op.group);
         const auto before = evictions(m);
         const Outcome outcome = m.apply(call.op, now);
-        meets = evictions(m) != before || only_model_refused_for_quota(outcome, call.outcome);
+        meets = meets || evictions(m) != before || only_model_refused_for_quota(outcome, call.outcome);
       }
       quota = quota || meets;
       group = group || (kept && !meets);
