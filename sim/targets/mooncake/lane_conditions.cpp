@@ -170,22 +170,22 @@ std::vector<const sched::Call*> not_found_during(const sched::History& history, 
   return out;
 }
 
-// The gaps an admitted start left for a call that found no object of it
-// while the start ran (not_found_during), read off the model at each of the
-// start's prefixes and at each of that call's, without the start (the state
-// the gap opened from; lane seeds 5684 and 6045, where the start began
-// before the write it replaces). "replacement_meets_quota": the model refuses the start
+// The gaps an admitted start left for a call that found no object of it while
+// the start ran (not_found_during), read off the model at each of the start's
+// prefixes and at each of that call's, without the start (the state the gap
+// opened from; lane seeds 5684 and 6045, where the start began before the
+// write it replaces). "replacement_meets_quota": the model refuses the start
 // for quota or runs a quota eviction for it, where Mooncake's first attempt
-// meets the quota too and gives up with the object it replaces already
-// erased (Case C, or a preemption), to evict outside the shard lock and write
-// the key anew in its retry (main-quota-retry-erases-object-between-attempts).
-// The object need not exist at that prefix: the write it replaced may be one
-// the model refused for the same quota, which Mooncake admitted on a retry
-// after another write freed room (lane seed 2919). "start_keeps_group":
-// otherwise, the start names a grouped object in the group it lived in at a
-// prefix where it exists; the replacement erases the object's group route and
-// registers it again under the group shard's lock, and a call that looks the
-// route up without that lock in between misses the object
+// meets the quota too and gives up with the object it replaces already erased
+// (Case C, or a preemption), to evict outside the shard lock and write the key
+// anew in its retry (main-quota-retry-erases-object-between-attempts). The
+// object need not exist at that prefix: the write it replaced may be one the
+// model refused for the same quota, which Mooncake admitted on a retry after
+// another write freed room (lane seed 2919). "start_keeps_group": otherwise,
+// the start names a grouped object in the group it lived in at a prefix where
+// it exists; the replacement erases the object's group route and registers it
+// again under the group shard's lock, and a call that looks the route up
+// without that lock in between misses the object
 // (main-group-route-gap-during-replacement).
 void gap_conditions(const Model& start, const sched::History& history, Time now, std::vector<std::string>* met) {
   const auto evictions = [](const Model& m) { return m.hits().count[static_cast<int>(Rule::QuotaEviction)]; };
