@@ -513,6 +513,22 @@ Op small_upsert(ObjectId id) {
   return upsert;
 }
 
+// A small write of `kind` of `id` in `group`.
+Op small_write(OpKind kind, ObjectId id, GroupId group) {
+  Op write = small_upsert(id);
+  write.kind = kind;
+  write.group = group;
+  return write;
+}
+
+// A model of seed 884's segments with no tenant quota, and nothing written.
+Model unquoted_model() {
+  Config config = make_scenario(884, kClients, {}, kBefore32).config;
+  config.multi_tenant = false;
+  config.tenant_quota_bytes.clear();
+  return std::get<Model>(Model::create(config));
+}
+
 // A lane failure with `signature` meets `condition`, and the lane finding
 // `file` names it only under that condition.
 void expect_named_under_condition(const Result& r, const char* signature, const char* condition,
@@ -659,21 +675,15 @@ TEST(MooncakeConcurrency, TheResizeAndGroupConditionsNeedAnAdmittedStartThatChan
 // created in another group (lane seed 4779): an Upsert of it in a group of
 // its own, admitted while that write is in flight, preempts it and moves it.
 TEST(MooncakeConcurrency, AStartThatMovesAWriteBegunInTheRoundChangesItsGroup) {
-  const Scenario s = make_scenario(884, kClients, {}, kBefore32);
-  Model start = std::get<Model>(Model::create(s.config));
-  for (const auto& [t, op] : s.prefix) start.apply(op, t);
-  ObjectId fresh{0, 0};
-  while (start.objects().find(fresh)) ++fresh.key;
-  Op put = small_upsert(fresh);
-  put.kind = OpKind::PutStart;
-  put.group = 1;
-  Op upsert = small_upsert(fresh);
-  upsert.group = 1;
+  const Model start = unquoted_model();
+  const ObjectId fresh{0, 1};
   sched::History h;
-  h.calls.push_back({.actor = 0, .op = put, .outcome = {}, .invoked = 1, .returned = 2});
-  h.calls.push_back({.actor = 1, .op = upsert, .outcome = {}, .invoked = 3, .returned = 4});
+  h.calls.push_back({.actor = 0, .op = small_write(OpKind::PutStart, fresh, 1), .outcome = {}, .invoked = 1,
+                     .returned = 2});
+  h.calls.push_back({.actor = 1, .op = small_write(OpKind::UpsertStart, fresh, 1), .outcome = {}, .invoked = 3,
+                     .returned = 4});
   const auto met = [&] {
-    const auto c = lane_conditions(start, h, s.now);
+    const auto c = lane_conditions(start, h, 0);
     return std::count(c.begin(), c.end(), "start_changes_group") > 0;
   };
   EXPECT_FALSE(met());
@@ -688,26 +698,19 @@ TEST(MooncakeConcurrency, AStartThatMovesAWriteBegunInTheRoundChangesItsGroup) {
 // Put it replaces, and whose own prefixes all lack the object (the last one
 // has the Put revoked), still replaced it in its group while the Revoke ran.
 TEST(MooncakeConcurrency, TheGapConditionsReadTheStateTheGapOpenedFrom) {
-  Config config = make_scenario(884, kClients, {}, kBefore32).config;
-  config.multi_tenant = false;  // no quota: the route gap's condition alone
-  config.tenant_quota_bytes.clear();
-  const Model start = std::get<Model>(Model::create(config));
+  const Model start = unquoted_model();  // no quota: the route gap's condition alone
   const ObjectId fresh{0, 1};
-  const Time now = 0;
-  Op put = small_upsert(fresh);
-  put.kind = OpKind::PutStart;
-  put.group = 1;
-  Op upsert = small_upsert(fresh);
-  upsert.group = 1;
   Op revoke;
   revoke.kind = OpKind::PutRevoke;
   revoke.object = fresh;
   sched::History h;
-  h.calls.push_back({.actor = 1, .op = upsert, .outcome = {}, .invoked = 1, .returned = 10});
-  h.calls.push_back({.actor = 0, .op = put, .outcome = {}, .invoked = 3, .returned = 4});
+  h.calls.push_back({.actor = 1, .op = small_write(OpKind::UpsertStart, fresh, 1), .outcome = {}, .invoked = 1,
+                     .returned = 10});
+  h.calls.push_back({.actor = 0, .op = small_write(OpKind::PutStart, fresh, 1), .outcome = {}, .invoked = 3,
+                     .returned = 4});
   h.calls.push_back({.actor = 0, .op = revoke, .outcome = {}, .invoked = 5, .returned = 6});
   const auto met = [&] {
-    const auto c = lane_conditions(start, h, now);
+    const auto c = lane_conditions(start, h, 0);
     return std::count(c.begin(), c.end(), "start_keeps_group") > 0;
   };
   EXPECT_FALSE(met());
