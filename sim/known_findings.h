@@ -69,17 +69,20 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // admitted start names a grouped object in the group it lived in when the
 // start began, the model neither refuses it for quota nor evicts for it,
 // and another call found no such object while the start ran;
-// "replacement_meets_quota", an admitted start names an object that exists
-// when it begins, the model refuses it for quota or runs a quota eviction
-// for it, and another call found no such object while it ran. A sequential
-// run never meets the last seven.
+// "replacement_meets_quota", an admitted start names an object, the model
+// (at one of the start's prefixes, or of the call that found nothing, the
+// object there or not) refuses it for quota or runs a quota eviction for it,
+// and another call found no such object while it ran;
+// "unmount_frees_quota_for_start", a start overlaps an unmount that, applied
+// first at one of the start's prefixes, spares the start some of the model's
+// refusals for quota. A sequential run never meets the last eight.
 inline constexpr std::string_view kFindingConditions[] = {
     "proposal_id_reused",      "restore_applied",     "dfs_asked",
     "at_task_timeout",         "end_after_copy_end",  "expected_quota_exceeded",
     "model_quota_evicted",     "quota_refused_replacement", "quota_refused_erased",
     "preserved_pin_dropped",   "preserve_resizes",    "start_changes_group",
     "start_preempts_write",    "unmount_takes_processing", "quota_retry_admitted",
-    "start_keeps_group",       "replacement_meets_quota"};
+    "start_keeps_group",       "replacement_meets_quota", "unmount_frees_quota_for_start"};
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`

@@ -778,6 +778,39 @@ TEST(MooncakeConcurrency, AQuotaRetryErasesAWriteTheModelRefused) {
   EXPECT_EQ(k->file, PINSIM_FINDINGS_DIR "/concurrency/main-quota-retry-erases-object-between-attempts.json");
 }
 
+// Lane seed 5226: a batch Upsert refused for quota while an unmount takes
+// the tenant's only object, which the same batch then writes anew without its
+// group. Named under "unmount_frees_quota_for_start": the start overlaps an
+// unmount that, applied first, spares it refusals for quota in the model.
+TEST(MooncakeConcurrency, AQuotaRefusalDuringAnUnmountIsNamedByTheUnmountsWindow) {
+  PINSIM_MAIN_ONLY();
+  const std::string file = PINSIM_FINDINGS_DIR "/concurrency/main-unmount-sweep-keeps-charge-of-lost-object.json";
+  std::vector<uint32_t> schedule;
+  std::string why;
+  const std::optional<Scenario> s = scenario_of(load_trace(file), &schedule, &why);
+  ASSERT_TRUE(s) << why;
+  bool diverged = false;
+  const Result r = replay(*s, schedule, &diverged, true);
+  ASSERT_FALSE(diverged);
+  expect_named_under_condition(r, "not-linearizable/view/group:none", "unmount_frees_quota_for_start", file);
+  Model start = std::get<Model>(Model::create(s->config));
+  for (const auto& [t, op] : s->prefix) start.apply(op, t);
+  const auto met = [&](const sched::History& h) {
+    const auto c = lane_conditions(start, h, s->now);
+    return std::count(c.begin(), c.end(), "unmount_frees_quota_for_start") > 0;
+  };
+  ASSERT_TRUE(met(r.history));
+  sched::History after = r.history, other_segment = r.history;
+  uint64_t last = 0;
+  for (const sched::Call& call : after.calls) last = std::max(last, call.returned);
+  for (sched::Call& call : after.calls)
+    if (call.op.kind != OpKind::Unmount) call.invoked += last, call.returned += last;
+  EXPECT_FALSE(met(after));  // the unmount returned before the start began
+  for (sched::Call& call : other_segment.calls)
+    if (call.op.kind == OpKind::Unmount) call.op.segment = 1;
+  EXPECT_FALSE(met(other_segment));  // an unmount that erases nothing frees no quota
+}
+
 // Every saved finding of the lane replays, in a fresh target, to a failure
 // its own finding names, and the lane's findings recognise it as that one
 // (not a sibling with the same signature).
