@@ -811,6 +811,28 @@ TEST(MooncakeConcurrency, AQuotaRefusalDuringAnUnmountIsNamedByTheUnmountsWindow
   EXPECT_FALSE(met(other_segment));  // an unmount that erases nothing frees no quota
 }
 
+// Lane seed 104, shrunk: a plain Upsert refused for quota during an unmount
+// of the segment that held its tenant's only object. Its signature is also
+// main-failed-upsert-preempts-write-in-flight-seen-by-lane's, a finding with
+// no condition, which named it before; the unmount's window, whose condition
+// the run meets, names it now.
+TEST(MooncakeConcurrency, ARefusalInAnUnmountsWindowIsNamedByTheWindow) {
+  PINSIM_MAIN_ONLY();
+  const Trace example =
+      load_trace(PINSIM_FINDINGS_DIR "/../../docs/examples/interleaving-mooncake-unmount-window-refuses-write.json");
+  std::vector<uint32_t> schedule;
+  std::string why;
+  const std::optional<Scenario> s = scenario_of(example, &schedule, &why);
+  ASSERT_TRUE(s) << why;
+  bool diverged = false;
+  const Result r = replay(*s, schedule, &diverged, true);
+  ASSERT_FALSE(diverged);
+  EXPECT_EQ(r.signature, "not-linearizable/outcomes/upsert_start:TENANT_QUOTA_EXCEEDED");
+  const KnownFinding* k = match_result(lane_findings(), r);
+  ASSERT_TRUE(k) << r.signature;
+  EXPECT_EQ(k->file, PINSIM_FINDINGS_DIR "/concurrency/main-unmount-sweep-keeps-charge-of-lost-object.json");
+}
+
 // Every saved finding of the lane replays, in a fresh target, to a failure
 // its own finding names, and the lane's findings recognise it as that one
 // (not a sibling with the same signature).
