@@ -75,14 +75,18 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // and another call found no such object while it ran;
 // "unmount_frees_quota_for_start", a start overlaps an unmount that, applied
 // first at one of the start's prefixes, spares the start some of the model's
-// refusals for quota. A sequential run never meets the last eight.
+// refusals for quota; "refused_start_preempts_write", a start the target
+// refused, for quota or for want of a buffer, names an object whose write is
+// in flight at one of its prefixes. A sequential run never meets the last
+// nine.
 inline constexpr std::string_view kFindingConditions[] = {
     "proposal_id_reused",      "restore_applied",     "dfs_asked",
     "at_task_timeout",         "end_after_copy_end",  "expected_quota_exceeded",
     "model_quota_evicted",     "quota_refused_replacement", "quota_refused_erased",
     "preserved_pin_dropped",   "preserve_resizes",    "start_changes_group",
     "start_preempts_write",    "unmount_takes_processing", "quota_retry_admitted",
-    "start_keeps_group",       "replacement_meets_quota", "unmount_frees_quota_for_start"};
+    "start_keeps_group",       "replacement_meets_quota", "unmount_frees_quota_for_start",
+    "refused_start_preempts_write"};
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`

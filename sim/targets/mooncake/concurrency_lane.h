@@ -165,8 +165,9 @@ std::vector<std::string> violation_signatures(const Model& start, const sched::H
 // "quota_refused_erased" when a start the target refused for quota names an
 // object that existed, with a completed replica, when the round began and is
 // missing from the final View; "preserved_pin_dropped" (with "preserve_resizes"),
-// "start_changes_group", "start_keeps_group", "replacement_meets_quota" and
-// "unmount_frees_quota_for_start" as known_findings.h says. Computed in lane_conditions.cpp.
+// "start_changes_group", "start_keeps_group", "replacement_meets_quota",
+// "unmount_frees_quota_for_start" and "refused_start_preempts_write" as
+// known_findings.h says. Computed in lane_conditions.cpp.
 std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now);
 // The known finding that names the result's signature or one of its
 // alternatives (and whose conditions the result met), or nullptr.

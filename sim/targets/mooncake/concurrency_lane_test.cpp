@@ -778,6 +778,34 @@ TEST(MooncakeConcurrency, AQuotaRetryErasesAWriteTheModelRefused) {
   EXPECT_EQ(k->file, PINSIM_FINDINGS_DIR "/concurrency/main-quota-retry-erases-object-between-attempts.json");
 }
 
+// "refused_start_preempts_write": a start the target refused names an object
+// whose write is in flight at one of its prefixes; not once that write has
+// ended, nor when the start was admitted.
+TEST(MooncakeConcurrency, ThePreemptedWriteConditionNeedsARefusedStartOfAWriteInFlight) {
+  const Model start = unquoted_model();
+  const ObjectId fresh{0, 1};
+  Op end;
+  end.kind = OpKind::PutEnd;
+  end.object = fresh;
+  sched::History h;
+  h.calls.push_back({.actor = 0, .op = small_write(OpKind::PutStart, fresh, 0), .outcome = {}, .invoked = 1,
+                     .returned = 2});
+  h.calls.push_back({.actor = 1, .op = small_write(OpKind::UpsertStart, fresh, 0),
+                     .outcome = {.code = ErrorCode::NO_AVAILABLE_HANDLE}, .invoked = 3, .returned = 4});
+  const auto met = [&] {
+    const auto c = lane_conditions(start, h, 0);
+    return std::count(c.begin(), c.end(), "refused_start_preempts_write") > 0;
+  };
+  EXPECT_TRUE(met());
+  h.calls[1].outcome.code = ErrorCode::OK;
+  EXPECT_FALSE(met());
+  h.calls[1].outcome.code = ErrorCode::TENANT_QUOTA_EXCEEDED;
+  EXPECT_TRUE(met());
+  h.calls.insert(h.calls.begin() + 1, {.actor = 0, .op = end, .outcome = {}, .invoked = 2, .returned = 3});
+  h.calls[2].invoked = 4, h.calls[2].returned = 5;
+  EXPECT_FALSE(met());
+}
+
 // Lane seed 5226: a batch Upsert refused for quota while an unmount takes
 // the tenant's only object, which the same batch then writes anew without its
 // group. Named under "unmount_frees_quota_for_start": the start overlaps an
@@ -813,8 +841,8 @@ TEST(MooncakeConcurrency, AQuotaRefusalDuringAnUnmountIsNamedByTheUnmountsWindow
 
 // Lane seed 104, shrunk: a plain Upsert refused for quota during an unmount
 // of the segment that held its tenant's only object. Its signature is also
-// main-failed-upsert-preempts-write-in-flight-seen-by-lane's, a finding with
-// no condition, which named it before; the unmount's window, whose condition
+// main-failed-upsert-preempts-write-in-flight-seen-by-lane's, which named it
+// while that finding had no condition; the unmount's window, whose condition
 // the run meets, names it now.
 TEST(MooncakeConcurrency, ARefusalInAnUnmountsWindowIsNamedByTheWindow) {
   PINSIM_MAIN_ONLY();

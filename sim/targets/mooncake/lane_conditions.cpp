@@ -214,6 +214,27 @@ void gap_conditions(const Model& start, const sched::History& history, Time now,
   if (quota) met->push_back("replacement_meets_quota");
 }
 
+// A start the target refused, for quota or for want of a buffer, named an
+// object whose write was in flight (a memory replica in PROCESSING) at one
+// of the start's prefixes: an UpsertStart preempts that
+// write, and erases it with its charge, before it is refused
+// (main-failed-upsert-preempts-write-in-flight).
+bool refused_start_preempts_write(const Model& start, const sched::History& history, Time now) {
+  for (const sched::Call& call : history.calls) {
+    if (!is_start(call.op.kind)) continue;
+    std::vector<ObjectId> refused = refused_for_quota(call);
+    for (ObjectId id : answered(call, ErrorCode::NO_AVAILABLE_HANDLE)) refused.push_back(id);
+    for (int prefix = 0; prefix < kPrefixes && !refused.empty(); ++prefix) {
+      const Model m = model_before(start, history, call, prefix, now);
+      for (ObjectId id : refused) {
+        const ObjectTable::Entry* held = m.objects().find(id);
+        if (held && held->second.memory_processing()) return true;
+      }
+    }
+  }
+  return false;
+}
+
 // The attempts of `op` the model refuses for quota when applied to `m`:
 // those a quota eviction follows, and a last one refused for good.
 uint64_t quota_refusals(Model& m, const Op& op, Time now) {
@@ -263,6 +284,7 @@ std::vector<std::string> lane_conditions(const Model& start, const sched::Histor
   if (start_changes_group(start, history, now)) met.push_back("start_changes_group");
   gap_conditions(start, history, now, &met);
   if (unmount_frees_quota_for_start(start, history, now)) met.push_back("unmount_frees_quota_for_start");
+  if (refused_start_preempts_write(start, history, now)) met.push_back("refused_start_preempts_write");
   return met;
 }
 
