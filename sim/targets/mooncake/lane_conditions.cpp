@@ -216,8 +216,8 @@ void gap_conditions(const Model& start, const sched::History& history, Time now,
 
 // A start the target refused, for quota or for want of a buffer, named an
 // object whose write was in flight (a memory replica in PROCESSING) at one
-// of the start's prefixes: an UpsertStart preempts that
-// write, and erases it with its charge, before it is refused
+// of the start's prefixes: an UpsertStart preempts that write, and erases it
+// with its charge, before it is refused
 // (main-failed-upsert-preempts-write-in-flight).
 bool refused_start_preempts_write(const Model& start, const sched::History& history, Time now) {
   for (const sched::Call& call : history.calls) {
