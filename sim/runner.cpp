@@ -1,11 +1,16 @@
 // Lockstep execution and comparison; see runner.h.
 #include "runner.h"
 
+#include <cxxabi.h>
 #include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <cstdlib>
+#include <exception>
 #include <initializer_list>
 #include <memory>
 #include <tuple>
+#include <typeinfo>
 #include <utility>
 #include <variant>
 
@@ -250,6 +255,20 @@ std::optional<Failure> Lockstep::check_state_expectation(const StateExpectation&
                  {{m->object, m->field, m->expected, m->actual}}, "trace", std::string(side)};
 }
 
+// A target's op that throws: MasterService's calls answer with an error
+// code, so an exception out of one is a failure of its own, named by the
+// exception's type (a mutant of its quota check made set_quota throw
+// std::invalid_argument). The run ends there; the target is not looked at.
+Failure Lockstep::thrown(size_t index, const Outcome& om, const std::exception& e) const {
+  int status = 0;
+  const std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status),
+                                                    std::free);
+  const std::string type = status == 0 && name ? name.get() : typeid(e).name();
+  return Failure{index, "exception", std::string(target_->name()) + " threw " + type + " out of the op: " + e.what(),
+                 encode_outcome(om).dump(), nlohmann::json(std::string(e.what())).dump(), type, false, {}, "model",
+                 std::string(target_->name())};
+}
+
 std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>& expect, Trace* record,
                                       const StateExpectation* expect_state) {
   const size_t index = index_++;
@@ -261,7 +280,13 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
   if (model_.may_evict(op) && target_->eviction_order_unspecified() && checks_.compare_with_model)
     before_evict = std::make_unique<Model>(model_);
   Outcome om = model_.apply(op, now_);
-  const Outcome ot = target_->apply(op, now_);
+  Outcome ot;
+  try {
+    ot = target_->apply(op, now_);
+  } catch (const std::exception& e) {
+    if (record) record->steps.push_back({now_, op, om});
+    return thrown(index, om, e);
+  }
   const uint8_t next = after_ ^ 1;
   model_.view(now_, &model_views_[next]);
   View& vm = model_views_[next];

@@ -4,6 +4,7 @@
 // Failure naming the step, what differed, the expected and the actual value.
 #pragma once
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 
@@ -19,7 +20,7 @@ namespace pinsim {
 
 struct Failure {
   size_t step = 0;       // index into the trace's steps
-  std::string what;      // "outcome", "view", "expect"
+  std::string what;      // "outcome", "view", "expect", "property", "exception"
   std::string detail;    // one line: which field differed
   std::string expected;  // JSON
   std::string actual;    // JSON
@@ -77,6 +78,7 @@ class Lockstep {
   std::optional<Failure> check_outcome_expectation(const Outcome& expect, const Outcome& got, std::string_view side);
   std::optional<Failure> check_state_expectation(const StateExpectation& e, const View& view, Capabilities caps,
                                                  std::string_view side);
+  Failure thrown(size_t index, const Outcome& om, const std::exception& e) const;
   std::optional<Failure> check_properties(const Op& op, const Outcome& outcome, const View& before,
                                           const View& after, Capabilities caps, const char* side,
                                           Capabilities decided = 0);
