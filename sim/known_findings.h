@@ -73,12 +73,12 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // (at one of the start's prefixes, or of the call that found nothing, the
 // object there or not) refuses it for quota or runs a quota eviction for it,
 // and another call found no such object while it ran;
-// "unmount_frees_quota_for_start", a start overlaps an unmount that, applied
-// first at one of the start's prefixes, spares the start some of the model's
-// refusals for quota; "refused_start_preempts_write", a start the target
-// refused, for quota or for want of a buffer, names an object whose write is
-// in flight at one of its prefixes. A sequential run never meets the last
-// nine.
+// "unmount_frees_quota_for_start", a start overlaps an unmount answered OK
+// that, applied first at one of the start's prefixes, spares the start some
+// of the model's refusals for quota; "refused_start_preempts_write", a start
+// the target refused, for quota or for want of a buffer, names an object
+// whose write is in flight at one of its prefixes. A sequential run never
+// meets the last nine.
 inline constexpr std::string_view kFindingConditions[] = {
     "proposal_id_reused",      "restore_applied",     "dfs_asked",
     "at_task_timeout",         "end_after_copy_end",  "expected_quota_exceeded",

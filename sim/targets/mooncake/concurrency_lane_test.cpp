@@ -837,6 +837,10 @@ TEST(MooncakeConcurrency, AQuotaRefusalDuringAnUnmountIsNamedByTheUnmountsWindow
   for (sched::Call& call : other_segment.calls)
     if (call.op.kind == OpKind::Unmount) call.op.segment = 1;
   EXPECT_FALSE(met(other_segment));  // an unmount that erases nothing frees no quota
+  sched::History refused = r.history;
+  for (sched::Call& call : refused.calls)
+    if (call.op.kind == OpKind::Unmount) call.outcome.code = ErrorCode::INTERNAL_ERROR;
+  EXPECT_FALSE(met(refused));  // an unmount that failed took nothing (PR 3529 refuses some)
 }
 
 // Lane seed 104, shrunk: a plain Upsert refused for quota during an unmount

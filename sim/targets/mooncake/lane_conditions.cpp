@@ -247,10 +247,10 @@ uint64_t quota_refusals(Model& m, const Op& op, Time now) {
   return refusals() - before;
 }
 
-// A start overlapped an unmount that, applied first at one of the start's
-// prefixes, spares the start some refusals for quota in the model (lane seed
-// 5226): the unmount erases objects of the start's tenant and frees their
-// charge. UnmountSegment makes the segment's replicas unreadable at once but
+// A start overlapped an unmount, answered OK, that, applied first at one of
+// the start's prefixes, spares the start some refusals for quota in the model
+// (lane seed 5226): the unmount erases objects of the start's tenant and
+// frees their charge. UnmountSegment makes the segment's replicas unreadable at once but
 // sweeps their objects later, so in between an object whose only replicas
 // were there still holds its charge, which no quota eviction can free (it
 // takes only readable replicas), while a writer of the object finds it gone
@@ -259,7 +259,8 @@ bool unmount_frees_quota_for_start(const Model& start, const sched::History& his
   for (const sched::Call& call : history.calls) {
     if (!is_start(call.op.kind)) continue;
     for (const sched::Call& unmount : history.calls) {
-      if (unmount.op.kind != OpKind::Unmount || unmount.returned < call.invoked || unmount.invoked > call.returned)
+      if (unmount.op.kind != OpKind::Unmount || unmount.outcome.code != ErrorCode::OK ||
+          unmount.returned < call.invoked || unmount.invoked > call.returned)
         continue;
       for (int prefix = 0; prefix < kPrefixes; ++prefix) {
         Model kept = model_before(start, history, call, prefix, now, &unmount);
