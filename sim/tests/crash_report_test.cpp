@@ -5,35 +5,18 @@
 #include <signal.h>
 
 #include <filesystem>
-#include <variant>
 
 #include "campaign.h"
 #include "crash_report.h"
+#include "model_but_at.h"
 #include "trace.h"
 
 namespace pinsim {
 
 namespace {
 
-// The model, except that its fifth op dereferences nothing.
-class CrashingTarget final : public Target {
- public:
-  explicit CrashingTarget(const Config& config) : model_(std::get<Model>(Model::create(config))) {}
-  std::string_view name() const override { return "crashing"; }
-  Capabilities capabilities() const override { return kCapAll; }
-  Outcome apply(const Op& op, Time now) override {
-    if (++ops_ == 5) raise(SIGSEGV);
-    return model_.apply(op, now);
-  }
-  View view(Time now) const override { return model_.view(now); }
-
- private:
-  Model model_;
-  int ops_ = 0;
-};
-
 std::unique_ptr<Target> crashing(const Config& config, const TargetOptions&, std::string*) {
-  return std::make_unique<CrashingTarget>(config);
+  return std::make_unique<ModelButAt>(config, 5, [] { raise(SIGSEGV); });  // the fifth op crashes
 }
 
 // In the working directory (the build's): the death test's child, started

@@ -5,33 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
-#include <variant>
 
 #include "campaign.h"
+#include "model_but_at.h"
 
 namespace pinsim {
 
 namespace {
 
-// The model, except that its fifth op throws.
-class ThrowingTarget final : public Target {
- public:
-  explicit ThrowingTarget(const Config& config) : model_(std::get<Model>(Model::create(config))) {}
-  std::string_view name() const override { return "throwing"; }
-  Capabilities capabilities() const override { return kCapAll; }
-  Outcome apply(const Op& op, Time now) override {
-    if (++ops_ == 5) throw std::invalid_argument("policy out of range");
-    return model_.apply(op, now);
-  }
-  View view(Time now) const override { return model_.view(now); }
-
- private:
-  Model model_;
-  int ops_ = 0;
-};
-
 std::unique_ptr<Target> throwing(const Config& config, const TargetOptions&, std::string*) {
-  return std::make_unique<ThrowingTarget>(config);
+  return std::make_unique<ModelButAt>(config, 5, [] { throw std::invalid_argument("policy out of range"); });
 }
 
 TEST(ThrownOp, IsAFailureNamedByTheExceptionsType) {

@@ -521,6 +521,20 @@ Op small_write(OpKind kind, ObjectId id, GroupId group) {
   return write;
 }
 
+// An op of `kind` that names `id` and nothing more (an End, a Revoke).
+Op keyed(OpKind kind, ObjectId id) {
+  Op op;
+  op.kind = kind;
+  op.object = id;
+  return op;
+}
+
+// Whether the history `h`, from `start`, meets the lane condition `condition`.
+bool meets(const Model& start, const sched::History& h, Time now, const char* condition) {
+  const auto c = lane_conditions(start, h, now);
+  return std::count(c.begin(), c.end(), condition) > 0;
+}
+
 // A model of seed 884's segments with no tenant quota, and nothing written.
 Model unquoted_model() {
   Config config = make_scenario(884, kClients, {}, kBefore32).config;
@@ -700,22 +714,15 @@ TEST(MooncakeConcurrency, AStartThatMovesAWriteBegunInTheRoundChangesItsGroup) {
 TEST(MooncakeConcurrency, TheGapConditionsReadTheStateTheGapOpenedFrom) {
   const Model start = unquoted_model();  // no quota: the route gap's condition alone
   const ObjectId fresh{0, 1};
-  Op revoke;
-  revoke.kind = OpKind::PutRevoke;
-  revoke.object = fresh;
   sched::History h;
   h.calls.push_back({.actor = 1, .op = small_write(OpKind::UpsertStart, fresh, 1), .outcome = {}, .invoked = 1,
                      .returned = 10});
   h.calls.push_back({.actor = 0, .op = small_write(OpKind::PutStart, fresh, 1), .outcome = {}, .invoked = 3,
                      .returned = 4});
-  h.calls.push_back({.actor = 0, .op = revoke, .outcome = {}, .invoked = 5, .returned = 6});
-  const auto met = [&] {
-    const auto c = lane_conditions(start, h, 0);
-    return std::count(c.begin(), c.end(), "start_keeps_group") > 0;
-  };
-  EXPECT_FALSE(met());
+  h.calls.push_back({.actor = 0, .op = keyed(OpKind::PutRevoke, fresh), .outcome = {}, .invoked = 5, .returned = 6});
+  EXPECT_FALSE(meets(start, h, 0, "start_keeps_group"));
   h.calls[2].outcome.code = ErrorCode::OBJECT_NOT_FOUND;
-  EXPECT_TRUE(met());
+  EXPECT_TRUE(meets(start, h, 0, "start_keeps_group"));
 }
 
 // "start_keeps_group" (the route gap) and "replacement_meets_quota" (the
@@ -784,26 +791,21 @@ TEST(MooncakeConcurrency, AQuotaRetryErasesAWriteTheModelRefused) {
 TEST(MooncakeConcurrency, ThePreemptedWriteConditionNeedsARefusedStartOfAWriteInFlight) {
   const Model start = unquoted_model();
   const ObjectId fresh{0, 1};
-  Op end;
-  end.kind = OpKind::PutEnd;
-  end.object = fresh;
+  constexpr const char* kCondition = "refused_start_preempts_write";
   sched::History h;
   h.calls.push_back({.actor = 0, .op = small_write(OpKind::PutStart, fresh, 0), .outcome = {}, .invoked = 1,
                      .returned = 2});
   h.calls.push_back({.actor = 1, .op = small_write(OpKind::UpsertStart, fresh, 0),
                      .outcome = {.code = ErrorCode::NO_AVAILABLE_HANDLE}, .invoked = 3, .returned = 4});
-  const auto met = [&] {
-    const auto c = lane_conditions(start, h, 0);
-    return std::count(c.begin(), c.end(), "refused_start_preempts_write") > 0;
-  };
-  EXPECT_TRUE(met());
+  EXPECT_TRUE(meets(start, h, 0, kCondition));
   h.calls[1].outcome.code = ErrorCode::OK;
-  EXPECT_FALSE(met());
+  EXPECT_FALSE(meets(start, h, 0, kCondition));
   h.calls[1].outcome.code = ErrorCode::TENANT_QUOTA_EXCEEDED;
-  EXPECT_TRUE(met());
-  h.calls.insert(h.calls.begin() + 1, {.actor = 0, .op = end, .outcome = {}, .invoked = 2, .returned = 3});
+  EXPECT_TRUE(meets(start, h, 0, kCondition));
+  h.calls.insert(h.calls.begin() + 1,
+                 {.actor = 0, .op = keyed(OpKind::PutEnd, fresh), .outcome = {}, .invoked = 2, .returned = 3});
   h.calls[2].invoked = 4, h.calls[2].returned = 5;
-  EXPECT_FALSE(met());
+  EXPECT_FALSE(meets(start, h, 0, kCondition));
 }
 
 // Lane seed 5226: a batch Upsert refused for quota while an unmount takes

@@ -1,0 +1,33 @@
+// The model as a target, except at one op: the n-th op runs `act` first (a
+// test's misbehaving target: one that crashes, one that throws).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "target.h"
+
+namespace pinsim {
+
+class ModelButAt final : public Target {
+ public:
+  ModelButAt(const Config& config, int n, std::function<void()> act)
+      : model_(std::get<Model>(Model::create(config))), n_(n), act_(std::move(act)) {}
+  std::string_view name() const override { return "misbehaving"; }
+  Capabilities capabilities() const override { return kCapAll; }
+  Outcome apply(const Op& op, Time now) override {
+    if (++ops_ == n_) act_();
+    return model_.apply(op, now);
+  }
+  View view(Time now) const override { return model_.view(now); }
+
+ private:
+  Model model_;
+  int n_;
+  std::function<void()> act_;
+  int ops_ = 0;
+};
+
+}  // namespace pinsim
