@@ -521,6 +521,12 @@ Op small_write(OpKind kind, ObjectId id, GroupId group) {
   return write;
 }
 
+// A call of `actor` running `op` from `invoked` to `returned`, answered `code`.
+sched::Call call_of(uint32_t actor, const Op& op, uint64_t invoked, uint64_t returned,
+                    ErrorCode code = ErrorCode::OK) {
+  return {.actor = actor, .op = op, .outcome = {.code = code}, .invoked = invoked, .returned = returned};
+}
+
 // An op of `kind` that names `id` and nothing more (an End, a Revoke).
 Op keyed(OpKind kind, ObjectId id) {
   Op op;
@@ -692,19 +698,13 @@ TEST(MooncakeConcurrency, AStartThatMovesAWriteBegunInTheRoundChangesItsGroup) {
   const Model start = unquoted_model();
   const ObjectId fresh{0, 1};
   sched::History h;
-  h.calls.push_back({.actor = 0, .op = small_write(OpKind::PutStart, fresh, 1), .outcome = {}, .invoked = 1,
-                     .returned = 2});
-  h.calls.push_back({.actor = 1, .op = small_write(OpKind::UpsertStart, fresh, 1), .outcome = {}, .invoked = 3,
-                     .returned = 4});
-  const auto met = [&] {
-    const auto c = lane_conditions(start, h, 0);
-    return std::count(c.begin(), c.end(), "start_changes_group") > 0;
-  };
-  EXPECT_FALSE(met());
+  h.calls.push_back(call_of(0, small_write(OpKind::PutStart, fresh, 1), 1, 2));
+  h.calls.push_back(call_of(1, small_write(OpKind::UpsertStart, fresh, 1), 3, 4));
+  EXPECT_FALSE(meets(start, h, 0, "start_changes_group"));
   h.calls[1].op.group = 2;
-  EXPECT_TRUE(met());
+  EXPECT_TRUE(meets(start, h, 0, "start_changes_group"));
   h.calls[1].outcome.code = ErrorCode::OBJECT_ALREADY_EXISTS;
-  EXPECT_FALSE(met());
+  EXPECT_FALSE(meets(start, h, 0, "start_changes_group"));
 }
 
 // The gap conditions read the start also at the prefixes of the call that
@@ -715,11 +715,9 @@ TEST(MooncakeConcurrency, TheGapConditionsReadTheStateTheGapOpenedFrom) {
   const Model start = unquoted_model();  // no quota: the route gap's condition alone
   const ObjectId fresh{0, 1};
   sched::History h;
-  h.calls.push_back({.actor = 1, .op = small_write(OpKind::UpsertStart, fresh, 1), .outcome = {}, .invoked = 1,
-                     .returned = 10});
-  h.calls.push_back({.actor = 0, .op = small_write(OpKind::PutStart, fresh, 1), .outcome = {}, .invoked = 3,
-                     .returned = 4});
-  h.calls.push_back({.actor = 0, .op = keyed(OpKind::PutRevoke, fresh), .outcome = {}, .invoked = 5, .returned = 6});
+  h.calls.push_back(call_of(1, small_write(OpKind::UpsertStart, fresh, 1), 1, 10));
+  h.calls.push_back(call_of(0, small_write(OpKind::PutStart, fresh, 1), 3, 4));
+  h.calls.push_back(call_of(0, keyed(OpKind::PutRevoke, fresh), 5, 6));
   EXPECT_FALSE(meets(start, h, 0, "start_keeps_group"));
   h.calls[2].outcome.code = ErrorCode::OBJECT_NOT_FOUND;
   EXPECT_TRUE(meets(start, h, 0, "start_keeps_group"));
@@ -793,17 +791,14 @@ TEST(MooncakeConcurrency, ThePreemptedWriteConditionNeedsARefusedStartOfAWriteIn
   const ObjectId fresh{0, 1};
   constexpr const char* kCondition = "refused_start_preempts_write";
   sched::History h;
-  h.calls.push_back({.actor = 0, .op = small_write(OpKind::PutStart, fresh, 0), .outcome = {}, .invoked = 1,
-                     .returned = 2});
-  h.calls.push_back({.actor = 1, .op = small_write(OpKind::UpsertStart, fresh, 0),
-                     .outcome = {.code = ErrorCode::NO_AVAILABLE_HANDLE}, .invoked = 3, .returned = 4});
+  h.calls.push_back(call_of(0, small_write(OpKind::PutStart, fresh, 0), 1, 2));
+  h.calls.push_back(call_of(1, small_write(OpKind::UpsertStart, fresh, 0), 3, 4, ErrorCode::NO_AVAILABLE_HANDLE));
   EXPECT_TRUE(meets(start, h, 0, kCondition));
   h.calls[1].outcome.code = ErrorCode::OK;
   EXPECT_FALSE(meets(start, h, 0, kCondition));
   h.calls[1].outcome.code = ErrorCode::TENANT_QUOTA_EXCEEDED;
   EXPECT_TRUE(meets(start, h, 0, kCondition));
-  h.calls.insert(h.calls.begin() + 1,
-                 {.actor = 0, .op = keyed(OpKind::PutEnd, fresh), .outcome = {}, .invoked = 2, .returned = 3});
+  h.calls.insert(h.calls.begin() + 1, call_of(0, keyed(OpKind::PutEnd, fresh), 2, 3));
   h.calls[2].invoked = 4, h.calls[2].returned = 5;
   EXPECT_FALSE(meets(start, h, 0, kCondition));
 }

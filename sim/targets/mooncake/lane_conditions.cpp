@@ -157,12 +157,15 @@ std::vector<std::string> model_quota_conditions(const Model& start, const sched:
   return met;
 }
 
+// Whether two calls ran at once at some instant (their intervals overlap).
+bool overlap(const sched::Call& a, const sched::Call& b) { return a.invoked <= b.returned && b.invoked <= a.returned; }
+
 // The calls other than `call` that answered OBJECT_NOT_FOUND for `id` while
 // `call` ran (their intervals overlap).
 std::vector<const sched::Call*> not_found_during(const sched::History& history, const sched::Call& call, ObjectId id) {
   std::vector<const sched::Call*> out;
   for (const sched::Call& other : history.calls) {
-    if (&other == &call || other.returned < call.invoked || other.invoked > call.returned) continue;
+    if (&other == &call || !overlap(other, call)) continue;
     const std::vector<ObjectId> ids = answered(other, ErrorCode::OBJECT_NOT_FOUND);
     if (std::count(ids.begin(), ids.end(), id) > 0) out.push_back(&other);
   }
@@ -250,17 +253,16 @@ uint64_t quota_refusals(Model& m, const Op& op, Time now) {
 // A start overlapped an unmount, answered OK, that, applied first at one of
 // the start's prefixes, spares the start some refusals for quota in the model
 // (lane seed 5226): the unmount erases objects of the start's tenant and
-// frees their charge. UnmountSegment makes the segment's replicas unreadable at once but
-// sweeps their objects later, so in between an object whose only replicas
-// were there still holds its charge, which no quota eviction can free (it
-// takes only readable replicas), while a writer of the object finds it gone
-// (main-unmount-sweep-keeps-charge-of-lost-object).
+// frees their charge. UnmountSegment makes the segment's replicas unreadable
+// at once but sweeps their objects later, so in between an object whose only
+// replicas were there still holds its charge, which no quota eviction can
+// free (it takes only readable replicas), while a writer of the object finds
+// it gone (main-unmount-sweep-keeps-charge-of-lost-object).
 bool unmount_frees_quota_for_start(const Model& start, const sched::History& history, Time now) {
   for (const sched::Call& call : history.calls) {
     if (!is_start(call.op.kind)) continue;
     for (const sched::Call& unmount : history.calls) {
-      if (unmount.op.kind != OpKind::Unmount || unmount.outcome.code != ErrorCode::OK ||
-          unmount.returned < call.invoked || unmount.invoked > call.returned)
+      if (unmount.op.kind != OpKind::Unmount || unmount.outcome.code != ErrorCode::OK || !overlap(unmount, call))
         continue;
       for (int prefix = 0; prefix < kPrefixes; ++prefix) {
         Model kept = model_before(start, history, call, prefix, now, &unmount);
