@@ -1,19 +1,17 @@
 // Lockstep execution and comparison; see runner.h.
 #include "runner.h"
 
-#include <cxxabi.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 #include <exception>
 #include <initializer_list>
 #include <memory>
 #include <tuple>
-#include <typeinfo>
 #include <utility>
 #include <variant>
 
+#include "exception_type.h"
 #include "json_codec.h"
 
 namespace pinsim {
@@ -260,10 +258,7 @@ std::optional<Failure> Lockstep::check_state_expectation(const StateExpectation&
 // exception's type (a mutant of its quota check made set_quota throw
 // std::invalid_argument). The run ends there; the target is not looked at.
 Failure Lockstep::thrown(size_t index, const Outcome& om, const std::exception& e) const {
-  int status = 0;
-  const std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status),
-                                                    std::free);
-  const std::string type = status == 0 && name ? name.get() : typeid(e).name();
+  const std::string type = exception_type(e);
   return Failure{index, "exception", std::string(target_->name()) + " threw " + type + " out of the op: " + e.what(),
                  encode_outcome(om).dump(), nlohmann::json(std::string(e.what())).dump(), type, false, {}, "model",
                  std::string(target_->name())};

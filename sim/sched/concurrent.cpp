@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <atomic>
 #include <deque>
+#include <exception>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "digest.h"
 #include "digest_set.h"
+#include "exception_type.h"
 #include "json_codec.h"
 #include "runner.h"
 
@@ -26,18 +28,25 @@ History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scrip
 History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scripts, Time now, Policy& policy) {
   std::vector<std::vector<Call>> per_actor(scripts.size());
   std::atomic<uint64_t> clock{0};  // advanced by one actor at a time, between synchronisation points
+  std::optional<Thrown> thrown;    // written by one actor at a time, like the clock
   Scheduler s(policy);
   for (uint32_t a = 0; a < scripts.size(); ++a)
     s.spawn([&, a] {
       for (const Op& op : scripts[a]) {
         Call c{a, op, {}, ++clock, 0};
-        c.outcome = target.apply(op, now);
+        try {
+          c.outcome = target.apply(op, now);
+        } catch (const std::exception& e) {
+          if (!thrown) thrown = Thrown{a, op, exception_type(e), e.what()};
+          return;
+        }
         c.returned = ++clock;
         per_actor[a].push_back(std::move(c));
       }
     });
   History h;
   h.run = s.run();
+  h.thrown = std::move(thrown);
   for (auto& calls : per_actor)
     for (Call& c : calls) h.calls.push_back(std::move(c));
   std::sort(h.calls.begin(), h.calls.end(), [](const Call& x, const Call& y) { return x.invoked < y.invoked; });
@@ -45,6 +54,10 @@ History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scrip
   h.final_view = target.view(now);
   h.final_placement = target.placement();
   return h;
+}
+
+std::string Thrown::signature() const {
+  return "exception/" + std::string(to_string(op.kind)) + "/" + type;
 }
 
 namespace {

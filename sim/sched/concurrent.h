@@ -28,8 +28,20 @@ struct Call {
   uint64_t returned = 0;  // event clock at the return
 };
 
+// A call that threw out of the target (exception_type.h): its actor's
+// script ends there, and the round is a failure of its own.
+struct Thrown {
+  uint32_t actor = 0;
+  Op op;
+  std::string type;  // the exception's type, demangled
+  std::string what;
+
+  std::string signature() const;  // "exception/<op>/<type>"
+};
+
 struct History {
-  std::vector<Call> calls;  // in invocation order
+  std::vector<Call> calls;  // in invocation order, a call that threw left out
+  std::optional<Thrown> thrown;  // the first call that threw
   View final_view;
   std::optional<Placement> final_placement;  // when the target shows it (Target::placement)
   RunResult run;  // the schedule, and whether it deadlocked

@@ -109,6 +109,12 @@ class Lane {
                      "round " + std::to_string(out_.rounds - 1) + ": the lock graph has a cycle of " +
                          std::to_string(h.run.lock_cycle.size()) + " locks (a potential deadlock)",
                      "", "", "cycle"};
+    if (h.thrown)
+      return Failure{index, "exception",
+                     "round " + std::to_string(out_.rounds - 1) + ": actor " + std::to_string(h.thrown->actor) + "'s " +
+                         std::string(to_string(h.thrown->op.kind)) + " threw " + h.thrown->type + ": " +
+                         h.thrown->what,
+                     "", nlohmann::json(h.thrown->what).dump(), h.thrown->type};
     // Placement is compared: a start fixes its preference when it begins, so
     // a linearization may give it any order of the segments (linearize), and
     // the model must end with the target's free space and, when the target

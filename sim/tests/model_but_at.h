@@ -13,10 +13,11 @@ namespace pinsim {
 
 class ModelButAt final : public Target {
  public:
-  ModelButAt(const Config& config, int n, std::function<void()> act)
-      : model_(std::get<Model>(Model::create(config))), n_(n), act_(std::move(act)) {}
+  // `caps`: kCapAll, or with kCapThreadSafe for the concurrent lane.
+  ModelButAt(const Config& config, int n, std::function<void()> act, Capabilities caps = kCapAll)
+      : model_(std::get<Model>(Model::create(config))), n_(n), act_(std::move(act)), caps_(caps) {}
   std::string_view name() const override { return "misbehaving"; }
-  Capabilities capabilities() const override { return kCapAll; }
+  Capabilities capabilities() const override { return caps_; }
   Outcome apply(const Op& op, Time now) override {
     if (++ops_ == n_) act_();
     return model_.apply(op, now);
@@ -27,6 +28,7 @@ class ModelButAt final : public Target {
   Model model_;
   int n_;
   std::function<void()> act_;
+  Capabilities caps_;
   int ops_ = 0;
 };
 

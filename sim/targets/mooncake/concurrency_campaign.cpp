@@ -222,8 +222,9 @@ bool add(const Result& r, uint64_t seed, const Args& a, Totals& t, const Scenari
       for (const std::string& s : r.alternatives) also += (also.empty() ? "; also " : ", ") + s;
       for (const std::string& c : r.conditions) also += "; when " + c;
       if (!how.empty()) also += "; " + how;
-      std::printf("seed %llu: not linearizable (%s%s): %s\n", static_cast<unsigned long long>(seed),
-                  r.signature.c_str(), also.c_str(), r.violation->c_str());
+      std::printf("seed %llu: %s (%s%s): %s\n", static_cast<unsigned long long>(seed),
+                  r.history.thrown ? "an op threw" : "not linearizable", r.signature.c_str(), also.c_str(),
+                  r.violation->c_str());
     }
   }
   return unknown;
@@ -331,6 +332,7 @@ bool draw(const std::string& path, const std::string& html, const Scenario& scen
   shown.history = &r.history;
   shown.verdict = r.history.run.deadlock ? "deadlock"
                   : !r.cycle.empty()     ? "a cycle in the lock graph"
+                  : r.history.thrown     ? "an op threw: " + r.signature
                   : r.violation          ? "no order of the calls explains them: " + r.signature
                                          : "passes: an order of the calls explains every outcome and the View";
   if (diverged) shown.verdict += " (the run did not follow the recorded schedule)";

@@ -447,13 +447,18 @@ Result run_under(const Scenario& scenario, const Naming& naming,
   // random engine (seeded by the adapter, unknown to the model), so only the
   // objects, gauges, deadlines and leases are compared.
   const Capabilities caps = target->capabilities() & ~kCapSegments;
+  if (const auto& thrown = r.history.thrown) {  // a failure of its own, named by the exception's type
+    r.violation = "actor " + std::to_string(thrown->actor) + " (" + scenario.roles.at(thrown->actor) + ")'s " +
+                  std::string(to_string(thrown->op.kind)) + " threw " + thrown->type + ": " + thrown->what;
+    r.signature = thrown->signature();
+  }
   try {
-    r.violation = sched::check_linearizable(model, r.history, scenario.now, caps);
+    if (!r.violation) r.violation = sched::check_linearizable(model, r.history, scenario.now, caps);
   } catch (const sched::SearchUndecided& e) {  // a failure no finding explains, never a pass
     r.violation = e.what();
     r.signature = sched::kUndecided;
   }
-  if (r.violation) r.conditions = lane_conditions(model, r.history, scenario.now);
+  if (r.violation && !r.history.thrown) r.conditions = lane_conditions(model, r.history, scenario.now);
   if (r.violation && r.signature.empty()) name_violation(model, scenario.now, caps, naming, r);
   r.edges = named_lock_edges(*target);
   for (const void* lock : r.history.run.lock_cycle) r.cycle.push_back(name_of(*target, lock));
@@ -570,6 +575,7 @@ RunResult replay_trace(const Trace& trace) {
   Failure f;
   if (r.history.run.deadlock) f.what = "deadlock";
   else if (!r.cycle.empty()) f.what = "lock-cycle";
+  else if (const auto& thrown = r.history.thrown) f.what = "exception", f.field = thrown->type, f.detail = *r.violation;
   else if (r.violation) f.what = "not-linearizable", f.field = r.signature, f.detail = *r.violation;
   if (!f.what.empty()) out.failure = f;
   return out;

@@ -84,8 +84,10 @@ struct Result {
   std::string variant;  // the tree (Target::variant), for matching known findings
   std::string error;  // the target refused the scenario, or the prefix already differed from the model
   sched::History history;
-  std::optional<std::string> violation;  // no linearization explains the history
-  std::string signature;                 // of the violation (violation_signatures' first), or ""
+  // No linearization explains the history, or a call threw (history.thrown,
+  // its signature "exception/<op>/<type>", with no conditions or alternatives).
+  std::optional<std::string> violation;
+  std::string signature;  // of the violation (violation_signatures' first), or ""
   // The others violation_signatures gives: any of them may be what a known
   // finding names (the first call that explains is no more the defect's
   // than the others).
