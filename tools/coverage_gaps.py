@@ -69,8 +69,8 @@ REASONS = [  # (function names, mark in the block's first statement or nearest c
     # Guards: true only when an invariant is already broken. "lane:" rows:
     # true only under concurrent requests, which the concurrency lane drives.
     ("PutStart|UpsertStart|AllocateAndInsertMetadata", r"object_already_exists|!inserted",
-     "lane: the object-exists check repeated under the target shard's lock; "
-     "only a request that inserts the key between the two shard locks makes it true"),
+     "guard: the object-exists check repeated under the target shard's lock: every start of a key holds the key's "
+     "object operation lock across both shard locks, and only starts insert metadata (restore and NoF aside)"),
     ("PutStart|UpsertStart", r"^\s*return tl::make_unexpected\(ErrorCode::TENANT_QUOTA_EXCEEDED\);",
      "guard: after the retry loop, whose last attempt always returns"),
     ("EvictTenantMemoryForQuota", r"target_bytes == 0",
