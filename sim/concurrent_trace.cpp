@@ -15,6 +15,7 @@ json encode_concurrent(const ConcurrentRun& run) {
   json settings = {{"clients", s.clients},         {"background", s.background},   {"ops_per_round", s.ops_per_round},
                    {"rounds", s.rounds},           {"schedule", s.schedule},       {"preempt_pct", s.preempt_pct},
                    {"pct_depth", s.pct_depth},     {"preempt_bound", s.preempt_bound}};
+  if (s.unmount_sweep != "in_call") settings["unmount_sweep"] = s.unmount_sweep;  // the default is left out
   json rounds = json::array();
   for (const ConcurrentRound& r : run.rounds) {
     json actors = json::array();
@@ -50,7 +51,7 @@ void only_fields(const json& j, const std::string& path, std::initializer_list<c
 ConcurrentSettings decode_settings(const json& j) {
   const std::string path = "$.concurrent.settings";
   only_fields(j, path, {"clients", "background", "ops_per_round", "rounds", "schedule", "preempt_pct", "pct_depth",
-                        "preempt_bound"});
+                        "preempt_bound", "unmount_sweep"});
   ConcurrentSettings s;
   auto count = [&](const char* key, uint32_t max, uint32_t* out) {
     if (j.contains(key)) *out = small_count(j[key], path + "." + key, max);
@@ -68,6 +69,11 @@ ConcurrentSettings decode_settings(const json& j) {
         throw DecodeError(path + ".background: unknown actor " + b.dump() + " (evict, cleanup)");
       s.background.push_back(b.get<std::string>());
     }
+  }
+  if (j.contains("unmount_sweep")) {
+    if (j["unmount_sweep"] != "in_call" && j["unmount_sweep"] != "after_round")
+      throw DecodeError(path + ".unmount_sweep: expected in_call or after_round");
+    s.unmount_sweep = j["unmount_sweep"].get<std::string>();
   }
   if (j.contains("schedule")) {
     if (j["schedule"] != "random" && j["schedule"] != "pct" && j["schedule"] != "odometer")

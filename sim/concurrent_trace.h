@@ -25,6 +25,10 @@ struct ConcurrentSettings {
   uint32_t preempt_pct = 100;           // random: how often the running actor may be preempted
   uint32_t pct_depth = 3;               // pct: d (d-1 change points)
   uint32_t preempt_bound = 2;           // odometer: at most K preemptions per round
+  // The Mooncake lane's: "in_call", an unmount's sweep of the objects it left
+  // without a replica runs inside the call; "after_round", as MasterService's
+  // replica-cleanup worker may, after every call of the round.
+  std::string unmount_sweep = "in_call";
   bool operator==(const ConcurrentSettings&) const = default;
 };
 

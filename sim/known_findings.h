@@ -77,8 +77,11 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // that, applied first at one of the start's prefixes, spares the start some
 // of the model's refusals for quota; "refused_start_preempts_write", a start
 // the target refused, for quota or for want of a buffer, names an object
-// whose write is in flight at one of its prefixes. A sequential run never
-// meets the last nine.
+// whose write is in flight at one of its prefixes;
+// "remove_all_counts_unmounted", with an unmount's sweep after the round, a
+// RemoveAll that ends after an unmount answered OK began counts an object
+// that, applied first at one of its prefixes, the unmount takes. A
+// sequential run never meets the last ten.
 inline constexpr std::string_view kFindingConditions[] = {
     "proposal_id_reused",      "restore_applied",     "dfs_asked",
     "at_task_timeout",         "end_after_copy_end",  "expected_quota_exceeded",
@@ -86,7 +89,7 @@ inline constexpr std::string_view kFindingConditions[] = {
     "preserved_pin_dropped",   "preserve_resizes",    "start_changes_group",
     "start_preempts_write",    "unmount_takes_processing", "quota_retry_admitted",
     "start_keeps_group",       "replacement_meets_quota", "unmount_frees_quota_for_start",
-    "refused_start_preempts_write"};
+    "refused_start_preempts_write", "remove_all_counts_unmounted"};
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`

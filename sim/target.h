@@ -46,6 +46,10 @@ class Target {
   // target's are whole). The runner asks for it at a run's last step, so a
   // change an op made outside what it touched shows by the run's end.
   virtual void view_whole_next() {}
+  // Runs the background work the target left for after a concurrent round's
+  // calls (the Mooncake lane's unmount sweep, "after_round"); the lane asks
+  // for it at the round's quiescent point, before the round's View.
+  virtual void settle() {}
   // Where its replicas are (model/placement.h), for the concurrent lane: at a
   // round's end it keeps only the model states that placed as the target
   // did. nullopt when the target cannot show it (the lane then compares the

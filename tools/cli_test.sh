@@ -246,6 +246,18 @@ check 0 - run $LANE --seed 5 --trace "$T/c2.json"
 cmp -s "$T/c1.json" "$T/c2.json" || { echo "FAIL: the same seed wrote two concurrent traces"; fail=1; }
 check 0 - replay "$T/c1.json" --record "$T/c3.json"
 cmp -s "$T/c1.json" "$T/c3.json" || { echo "FAIL: replay --record of a concurrent trace differs"; fail=1; }
+# The unmount sweep after the round is the Mooncake lane's; a value neither
+# lane knows is a malformed trace.
+for v in after_round later; do
+  /usr/bin/python3 - "$T/c1.json" "$v" "$T/c-$v.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["concurrent"]["settings"]["unmount_sweep"] = sys.argv[2]
+json.dump(t, open(sys.argv[3], "w"))
+PY
+done
+check 2 "unmount_sweep: after_round is the Mooncake lane's" replay "$T/c-after_round.json"
+check 2 "unmount_sweep: expected in_call or after_round" replay "$T/c-later.json"
 check 1 - run --target embedded --fault F19 --actors 2 --background cleanup --seeds 1..400 --swarm --ops 40 \
   --stop-on-failure --out "$T/f19.json"
 check 1 - replay "$T/f19.json"

@@ -50,6 +50,7 @@ History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scrip
   for (auto& calls : per_actor)
     for (Call& c : calls) h.calls.push_back(std::move(c));
   std::sort(h.calls.begin(), h.calls.end(), [](const Call& x, const Call& y) { return x.invoked < y.invoked; });
+  target.settle();           // a worker's deferred work runs once the calls are done
   target.view_whole_next();  // the round's one View
   h.final_view = target.view(now);
   h.final_placement = target.placement();

@@ -310,6 +310,11 @@ pinsim::RunResult replay_concurrent(const Trace& trace, TargetFactory factory, c
   pinsim::RunResult out;
   out.trace = trace;
   out.trace.steps.clear();
+  if (trace.concurrent && trace.concurrent->settings.unmount_sweep != "in_call") {
+    out.error = "$.concurrent.settings.unmount_sweep: " + trace.concurrent->settings.unmount_sweep +
+                " is the Mooncake lane's (mooncake_concurrency --replay)";
+    return out;
+  }
   Lane lane(factory, options, checks, &out);
   if (!lane.start(trace) || !trace.concurrent) return out;
   out.trace.concurrent->rounds.clear();

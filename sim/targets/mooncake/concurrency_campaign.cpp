@@ -12,11 +12,12 @@
 // not known is shrunk (fewer ops, actors, preemptions: schedule_shrink.h)
 // and written there as a trace with its schedule; --replay FILE runs such a
 // trace again and says whether it still fails, and how; with --html it also
-// draws the interleaving (sched/history_html.h).
+// draws the interleaving (sched/history_html.h), with --record it writes the
+// trace as run (its schedule as taken: a trace written by hand gets one).
 //   mooncake_concurrency --seeds 1..200 [--clients 3] [--preempt 100 | --schedule pct [--pct-depth 3]]
 //                        [--background evict,cleanup]
 //                        [--known DIR] [--out FILE]
-//   mooncake_concurrency --replay FILE [--html PICTURE.html]
+//   mooncake_concurrency --replay FILE [--html PICTURE.html] [--record FILE]
 #include <charconv>
 #include <cstdio>
 #include <map>
@@ -47,7 +48,7 @@ struct Args {
   Background background;
   std::vector<pinsim::KnownFinding> known;
   std::vector<pinsim::KnownFinding> known_sequential;  // --known-sequential DIR: scenarios/findings
-  std::string out, replay, html;  // --out FILE, --replay FILE, --html FILE
+  std::string out, replay, html, record;  // --out FILE, --replay FILE, --html FILE, --record FILE
   bool campaign_flags = false;  // any flag that shapes a campaign (contradicts --replay)
 };
 
@@ -84,7 +85,7 @@ constexpr const char* kUsage =
     "usage: mooncake_concurrency --seeds A..B [--clients N] [--preempt P | --schedule pct [--pct-depth D]]\n"
     "                            [--background evict,cleanup|evict|cleanup|none] [--known DIR]\n"
     "                            [--known-sequential DIR] [--out FILE]\n"
-    "       mooncake_concurrency --replay FILE [--html PICTURE.html]\n"
+    "       mooncake_concurrency --replay FILE [--html PICTURE.html] [--record FILE]\n"
     "Runs Mooncake's MasterService under the deterministic scheduler: client actors, BatchEvict and the\n"
     "task-cleanup cycle, each schedule checked for linearizability against the model and for its lock order.\n"
     "--known: finding traces recognised by signature; --out: the first other failure, shrunk, as a trace\n"
@@ -92,7 +93,8 @@ constexpr const char* kUsage =
     "the sequential trace FILE.sequential.json, run and named);\n"
     "--known-sequential DIR: a failure no lane finding names is shrunk, and known when such an order fails in\n"
     "the sequential lane as a finding of DIR (scenarios/findings);\n"
-    "--replay: run such a trace again; --html: draw it. See sim/targets/mooncake/README.md.\n"
+    "--replay: run such a trace again; --html: draw it; --record: write it as run, with the schedule taken.\n"
+    "See sim/targets/mooncake/README.md.\n"
     "Exit codes: 0 every schedule passed, 1 a failure that is not a known finding, 2 bad usage or input.\n";
 
 // One line naming the argument and the reason, or "".
@@ -101,7 +103,7 @@ std::string parse(int argc, char** argv, Args* a) {
     const std::string_view flag = argv[i];
     if (i + 1 >= argc) return std::string(flag) + ": a value is missing";
     const std::string_view value = argv[++i];
-    a->campaign_flags |= flag != "--replay" && flag != "--html";
+    a->campaign_flags |= flag != "--replay" && flag != "--html" && flag != "--record";
     if (flag == "--seeds") {
       const size_t dots = value.find("..");
       auto lo = number(value.substr(0, dots)), hi = dots == value.npos ? lo : number(value.substr(dots + 2));
@@ -140,19 +142,22 @@ std::string parse(int argc, char** argv, Args* a) {
       if (std::string why = writable(flag, a->out); !why.empty()) return why;
     } else if (flag == "--replay") {
       a->replay = value;
-    } else if (flag == "--html") {
-      a->html = value;
-      if (std::string why = writable(flag, a->html); !why.empty()) return why;
+    } else if (flag == "--html" || flag == "--record") {
+      std::string& file = flag == "--html" ? a->html : a->record;
+      file = value;
+      if (std::string why = writable(flag, file); !why.empty()) return why;
     } else {
       return std::string(flag) +
              ": unknown argument (--seeds, --clients, --preempt, --schedule, --pct-depth, --background, --known, "
                                   "--known-sequential, "
-                                  "--out, --replay, --html)";
+                                  "--out, --replay, --html, --record)";
     }
   }
   if (a->pct_depth_given && !a->pct) return "--pct-depth: goes with --schedule pct";
   if (!a->html.empty() && a->replay.empty())
     return "--html " + a->html + ": draws a replayed trace; give --replay FILE";
+  if (!a->record.empty() && a->replay.empty())
+    return "--record " + a->record + ": writes a replayed trace; give --replay FILE";
   if (!a->replay.empty() && a->campaign_flags)
     return "--replay " + a->replay + ": runs the trace as recorded; it takes no other flag";
   return "";
@@ -342,7 +347,7 @@ bool draw(const std::string& path, const std::string& html, const Scenario& scen
 
 // --replay FILE: 0 when the trace passes, 1 when it fails (how, and whether
 // its own `finding` names that failure), 2 when it cannot be run.
-int replay_file(const std::string& path, const std::string& html) {
+int replay_file(const std::string& path, const std::string& html, const std::string& record) {
   pinsim::Trace trace;
   try {
     trace = pinsim::load_trace(path);
@@ -374,6 +379,16 @@ int replay_file(const std::string& path, const std::string& html) {
               diverged ? "the run did NOT follow the recorded schedule (another tree, or MasterService changed)"
                        : "the recorded schedule was followed");
   if (!html.empty() && !draw(path, html, *scenario, r, diverged)) return 2;
+  if (!record.empty()) {
+    const pinsim::ConcurrentSettings& settings = trace.concurrent->settings;
+    pinsim::Trace as_run = to_trace(*scenario, r, trace.seed.value_or(0), settings.preempt_pct,
+                                    settings.schedule == "pct" ? settings.pct_depth : 0);
+    as_run.seed = trace.seed;
+    as_run.run = trace.run;
+    as_run.description = trace.description;
+    as_run.finding = trace.finding;
+    if (!save("--record", record, pinsim::write_trace(as_run))) return 2;
+  }
   Args a;
   if (trace.finding) a.known.push_back({path, trace.finding->tree, trace.finding->signatures});
   Totals t;
@@ -394,7 +409,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mooncake_concurrency: %s\n", why.c_str());
     return 2;
   }
-  if (!a.replay.empty()) return replay_file(a.replay, a.html);
+  if (!a.replay.empty()) return replay_file(a.replay, a.html, a.record);
   if (a.background.evict && !pinsim::mooncake_evict_is_seedable()) {
     std::fprintf(stderr, "mooncake_concurrency: --background: %s\n", kEvictNotSeedable);
     return 2;

@@ -281,7 +281,12 @@ void add_tenants(uint64_t seed, Scenario& s) {
 // whose replicas may be on it, and eviction and cleanup run. Not a graceful
 // unmount: its first use starts MasterService's deadline-scheduler thread, a
 // loop that never ends, which the lane would run inline on the actor
-// (README.md, "Unmounts").
+// (README.md, "Unmounts"). In half of those seeds (since session 41) the
+// unmount's sweep waits until after the round's calls, as the replica-cleanup
+// worker may make it wait, and the unmount is the client's first call: the
+// client's own next call, and any other that begins after UnmountSegment has
+// returned, meets the objects it left without a replica (README.md, "The
+// sweep after the round").
 void add_unmounts(uint64_t seed, Scenario& s) {
   RandomChoices r(seed * 0x9E3779B97F4A7C15ull + 6);
   if (!r.chance(25)) return;
@@ -290,7 +295,10 @@ void add_unmounts(uint64_t seed, Scenario& s) {
   if (s.roles[i] != "client") return;
   Op op = key_op(OpKind::Unmount, s.scripts[i].front().client, 0);
   op.segment = segment;
-  if (mooncake_target_supports(op, s.config)) s.scripts[i].back() = op;
+  if (!mooncake_target_supports(op, s.config)) return;
+  s.sweep_after_round = r.chance(50);
+  if (s.sweep_after_round) s.scripts[i] = {op, s.scripts[i].front()};  // its own next call is in the window
+  else s.scripts[i].back() = op;
 }
 
 // Fresh keys for Puts, from a stream of their own (other draws stay as they
@@ -439,6 +447,7 @@ Result run_under(const Scenario& scenario, const Naming& naming,
       r.error = "the prefix already differs from the model at t=" + std::to_string(t);
       return r;
     }
+  mooncake_defer_unmount_sweep(*target, scenario.sweep_after_round);
   const uint64_t inline_before = inline_threads_run();
   clear_lock_edges();
   r.history = run_actors(*target);
@@ -458,7 +467,8 @@ Result run_under(const Scenario& scenario, const Naming& naming,
     r.violation = e.what();
     r.signature = sched::kUndecided;
   }
-  if (r.violation && !r.history.thrown) r.conditions = lane_conditions(model, r.history, scenario.now);
+  if (r.violation && !r.history.thrown)
+    r.conditions = lane_conditions(model, r.history, scenario.now, scenario.sweep_after_round);
   if (r.violation && r.signature.empty()) name_violation(model, scenario.now, caps, naming, r);
   r.edges = named_lock_edges(*target);
   for (const void* lock : r.history.run.lock_cycle) r.cycle.push_back(name_of(*target, lock));
@@ -522,6 +532,7 @@ Trace to_trace(const Scenario& scenario, const Result& result, uint64_t seed, ui
   c.settings.ops_per_round = 2;
   c.settings.rounds = 1;
   c.settings.preempt_pct = preempt_pct;
+  if (scenario.sweep_after_round) c.settings.unmount_sweep = "after_round";
   if (pct_depth > 0) c.settings.schedule = "pct", c.settings.pct_depth = pct_depth;
   c.rounds.push_back({scenario.now, scenario.scripts, result.history.run.schedule});
   t.concurrent = std::move(c);
@@ -547,6 +558,7 @@ std::optional<Scenario> scenario_of(const Trace& trace, std::vector<uint32_t>* s
     return std::nullopt;
   }
   s.now = c.rounds.front().t;
+  s.sweep_after_round = c.settings.unmount_sweep == "after_round";
   if (!trace.steps.empty() && trace.steps.back().t > s.now) {
     *why = "$.concurrent.rounds[0].t: " + std::to_string(s.now) + " is before the last step";
     return std::nullopt;

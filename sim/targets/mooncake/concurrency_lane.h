@@ -30,6 +30,10 @@ struct Scenario {
   std::vector<std::vector<Op>> scripts;
   std::vector<std::string> roles;  // "client", "evict", "cleanup", per script
   Time now = 0;
+  // An unmount's sweep of the objects it left without a replica runs after
+  // the round's calls (mooncake_defer_unmount_sweep), not inside the call:
+  // the trace's settings.unmount_sweep "after_round".
+  bool sweep_after_round = false;
 };
 
 // The background actors of a scenario. BatchEvict scans the shards one at a
@@ -168,9 +172,12 @@ std::vector<std::string> violation_signatures(const Model& start, const sched::H
 // object that existed, with a completed replica, when the round began and is
 // missing from the final View; "preserved_pin_dropped" (with "preserve_resizes"),
 // "start_changes_group", "start_keeps_group", "replacement_meets_quota",
-// "unmount_frees_quota_for_start" and "refused_start_preempts_write" as
-// known_findings.h says. Computed in lane_conditions.cpp.
-std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now);
+// "unmount_frees_quota_for_start", "refused_start_preempts_write" and
+// "remove_all_counts_unmounted" as known_findings.h says. Computed in
+// lane_conditions.cpp. `sweep_after_round`: the scenario's (an unmount's
+// effects then reach to the round's end).
+std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now,
+                                         bool sweep_after_round = false);
 // The known finding that names the result's signature or one of its
 // alternatives (and whose conditions the result met), or nullptr.
 // `matched`, when given, is set to the signature the finding names.

@@ -288,25 +288,34 @@ TEST(MooncakeConcurrency, HalfTheSeedsRunTwoTenantsUnderQuota) {
 
 // A quarter of the seeds unmount a memory segment (README.md, "Unmounts"),
 // from a stream of their own: a seed without one draws what it drew before,
-// and one with it the same calls but a client's second, which unmounts.
+// and one with it the same calls but a client's second, which unmounts; or,
+// in half of them, whose sweep then waits until after the round (README.md,
+// "The sweep after the round"), the client's first, its old first second.
 TEST(MooncakeConcurrency, AQuarterOfTheSeedsUnmountASegment) {
-  int unmounts = 0;
+  int unmounts = 0, after_round = 0;
   for (uint64_t seed = 1; seed <= 80; ++seed) {
     const Scenario s = make_scenario(seed, kClients, {}, kBefore33);
     const Scenario before = make_scenario(seed, kClients, {}, kBefore32);
     EXPECT_EQ(s.prefix, before.prefix) << "seed " << seed;
     ASSERT_EQ(s.scripts.size(), before.scripts.size());
+    bool unmounted = false;
     for (size_t i = 0; i < s.scripts.size(); ++i) {
       if (s.scripts[i] == before.scripts[i]) continue;
-      ++unmounts;
+      ++unmounts, unmounted = true;
       ASSERT_EQ(s.scripts[i].size(), before.scripts[i].size()) << "seed " << seed;
       EXPECT_EQ(s.roles[i], "client");
-      EXPECT_EQ(s.scripts[i].back().kind, OpKind::Unmount) << "seed " << seed;
-      EXPECT_EQ(s.scripts[i].front(), before.scripts[i].front()) << "seed " << seed;
+      const Op& unmount = s.sweep_after_round ? s.scripts[i].front() : s.scripts[i].back();
+      const Op& kept = s.sweep_after_round ? s.scripts[i].back() : s.scripts[i].front();
+      EXPECT_EQ(unmount.kind, OpKind::Unmount) << "seed " << seed;
+      EXPECT_EQ(kept, before.scripts[i].front()) << "seed " << seed;
     }
+    after_round += s.sweep_after_round;
+    EXPECT_TRUE(unmounted || !s.sweep_after_round) << "seed " << seed;  // only a seed that unmounts defers
   }
   EXPECT_GE(unmounts, 8);
   EXPECT_LE(unmounts, 20);
+  EXPECT_GE(after_round, 3);
+  EXPECT_LE(after_round, unmounts - 3);
 }
 
 // Half of the seeds leave the keys of their Puts fresh (README.md, "Fresh
@@ -860,6 +869,37 @@ TEST(MooncakeConcurrency, ARefusalInAnUnmountsWindowIsNamedByTheWindow) {
   const KnownFinding* k = match_result(lane_findings(), r);
   ASSERT_TRUE(k) << r.signature;
   EXPECT_EQ(k->file, PINSIM_FINDINGS_DIR "/concurrency/main-unmount-sweep-keeps-charge-of-lost-object.json");
+}
+
+// The unmount's sweep after the round (settings.unmount_sweep "after_round",
+// as the replica-cleanup worker may run it): a RemoveAll after UnmountSegment
+// has returned still finds the object the unmount left without a replica, and
+// counts it. Named under "remove_all_counts_unmounted"; with the sweep inside
+// the call, the same calls in the same order pass.
+TEST(MooncakeConcurrency, ARemoveAllAfterAnUnmountCountsTheObjectItLostUntilTheSweep) {
+  PINSIM_MAIN_ONLY();
+  const std::string file =
+      PINSIM_FINDINGS_DIR "/concurrency/main-unmount-sweep-lets-remove-all-count-lost-object.json";
+  std::vector<uint32_t> schedule;
+  std::string why;
+  std::optional<Scenario> s = scenario_of(load_trace(file), &schedule, &why);
+  ASSERT_TRUE(s) << why;
+  ASSERT_TRUE(s->sweep_after_round);
+  bool diverged = false;
+  const Result r = replay(*s, schedule, &diverged, true);
+  ASSERT_FALSE(diverged);
+  expect_named_under_condition(r, "not-linearizable/outcomes/remove_all:OK", "remove_all_counts_unmounted", file);
+  ASSERT_EQ(r.history.calls.size(), 2u);
+  EXPECT_LT(r.history.calls[0].returned, r.history.calls[1].invoked);  // the unmount had returned
+  EXPECT_EQ(r.history.calls[1].outcome.removed, std::optional<uint64_t>(1));
+  s->sweep_after_round = false;
+  const Result in_call = replay(*s, schedule, &diverged, true);
+  EXPECT_FALSE(in_call.violation) << in_call.violation.value_or("");
+  EXPECT_EQ(in_call.history.calls[1].outcome.removed, std::optional<uint64_t>(0));
+  Model start = std::get<Model>(Model::create(s->config));
+  for (const auto& [t, op] : s->prefix) start.apply(op, t);
+  const auto c = lane_conditions(start, r.history, s->now);  // the sweep inside the call: not the window
+  EXPECT_FALSE(std::count(c.begin(), c.end(), "remove_all_counts_unmounted"));
 }
 
 // Every saved finding of the lane replays, in a fresh target, to a failure

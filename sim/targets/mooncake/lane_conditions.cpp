@@ -257,13 +257,16 @@ uint64_t quota_refusals(Model& m, const Op& op, Time now) {
 // at once but sweeps their objects later, so in between an object whose only
 // replicas were there still holds its charge, which no quota eviction can
 // free (it takes only readable replicas), while a writer of the object finds
-// it gone (main-unmount-sweep-keeps-charge-of-lost-object).
-bool unmount_frees_quota_for_start(const Model& start, const sched::History& history, Time now) {
+// it gone (main-unmount-sweep-keeps-charge-of-lost-object). With the sweep
+// after the round, the window reaches past the unmount's return to the
+// round's end: a start that ends after the unmount began is in it.
+bool unmount_frees_quota_for_start(const Model& start, const sched::History& history, Time now,
+                                   bool sweep_after_round) {
   for (const sched::Call& call : history.calls) {
     if (!is_start(call.op.kind)) continue;
     for (const sched::Call& unmount : history.calls) {
-      if (unmount.op.kind != OpKind::Unmount || unmount.outcome.code != ErrorCode::OK || !overlap(unmount, call))
-        continue;
+      const bool in_window = sweep_after_round ? unmount.invoked <= call.returned : overlap(unmount, call);
+      if (unmount.op.kind != OpKind::Unmount || unmount.outcome.code != ErrorCode::OK || !in_window) continue;
       for (int prefix = 0; prefix < kPrefixes; ++prefix) {
         Model kept = model_before(start, history, call, prefix, now, &unmount);
         Model unmounted = kept;
@@ -275,9 +278,35 @@ bool unmount_frees_quota_for_start(const Model& start, const sched::History& his
   return false;
 }
 
+// With the unmount's sweep after the round, a RemoveAll that ended after an
+// unmount answered OK began counted an object the model says the unmount
+// took: at one of its prefixes the model, without the unmount, removes what
+// the target counted, and with the unmount applied first, fewer. The sweep
+// erases an object left without a replica only later, so RemoveAll still
+// finds it, with its replicas COMPLETE though none can be read, and counts it
+// (main-unmount-sweep-lets-remove-all-count-lost-object).
+bool remove_all_counts_unmounted(const Model& start, const sched::History& history, Time now) {
+  for (const sched::Call& call : history.calls) {
+    if (call.op.kind != OpKind::RemoveAll || call.outcome.code != ErrorCode::OK || !call.outcome.removed) continue;
+    for (const sched::Call& unmount : history.calls) {
+      if (unmount.op.kind != OpKind::Unmount || unmount.outcome.code != ErrorCode::OK) continue;
+      if (unmount.invoked > call.returned) continue;
+      for (int prefix = 0; prefix < kPrefixes; ++prefix) {
+        Model kept = model_before(start, history, call, prefix, now, &unmount);
+        Model unmounted = kept;
+        unmounted.apply(unmount.op, now);
+        const auto removed = [&](Model& m) { return m.apply(call.op, now).removed.value_or(0); };
+        if (removed(kept) == *call.outcome.removed && removed(unmounted) < *call.outcome.removed) return true;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
-std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now) {
+std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now,
+                                         bool sweep_after_round) {
   std::vector<std::string> met = model_quota_conditions(start, history, now);
   if (quota_refused_erased(start, history)) met.push_back("quota_refused_erased");
   if (const std::vector<Op> dropped = preserved_pins_dropped(start, history, now); !dropped.empty()) {
@@ -286,8 +315,11 @@ std::vector<std::string> lane_conditions(const Model& start, const sched::Histor
   }
   if (start_changes_group(start, history, now)) met.push_back("start_changes_group");
   gap_conditions(start, history, now, &met);
-  if (unmount_frees_quota_for_start(start, history, now)) met.push_back("unmount_frees_quota_for_start");
+  if (unmount_frees_quota_for_start(start, history, now, sweep_after_round))
+    met.push_back("unmount_frees_quota_for_start");
   if (refused_start_preempts_write(start, history, now)) met.push_back("refused_start_preempts_write");
+  if (sweep_after_round && remove_all_counts_unmounted(start, history, now))
+    met.push_back("remove_all_counts_unmounted");
   return met;
 }
 

@@ -444,6 +444,7 @@ class MooncakeTarget final : public Target {
 
   ~MooncakeTarget() override {
     set_now(last_now_.load());
+    if (service_) settle();  // a kept master starts its next run swept
     if (service_ && !keep(config_, service_, policy_file_)) {
       const mooncake_clock::SleepsCut cut;
       service_.reset();
@@ -543,6 +544,11 @@ class MooncakeTarget final : public Target {
     touch(op, tenant, now);  // where they are now
     return out;
   }
+
+  void settle() override {
+    if (sweep_pending_.exchange(false)) Access::SweepAfterUnmount(*service_);
+  }
+  void defer_unmount_sweep(bool deferred) { defer_sweep_ = deferred; }
 
   void view_whole_next() override {
     const std::lock_guard lock(bookkeeping_);
@@ -1374,7 +1380,8 @@ class MooncakeTarget final : public Target {
       return outcome_of(service_->GracefulUnmountSegment(seg.id, client_uuid(op.client), kGraceMs));
 #endif
     const Outcome out = outcome_of(service_->UnmountSegment(seg.id, client_uuid(op.client)));
-    Access::SweepAfterUnmount(*service_);
+    if (defer_sweep_) sweep_pending_ = true;
+    else Access::SweepAfterUnmount(*service_);
     return out;
   }
 
@@ -1479,6 +1486,8 @@ class MooncakeTarget final : public Target {
 
   Config config_;
   std::unique_ptr<mc::MasterService> service_;
+  bool defer_sweep_ = false;                // mooncake_defer_unmount_sweep
+  std::atomic<bool> sweep_pending_{false};  // an unmount's sweep left for settle (set on an actor's thread)
   std::vector<size_t> memory_segments_;
 #if PINSIM_MC_HAS_SNAPSHOT_CODEC
   std::vector<std::shared_ptr<const mc::ha::MasterSnapshotPayloads>> snapshots_;  // under bookkeeping_
@@ -1560,6 +1569,10 @@ std::string_view mooncake_target_profile() { return PINSIM_MC_PROFILE; }
 std::string mooncake_lock_name(const Target& target, const void* lock) {
   const auto* t = dynamic_cast<const MooncakeTarget*>(&target);
   return t ? Access::LockName(t->service(), lock) : "";
+}
+
+void mooncake_defer_unmount_sweep(Target& target, bool deferred) {
+  if (auto* t = dynamic_cast<MooncakeTarget*>(&target)) t->defer_unmount_sweep(deferred);
 }
 
 void mooncake_lock_order_fault(const Target& target) {

@@ -49,5 +49,12 @@ std::string mooncake_lock_name(const Target& target, const void* lock);
 // fail): takes shard 0's lock and then the snapshot mutex of a Mooncake
 // target's MasterService, against its documented order; a no-op otherwise.
 void mooncake_lock_order_fault(const Target& target);
+// Where a Mooncake target's unmount sweeps the objects it left without a
+// replica (ClearInvalidHandles, the replica-cleanup worker's): inside the
+// call (false, the default), or at Target::settle, which the concurrency
+// lane runs after a round's calls (true: the window production leaves
+// between UnmountSegment's return and the worker's sweep). A no-op on other
+// targets.
+void mooncake_defer_unmount_sweep(Target& target, bool deferred);
 
 }  // namespace pinsim
