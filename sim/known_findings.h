@@ -79,8 +79,9 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // the target refused, for quota or for want of a buffer, names an object
 // whose write is in flight at one of its prefixes;
 // "remove_all_counts_unmounted", with an unmount's sweep after the round, a
-// RemoveAll that ends after an unmount answered OK began counts an object
-// that, applied first at one of its prefixes, the unmount takes. A
+// RemoveAll that ends after an unmount answered OK began counts more than
+// the model does with the unmount applied first at one of its prefixes,
+// where the unmount lowers the model's count. A
 // sequential run never meets the last ten.
 inline constexpr std::string_view kFindingConditions[] = {
     "proposal_id_reused",      "restore_applied",     "dfs_asked",
