@@ -283,10 +283,9 @@ bool unmount_frees_quota_for_start(const Model& start, const sched::History& his
 // took: at one of its prefixes the unmount, applied first, lowers the model's
 // count, and the target counted more than the model then does (other calls
 // of the round may move both counts; lane seed 1414 overlaps an eviction and
-// an End). The sweep
-// erases an object left without a replica only later, so RemoveAll still
-// finds it, with its replicas COMPLETE though none can be read, and counts it
-// (main-unmount-sweep-lets-remove-all-count-lost-object).
+// an End). The sweep erases an object left without a replica only later,
+// so RemoveAll still finds it, with its replica COMPLETE though it cannot be
+// read, and counts it (main-unmount-sweep-lets-remove-all-count-lost-object).
 bool remove_all_counts_unmounted(const Model& start, const sched::History& history, Time now) {
   for (const sched::Call& call : history.calls) {
     if (call.op.kind != OpKind::RemoveAll || call.outcome.code != ErrorCode::OK || !call.outcome.removed) continue;
