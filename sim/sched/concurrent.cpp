@@ -61,6 +61,8 @@ std::string Thrown::signature() const {
   return "exception/" + std::string(to_string(op.kind)) + "/" + type;
 }
 
+std::string Thrown::describe() const { return std::string(to_string(op.kind)) + " threw " + type + ": " + what; }
+
 namespace {
 
 // Every placement preference a start may carry: each order of the memory

@@ -37,6 +37,7 @@ struct Thrown {
   std::string what;
 
   std::string signature() const;  // "exception/<op>/<type>"
+  std::string describe() const;   // "<op> threw <type>: <what>"
 };
 
 struct History {

@@ -112,8 +112,7 @@ class Lane {
     if (h.thrown)
       return Failure{index, "exception",
                      "round " + std::to_string(out_.rounds - 1) + ": actor " + std::to_string(h.thrown->actor) + "'s " +
-                         std::string(to_string(h.thrown->op.kind)) + " threw " + h.thrown->type + ": " +
-                         h.thrown->what,
+                         h.thrown->describe(),
                      "", nlohmann::json(h.thrown->what).dump(), h.thrown->type};
     // Placement is compared: a start fixes its preference when it begins, so
     // a linearization may give it any order of the segments (linearize), and

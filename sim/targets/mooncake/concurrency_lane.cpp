@@ -458,17 +458,17 @@ Result run_under(const Scenario& scenario, const Naming& naming,
   const Capabilities caps = target->capabilities() & ~kCapSegments;
   if (const auto& thrown = r.history.thrown) {  // a failure of its own, named by the exception's type
     r.violation = "actor " + std::to_string(thrown->actor) + " (" + scenario.roles.at(thrown->actor) + ")'s " +
-                  std::string(to_string(thrown->op.kind)) + " threw " + thrown->type + ": " + thrown->what;
+                  thrown->describe();
     r.signature = thrown->signature();
+  } else {
+    try {
+      r.violation = sched::check_linearizable(model, r.history, scenario.now, caps);
+    } catch (const sched::SearchUndecided& e) {  // a failure no finding explains, never a pass
+      r.violation = e.what();
+      r.signature = sched::kUndecided;
+    }
+    if (r.violation) r.conditions = lane_conditions(model, r.history, scenario.now, scenario.sweep_after_round);
   }
-  try {
-    if (!r.violation) r.violation = sched::check_linearizable(model, r.history, scenario.now, caps);
-  } catch (const sched::SearchUndecided& e) {  // a failure no finding explains, never a pass
-    r.violation = e.what();
-    r.signature = sched::kUndecided;
-  }
-  if (r.violation && !r.history.thrown)
-    r.conditions = lane_conditions(model, r.history, scenario.now, scenario.sweep_after_round);
   if (r.violation && r.signature.empty()) name_violation(model, scenario.now, caps, naming, r);
   r.edges = named_lock_edges(*target);
   for (const void* lock : r.history.run.lock_cycle) r.cycle.push_back(name_of(*target, lock));

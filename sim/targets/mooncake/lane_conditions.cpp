@@ -3,6 +3,7 @@
 // the target's insides, so that two defects with one signature are told
 // apart by what a run shows. See lane_conditions in concurrency_lane.h.
 #include <algorithm>
+#include <functional>
 
 #include "concurrency_lane.h"
 #include "model.h"
@@ -250,59 +251,62 @@ uint64_t quota_refusals(Model& m, const Op& op, Time now) {
   return refusals() - before;
 }
 
-// A start overlapped an unmount, answered OK, that, applied first at one of
-// the start's prefixes, spares the start some refusals for quota in the model
-// (lane seed 5226): the unmount erases objects of the start's tenant and
-// frees their charge. UnmountSegment makes the segment's replicas unreadable
-// at once but sweeps their objects later, so in between an object whose only
-// replicas were there still holds its charge, which no quota eviction can
-// free (it takes only readable replicas), while a writer of the object finds
-// it gone (main-unmount-sweep-keeps-charge-of-lost-object). With the sweep
-// after the round, the window reaches past the unmount's return to the
-// round's end: a start that ends after the unmount began is in it.
-bool unmount_frees_quota_for_start(const Model& start, const sched::History& history, Time now,
-                                   bool sweep_after_round) {
-  for (const sched::Call& call : history.calls) {
-    if (!is_start(call.op.kind)) continue;
-    for (const sched::Call& unmount : history.calls) {
-      const bool in_window = sweep_after_round ? unmount.invoked <= call.returned : overlap(unmount, call);
-      if (unmount.op.kind != OpKind::Unmount || unmount.outcome.code != ErrorCode::OK || !in_window) continue;
-      for (int prefix = 0; prefix < kPrefixes; ++prefix) {
-        Model kept = model_before(start, history, call, prefix, now, &unmount);
-        Model unmounted = kept;
-        unmounted.apply(unmount.op, now);
-        if (quota_refusals(kept, call.op, now) > quota_refusals(unmounted, call.op, now)) return true;
-      }
+// Whether, for some unmount answered OK in `call`'s window, `differs` holds
+// at one of the call's prefixes between the model without that unmount
+// (`kept`) and the same with it applied first (`unmounted`). The window is
+// the unmount's call, or, with the sweep after the round, everything from
+// the unmount's invocation to the round's end.
+bool unmount_differs(const Model& start, const sched::History& history, const sched::Call& call, Time now,
+                     bool sweep_after_round, const std::function<bool(Model& kept, Model& unmounted)>& differs) {
+  for (const sched::Call& unmount : history.calls) {
+    if (unmount.op.kind != OpKind::Unmount || unmount.outcome.code != ErrorCode::OK) continue;
+    if (!(sweep_after_round ? unmount.invoked <= call.returned : overlap(unmount, call))) continue;
+    for (int prefix = 0; prefix < kPrefixes; ++prefix) {
+      Model kept = model_before(start, history, call, prefix, now, &unmount);
+      Model unmounted = kept;
+      unmounted.apply(unmount.op, now);
+      if (differs(kept, unmounted)) return true;
     }
   }
   return false;
 }
 
-// With the unmount's sweep after the round, a RemoveAll that ended after an
-// unmount answered OK began counted an object the model says the unmount
-// took: at one of its prefixes the unmount, applied first, lowers the model's
-// count, and the target counted more than the model then does (other calls
-// of the round may move both counts; lane seed 1414 overlaps an eviction and
-// an End). The sweep erases an object left without a replica only later,
-// so RemoveAll still finds it, with its replica COMPLETE though it cannot be
-// read, and counts it (main-unmount-sweep-lets-remove-all-count-lost-object).
+// A start in an OK unmount's window that the unmount, applied first at one of
+// the start's prefixes, spares some refusals for quota in the model (lane
+// seed 5226): the unmount erases objects of the start's tenant and frees
+// their charge. UnmountSegment makes the segment's replicas unreadable at
+// once but sweeps their objects later, so in between an object whose only
+// replicas were there still holds its charge, which no quota eviction can
+// free (it takes only readable replicas), while a writer of the object finds
+// it gone (main-unmount-sweep-keeps-charge-of-lost-object). With the sweep
+// after the round, the window reaches past the unmount's return to the
+// round's end.
+bool unmount_frees_quota_for_start(const Model& start, const sched::History& history, Time now,
+                                   bool sweep_after_round) {
+  return std::any_of(history.calls.begin(), history.calls.end(), [&](const sched::Call& call) {
+    return is_start(call.op.kind) &&
+           unmount_differs(start, history, call, now, sweep_after_round, [&](Model& kept, Model& unmounted) {
+             return quota_refusals(kept, call.op, now) > quota_refusals(unmounted, call.op, now);
+           });
+  });
+}
+
+// With the unmount's sweep after the round, a RemoveAll in an OK unmount's
+// window counted an object the model says the unmount took: at one of its
+// prefixes the unmount, applied first, lowers the model's count, and the
+// target counted more than the model then does (other calls of the round may
+// move both counts; lane seed 1414 overlaps an eviction and an End). The
+// sweep erases an object left without a replica only later, so RemoveAll
+// still finds it, with its replica COMPLETE though it cannot be read, and
+// counts it (main-unmount-sweep-lets-remove-all-count-lost-object).
 bool remove_all_counts_unmounted(const Model& start, const sched::History& history, Time now) {
-  for (const sched::Call& call : history.calls) {
-    if (call.op.kind != OpKind::RemoveAll || call.outcome.code != ErrorCode::OK || !call.outcome.removed) continue;
-    for (const sched::Call& unmount : history.calls) {
-      if (unmount.op.kind != OpKind::Unmount || unmount.outcome.code != ErrorCode::OK) continue;
-      if (unmount.invoked > call.returned) continue;
-      for (int prefix = 0; prefix < kPrefixes; ++prefix) {
-        Model kept = model_before(start, history, call, prefix, now, &unmount);
-        Model unmounted = kept;
-        unmounted.apply(unmount.op, now);
-        const auto removed = [&](Model& m) { return m.apply(call.op, now).removed.value_or(0); };
-        const uint64_t after_unmount = removed(unmounted);
-        if (after_unmount < removed(kept) && after_unmount < *call.outcome.removed) return true;
-      }
-    }
-  }
-  return false;
+  return std::any_of(history.calls.begin(), history.calls.end(), [&](const sched::Call& call) {
+    if (call.op.kind != OpKind::RemoveAll || call.outcome.code != ErrorCode::OK || !call.outcome.removed) return false;
+    return unmount_differs(start, history, call, now, true, [&](Model& kept, Model& unmounted) {
+      const uint64_t after_unmount = unmounted.apply(call.op, now).removed.value_or(0);
+      return after_unmount < kept.apply(call.op, now).removed.value_or(0) && after_unmount < *call.outcome.removed;
+    });
+  });
 }
 
 }  // namespace
