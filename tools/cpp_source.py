@@ -1,7 +1,13 @@
 """Reading C++ source as code: the one comment and literal blanker that the
 dev scripts share (tidy_shape.py, mooncake_coverage.py, mooncake_mutants.py),
-so that braces and names they find are only code."""
+so that braces and names they find are only code, and the input checks of
+the two Mooncake scripts (one line and exit code 2 for a tree or list they
+cannot read)."""
+import os
 import re
+import sys
+
+FILE = "mooncake-store/src/master_service.cpp"
 
 
 def blank(text):
@@ -56,9 +62,32 @@ def definition_bodies(code, pattern):
     return found
 
 
-def lifecycle_names(path):
+def usage_exit(prog, message):
+    """Bad input: one line naming the place and the reason, exit code 2."""
+    print(f"{prog}: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def lifecycle_names(path, prog):
     """The function names of tools/lifecycle_functions.txt (or another list
     like it): one a line, `#` starts a comment. The coverage report and the
     mutation run read the same list, so they speak of the same functions."""
-    with open(path, encoding="utf-8") as f:
-        return [l.split("#")[0].strip() for l in f if l.split("#")[0].strip()]
+    try:
+        with open(path, encoding="utf-8") as f:
+            names = [l.split("#")[0].strip() for l in f if l.split("#")[0].strip()]
+    except (OSError, UnicodeDecodeError) as e:
+        usage_exit(prog, f"--functions {path}: cannot read it ({getattr(e, 'strerror', None) or e})")
+    if not names:
+        usage_exit(prog, f"--functions {path}: names no function")
+    return names
+
+
+def require_trees(prog, src, build, build_marker):
+    """SRC must hold Mooncake's master_service.cpp and BUILD must be a
+    directory holding BUILD_MARKER (None: the directory alone)."""
+    if not os.path.isfile(os.path.join(src, FILE)):
+        usage_exit(prog, f"{src}: not a Mooncake source tree (no {FILE})")
+    if not os.path.isdir(build):
+        usage_exit(prog, f"{build}: no such build directory")
+    if build_marker and not os.path.isfile(os.path.join(build, build_marker)):
+        usage_exit(prog, f"{build}: not a configured build tree (no {build_marker})")

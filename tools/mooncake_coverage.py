@@ -24,9 +24,9 @@ import re
 import subprocess
 import sys
 
-from cpp_source import blank, definition_bodies, lifecycle_names  # shared with the other dev scripts
+# shared with the other dev scripts
+from cpp_source import FILE, blank, definition_bodies, lifecycle_names, require_trees
 
-FILE = "mooncake-store/src/master_service.cpp"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -117,7 +117,8 @@ def main():
     ap.add_argument("--uncovered", action="store_true",
                     help="list the uncovered line ranges of each lifecycle function")
     a = ap.parse_args()
-    names = lifecycle_names(a.functions)
+    require_trees("mooncake_coverage", a.src, a.covbuild, "CMakeCache.txt")
+    names = lifecycle_names(a.functions, "mooncake_coverage")
     r = report(os.path.abspath(a.src), os.path.abspath(a.covbuild), names)
 
     s = r["lines"]

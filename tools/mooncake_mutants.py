@@ -26,10 +26,10 @@ import sys
 import threading
 import time
 
-from cpp_source import blank, definition_bodies, lifecycle_names  # shared with the other dev scripts
+# shared with the other dev scripts
+from cpp_source import FILE, blank, definition_bodies, lifecycle_names, require_trees, usage_exit
 from mutation_curve import curve, markdown as curve_markdown
 
-FILE = "mooncake-store/src/master_service.cpp"
 LIB = "mooncake-store/src/libmooncake_store_master.a"
 MEMBER = "master_service.cpp.o"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -370,14 +370,18 @@ def run(cmd, **kw):
 
 def compile_command(build, src_file):
     """(directory, argv) of the compile command of FILE in BUILD."""
-    with open(os.path.join(build, "compile_commands.json"), encoding="utf-8") as f:
-        entries = json.load(f)
-    for e in entries:
+    path = os.path.join(build, "compile_commands.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            entries = json.load(f)
+    except (OSError, ValueError) as e:
+        usage_error(f"{path}: cannot read it as JSON ({e})")
+    for e in entries if isinstance(entries, list) else []:
         path = os.path.realpath(os.path.join(e["directory"], e["file"]))
         if path == os.path.realpath(src_file):
             argv = e["arguments"] if "arguments" in e else shlex.split(e["command"])
             return e["directory"], argv
-    sys.exit(f"mooncake_mutants: no compile command for {src_file} in {build}/compile_commands.json")
+    usage_error(f"{path}: no compile command for {src_file}")
 
 
 def defines_of(argv):
@@ -504,8 +508,7 @@ class Shadow:
 
 def usage_error(message):
     """Bad input: one line naming it, exit code 2."""
-    print(f"mooncake_mutants: {message}", file=sys.stderr)
-    sys.exit(2)
+    usage_exit("mooncake_mutants", message)
 
 
 def parse_budget(s):
@@ -876,6 +879,7 @@ def main():
     for p in (a.src, a.build):
         if a.work == p or a.work.startswith(p + os.sep):
             usage_error("--work must lie outside the user's trees")
+    require_trees("mooncake_mutants", a.src, a.build, "compile_commands.json")
     budget = parse_budget(a.budget)
     rerun = parse_budget(a.rerun_survivors) if a.rerun_survivors else None
     ops = [o for o in a.operators.split(",") if o]
@@ -888,8 +892,8 @@ def main():
     src_file = os.path.join(a.src, FILE)
     with open(src_file, encoding="utf-8") as f:
         text = f.read()
+    all_names = lifecycle_names(a.functions, "mooncake_mutants")
     _, argv = compile_command(a.build, src_file)
-    all_names = lifecycle_names(a.functions)
     excluded = [n for n in all_names if a.exclude and re.search(a.exclude, n)]
     names = [n for n in all_names if n not in excluded]
     sites, absent = find_sites(text, names, defines_of(argv))
