@@ -151,30 +151,71 @@ class Gate {
     run.seeds_run = s.seeds, run.refused = s.refused, run.steps = s.steps;
   }
 
-  // A failure found `into` seconds after its preset began is found by every
-  // budget B whose slice (kCampaignShare B - campaign start) / presets is at
-  // least that long.
-  double budget_needed(double into) const {
-    return (result_.campaign_start + static_cast<double>(presets().size()) * into) / kCampaignShare;
+  // One lane's seeds from 1 (or the base's) while `more` allows, in this
+  // process. The lane sorts a failure known itself; record_lane sorts the rest.
+  void run_lane(std::vector<uint64_t> seeds, const std::function<bool()>& more, PresetRun& run) {
+    const bool listed = !seeds.empty();
+    uint64_t next = 1;  // unlisted: this shard's seeds from 1
+    for (size_t i = 0; !stopped() && (listed ? i < seeds.size() : more()); ++i) {
+      while (!listed && next % o_.shard_n != o_.shard_k) ++next;
+      const uint64_t seed = listed ? seeds[i] : next++;
+      LaneSeed r = o_.lane->run(seed);
+      run.seeds.push_back(seed);
+      ++(r.refused ? run.refused : run.seeds_run);
+      run.steps += r.calls;
+      if (!r.failure) continue;
+      record_lane({.source = run.preset + " seed " + std::to_string(seed), .preset = run.preset, .seed = seed,
+                   .signature = r.signature, .known_file = r.known_file, .failure = *r.failure,
+                   .trace = std::move(r.trace), .replay_command = o_.lane->replay_command});
+      result_.failures.back().budget_needed = budget_needed(result_.failures.back().seconds - run.started);
+    }
   }
 
-  // The base's seeds when given; otherwise each preset gets an equal slice of
-  // what the budget leaves after a tenth kept for shrinking.
+  // A lane's failure: known when the lane named its finding; with a base,
+  // pre-existing when the base failed the seed with the same signature; else
+  // new. No fingerprint: a change to the target's locking moves a schedule.
+  void record_lane(GateFailure f) {
+    f.seconds = o_.elapsed();
+    const BaseFailure* b = base_failure(f.source);
+    f.verdict = !f.known_file.empty() ? "known" : b && b->signature == f.signature ? "pre-existing" : "new";
+    result_.failures.push_back(std::move(f));
+  }
+
+  size_t slices() const { return presets().size() + (o_.lane ? 1 : 0); }
+
+  // A failure found `into` seconds after its preset began is found by every
+  // budget B whose slice (kCampaignShare B - campaign start) / slices is at
+  // least that long.
+  double budget_needed(double into) const {
+    return (result_.campaign_start + static_cast<double>(slices()) * into) / kCampaignShare;
+  }
+
+  std::vector<uint64_t> base_seeds(const std::string& name) const {
+    std::vector<uint64_t> seeds;
+    for (const PresetRun& b : o_.base->runs)
+      if (b.preset == name) seeds.insert(seeds.end(), b.seeds.begin(), b.seeds.end());
+    return seeds;
+  }
+
+  // The base's seeds when given; otherwise each preset, and the lane after
+  // them, gets an equal slice of what the budget leaves after a tenth kept
+  // for shrinking.
   void campaign() {
     const auto all = presets();
     const double start = result_.campaign_start = o_.elapsed();
     const double usable = std::max(0.0, o_.budget_seconds * kCampaignShare - start);
-    for (size_t i = 0; i < all.size(); ++i) {
-      PresetRun run{std::string(all[i].name)};
+    for (size_t i = 0; i < slices(); ++i) {
+      PresetRun run{i < all.size() ? std::string(all[i].name) : kGateLane};
       run.started = o_.elapsed();
-      if (o_.base) {
-        std::vector<uint64_t> seeds;
-        for (const PresetRun& b : o_.base->runs)
-          if (b.preset == run.preset) seeds.insert(seeds.end(), b.seeds.begin(), b.seeds.end());
-        if (!seeds.empty()) run_preset(all[i], std::move(seeds), [] { return true; }, run);
+      const double end = start + usable * static_cast<double>(i + 1) / static_cast<double>(slices());
+      const auto more = [&] { return o_.elapsed() < end; };
+      std::vector<uint64_t> seeds = o_.base ? base_seeds(run.preset) : std::vector<uint64_t>{};
+      if (o_.base && seeds.empty()) {
+        // the base ran none of this slice's seeds: nothing to compare with
+      } else if (i < all.size()) {
+        run_preset(all[i], std::move(seeds), o_.base ? std::function<bool()>([] { return true; }) : more, run);
       } else {
-        const double end = start + usable * static_cast<double>(i + 1) / static_cast<double>(all.size());
-        run_preset(all[i], {}, [&] { return o_.elapsed() < end; }, run);
+        run_lane(std::move(seeds), more, run);
       }
       result_.runs.push_back(std::move(run));
     }
@@ -185,7 +226,9 @@ class Gate {
     for (GateFailure& f : result_.failures) {
       if (f.verdict != "new" || done.count(f.signature) || o_.elapsed() > o_.budget_seconds) continue;
       done.insert(f.signature);
-      if (auto s = shrink(f.trace, factory_, target_options_, checks_)) {
+      if (!f.replay_command.empty()) {  // a lane's
+        if (auto s = o_.lane->shrink(f.trace)) f.shrunk = std::move(s->first), f.shrunk_failure = std::move(s->second);
+      } else if (auto s = shrink(f.trace, factory_, target_options_, checks_)) {
         f.shrunk = std::move(s->trace);
         f.shrunk_failure = std::move(s->failure);
       }

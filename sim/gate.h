@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "campaign.h"
@@ -45,6 +46,7 @@ struct GateFailure {
   // The smallest budget whose gate finds it too (the budget split below):
   // 0 for the corpus and the findings, which run whatever the budget.
   double budget_needed = 0;
+  std::string replay_command;  // a lane's failure: how its trace is replayed ("" for `pinsim replay`)
 };
 
 struct ScenarioResult {
@@ -77,6 +79,32 @@ struct GateBase {
 // values does not.
 std::string failure_fingerprint(const Failure& failure);
 
+// One seed of a concurrency lane (the Mooncake target's): the lane draws a
+// scenario and a schedule from the seed, runs it and decides itself whether
+// a failure is known (its findings match on signatures and conditions the
+// sequential lane does not have).
+struct LaneSeed {
+  bool refused = false;         // the target refused the scenario: not a run
+  std::optional<Failure> failure;  // what "not-linearizable", "exception", "deadlock" or "lock-cycle"
+  std::string signature;        // the failure's, as the lane's findings name it
+  std::string known_file;       // the finding that names it, or ""
+  Trace trace;                  // the run as a concurrent trace (its schedule), when it failed
+  uint64_t calls = 0;           // steps before the round and calls in it (a run's "steps")
+};
+
+// A lane the gate runs after the presets, with one preset's slice of the
+// budget; its seeds are a run named kGateLane (the base's, in a differential
+// run), its failures sorted like the presets' (without fingerprints: a
+// schedule follows the target's locking, so a change moves a known race to
+// other seeds).
+inline constexpr const char* kGateLane = "lane";  // its run's name and its failures' sources ("lane seed 7")
+struct GateLane {
+  std::function<LaneSeed(uint64_t seed)> run;
+  // The failing trace shrunk (its schedule and calls), with how it fails, or nullopt.
+  std::function<std::optional<std::pair<Trace, Failure>>(const Trace&)> shrink;
+  std::string replay_command;  // how a lane trace is replayed: "mooncake_concurrency --replay"
+};
+
 struct GateOptions {
   double budget_seconds = 120;
   uint64_t steps = 200;
@@ -88,6 +116,7 @@ struct GateOptions {
   std::function<double()> elapsed;  // seconds since the gate started
   bool stop_on_new = false;  // end at the first new failure (mutation runs: a kill is enough)
   unsigned jobs = 1;  // worker processes for the presets' seeds (campaign.h)
+  std::optional<GateLane> lane;  // in one process: its actors are threads
 };
 
 struct GateResult {

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "crash_report.h"
 #include "gate.h"
+#include "gate_lane.h"
 #include "gate_report.h"
 #include "gate_table.h"
 #include "targets.h"
@@ -103,7 +104,9 @@ GateOptions options_of(const po::variables_map& vm, const std::string& target) {
   o.profile = default_profile(target);
   const std::string scenarios = vm["scenarios"].as<std::string>();
   o.scenario_files = scenario_files(scenarios);
-  o.known = load_known_findings(vm.count("known") ? vm["known"].as<std::string>() : scenarios + "/findings");
+  const std::string findings = vm.count("known") ? vm["known"].as<std::string>() : scenarios + "/findings";
+  o.known = load_known_findings(findings);
+  if (target == "mooncake") o.lane = mooncake_gate_lane(findings, o.known);
   if (vm.count("base")) o.base = read_gate_base(vm["base"].as<std::string>());
   if (vm.count("shard")) std::tie(o.shard_k, o.shard_n) = parse_shard(vm["shard"].as<std::string>());
   o.stop_on_new = vm["stop-on-new"].as<bool>();

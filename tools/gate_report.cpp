@@ -47,6 +47,12 @@ std::string markdown_diff(const Failure& f) {
   return line + (f.diff.size() > 6 ? "; and " + std::to_string(f.diff.size() - 6) + " more" : "") + "\n";
 }
 
+// How to replay a failure's trace: `pinsim replay`, or its lane's command.
+std::string reproduce(const GateFailure& f, const std::string& path) {
+  if (!f.replay_command.empty()) return "`" + f.replay_command + " " + path + "`";
+  return "`pinsim replay " + path + " <target>`";
+}
+
 // One line per distinct new signature: how often, where first, how to replay.
 void markdown_failures(std::ostringstream& md, const GateResult& r, const GateFiles& files) {
   std::map<std::string, std::vector<size_t>> by_signature;
@@ -61,8 +67,9 @@ void markdown_failures(std::ostringstream& md, const GateResult& r, const GateFi
        << r.failures[all.front()].source << ". " << f.failure.detail << "\n";
     const bool shrunk = f.shrunk && files.shrunk_paths.size() > shown;
     const std::string path = shrunk ? files.shrunk_paths[shown] : files.trace_paths.size() > shown ? files.trace_paths[shown] : "";
-    if (!path.empty()) md << "  Reproduce: `pinsim replay " << path << " <target>`";
-    if (shrunk) md << " (shrunk to " << f.shrunk->steps.size() << " steps)";
+    if (!path.empty()) md << "  Reproduce: " << reproduce(f, path);
+    if (shrunk && f.replay_command.empty()) md << " (shrunk to " << f.shrunk->steps.size() << " steps)";
+    if (shrunk && !f.replay_command.empty()) md << " (shrunk)";
     md << "\n" << markdown_diff(shrunk ? f.shrunk_failure : f.failure);  // the differences of the trace named
   }
 }
@@ -80,7 +87,7 @@ void markdown_changed(std::ostringstream& md, const GateResult& r, const GateFil
     if (f.verdict != "changed") continue;
     md << "- `" << f.signature << "` at " << f.source << ", step " << f.failure.step << ": " << f.failure.detail
        << changed_from(f) << ".";
-    if (files.trace_paths.size() > i) md << " Reproduce: `pinsim replay " << files.trace_paths[i] << " <target>`";
+    if (files.trace_paths.size() > i) md << " Reproduce: " << reproduce(f, files.trace_paths[i]);
     md << "\n";
   }
 }
@@ -136,7 +143,8 @@ std::string gate_junit(const GateResult& r) {
   for (const FindingResult& f : r.findings)
     cases.push_back({"finding", f.file, failures_of("finding " + f.file), "", f.status});
   for (const PresetRun& p : r.runs)
-    cases.push_back({"preset", p.preset, failures_of("preset " + p.preset + " "), "", ""});
+    cases.push_back({"preset", p.preset,
+                     failures_of(p.preset == kGateLane ? p.preset + " " : "preset " + p.preset + " "), "", ""});
   return junit_xml("pinsim-gate", cases);
 }
 

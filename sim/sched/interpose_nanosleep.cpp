@@ -9,7 +9,7 @@
 #include "scheduler.h"
 
 extern "C" int nanosleep(const timespec* req, timespec* rem) {
-  if (pinsim::sched::Scheduler* s = pinsim::sched::Scheduler::controlling()) return s->yield(), 0;
+  if (pinsim::sched::Scheduler* s = pinsim::sched::Scheduler::interposing()) return s->yield(), 0;
   using Fn = int (*)(const timespec*, timespec*);
   static const Fn f = [] {
     void* p = dlsym(RTLD_NEXT, "nanosleep");

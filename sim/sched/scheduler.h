@@ -69,6 +69,24 @@ class Scheduler {
   // other thread uses the real primitives). Inline: the interposer asks on
   // every lock and unlock of every thread, the lockstep runner's included.
   static Scheduler* controlling() { return t_controlling_; }
+  // The scheduler the interposer (interpose.cpp) routes the calling thread's
+  // libc calls to: controlling(), unless a lane that schedules its own calls
+  // turned the interposer off (InterposerOff).
+  static Scheduler* interposing() { return interposer_on_ ? t_controlling_ : nullptr; }
+  // While one lives, an executable's interposer leaves every call to libc.
+  // The Mooncake lane schedules the lock calls of the code linked into the
+  // executable through its wrappers (targets/mooncake/lock_order.cpp) and
+  // nothing else; in pinsim, which also carries the interposer, a shared
+  // library's call on an actor's thread would otherwise become a scheduling
+  // point that its own executable does not have, and a seed's schedule would
+  // differ between the two. Made before the actors' threads start, undone
+  // after they are joined (thread creation and join order the flag).
+  struct InterposerOff {
+    InterposerOff() { interposer_on_ = false; }
+    ~InterposerOff() { interposer_on_ = true; }
+    InterposerOff(const InterposerOff&) = delete;
+    InterposerOff& operator=(const InterposerOff&) = delete;
+  };
 
   // Synchronisation points, called on an actor's thread.
   void yield();
@@ -96,6 +114,7 @@ class Scheduler {
   void actor_main(int self);
 
   static inline constinit thread_local Scheduler* t_controlling_ = nullptr;  // set on an actor's thread
+  static inline constinit bool interposer_on_ = true;
   std::unique_ptr<Policy> owned_;
   Policy& policy_;
   std::vector<std::function<void()>> bodies_;

@@ -14,6 +14,7 @@
 #include "policies.h"
 #include "mooncake_target.h"
 #include "runner.h"
+#include "scheduler.h"
 
 namespace pinsim::mooncake_lane {
 
@@ -450,7 +451,10 @@ Result run_under(const Scenario& scenario, const Naming& naming,
   mooncake_defer_unmount_sweep(*target, scenario.sweep_after_round);
   const uint64_t inline_before = inline_threads_run();
   clear_lock_edges();
-  r.history = run_actors(*target);
+  {
+    const sched::Scheduler::InterposerOff own_calls_only;  // as in mooncake_concurrency, which has no interposer
+    r.history = run_actors(*target);
+  }
   r.inline_threads = inline_threads_run() - inline_before;
   // Not the bytes per segment: an actor's thread places replicas with its own
   // random engine (seeded by the adapter, unknown to the model), so only the
@@ -583,14 +587,18 @@ RunResult replay_trace(const Trace& trace) {
   out.trace.finding = trace.finding;
   out.preemptions = r.history.run.preemptions;
   out.decisions = r.history.run.decisions;
-  if (!r.error.empty()) return out;
+  if (r.error.empty()) out.failure = failure_of(r);
+  return out;
+}
+
+std::optional<Failure> failure_of(const Result& r) {
   Failure f;
   if (r.history.run.deadlock) f.what = "deadlock";
   else if (!r.cycle.empty()) f.what = "lock-cycle";
   else if (const auto& thrown = r.history.thrown) f.what = "exception", f.field = thrown->type, f.detail = *r.violation;
   else if (r.violation) f.what = "not-linearizable", f.field = r.signature, f.detail = *r.violation;
-  if (!f.what.empty()) out.failure = f;
-  return out;
+  if (f.what.empty()) return std::nullopt;
+  return f;
 }
 
 namespace {

@@ -139,6 +139,10 @@ std::optional<Scenario> scenario_of(const Trace& trace, std::vector<uint32_t>* s
 // its failure: a deadlock, a lock cycle, or no linearization (what
 // "not-linearizable", field its first signature). `error` when it cannot run.
 RunResult replay_trace(const Trace& trace);
+// How a run failed, as replay_trace says it: a deadlock, a lock cycle, an
+// op that threw ("exception", field its type) or no linearization
+// ("not-linearizable", field its first signature); nullopt when it passed.
+std::optional<Failure> failure_of(const Result& r);
 
 // The signatures of a history no linearization explains, for recognising a
 // known finding (scenarios/findings/concurrency/), in the "what/op/field"

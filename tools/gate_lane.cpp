@@ -1,0 +1,84 @@
+// The Mooncake concurrency lane as the gate's lane; see gate_lane.h. Each
+// seed runs as `mooncake_concurrency --seeds N --preempt 20 --background
+// evict,cleanup` runs it (cleanup alone where BatchEvict cannot be seeded),
+// with the same known findings, so a gate's lane failure replays there.
+#include "gate_lane.h"
+
+#ifdef PINSIM_HAVE_MOONCAKE
+#include <filesystem>
+
+#include "concurrency_lane.h"
+#include "mooncake_target.h"
+#include "schedule_shrink.h"
+#include "serial_form.h"
+#endif
+
+namespace pinsim::cli {
+
+#ifndef PINSIM_HAVE_MOONCAKE
+
+std::optional<GateLane> mooncake_gate_lane(const std::string&, const std::vector<KnownFinding>&) {
+  return std::nullopt;
+}
+
+#else
+
+namespace {
+
+using namespace mooncake_lane;
+
+constexpr uint32_t kClients = 3;
+constexpr uint32_t kPreemptPct = 20;
+
+// One seed: refused, passed, or failed with its signature and, when a
+// finding names it (a lane finding, or a sequential one its calls one after
+// another fail as), that finding.
+LaneSeed run_seed(uint64_t seed, const Background& background, const std::vector<KnownFinding>& known,
+                  const std::vector<KnownFinding>& sequential) {
+  LaneSeed out;
+  const Scenario scenario = make_scenario(seed, kClients, background);
+  const Result r = run(scenario, seed, kPreemptPct, known);
+  if (!r.error.empty()) return {.refused = true};
+  out.calls = scenario.prefix.size() + r.history.calls.size();
+  out.failure = failure_of(r);
+  if (!out.failure) {
+    for (const Edge& e : r.edges)
+      if (against_lock_order(e))
+        out.failure = Failure{.what = "lock-order", .detail = "edge against the lock order: " + e.from + " -> " + e.to,
+                              .field = lock_kind(e.from) + "->" + lock_kind(e.to)};
+    if (!out.failure) return out;
+  }
+  out.signature = out.failure->what == "not-linearizable" || out.failure->what == "exception"
+                      ? r.signature
+                      : out.failure->what + "/" + out.failure->field;
+  out.trace = to_trace(scenario, r, seed, kPreemptPct);
+  out.trace.description = "pinsim gate lane seed " + std::to_string(seed) + " (" + out.signature + ")";
+  const KnownFinding* k = match_result(known, r);
+  std::string how;
+  if (!k && r.violation && !sequential.empty()) k = known_sequentially(out.trace, sequential, &how);
+  if (k) out.known_file = k->file;
+  return out;
+}
+
+}  // namespace
+
+std::optional<GateLane> mooncake_gate_lane(const std::string& findings, const std::vector<KnownFinding>& sequential) {
+  std::vector<KnownFinding> known;
+  std::error_code ec;
+  if (std::filesystem::is_directory(findings + "/concurrency", ec))
+    known = load_known_findings(findings + "/concurrency");
+  const Background background{.evict = mooncake_evict_is_seedable(), .cleanup = true};
+  GateLane lane;
+  lane.replay_command = "mooncake_concurrency --replay";
+  lane.run = [=](uint64_t seed) { return run_seed(seed, background, known, sequential); };
+  lane.shrink = [](const Trace& failing) -> std::optional<std::pair<Trace, Failure>> {
+    auto s = sched::shrink_schedule(failing, sched::ConcurrentReplayer(replay_trace));
+    if (!s || !s->not_shrunk.empty()) return std::nullopt;
+    return std::make_pair(std::move(s->trace), std::move(s->failure));
+  };
+  return lane;
+}
+
+#endif
+
+}  // namespace pinsim::cli
