@@ -81,8 +81,11 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // "remove_all_counts_unmounted", with an unmount's sweep after the round, a
 // RemoveAll that ends after an unmount answered OK began counts more than
 // the model does with the unmount applied first at one of its prefixes,
-// where the unmount lowers the model's count. A
-// sequential run never meets the last ten.
+// where the unmount lowers the model's count; "lost_write_blocks_start", with
+// an unmount's sweep after the round, a Put start refused
+// OBJECT_ALREADY_EXISTS after an unmount answered OK began, which the model
+// admits with the unmount applied first at one of its prefixes and refuses
+// without it. A sequential run never meets the last eleven.
 inline constexpr std::string_view kFindingConditions[] = {
     "proposal_id_reused",      "restore_applied",     "dfs_asked",
     "at_task_timeout",         "end_after_copy_end",  "expected_quota_exceeded",
@@ -90,7 +93,7 @@ inline constexpr std::string_view kFindingConditions[] = {
     "preserved_pin_dropped",   "preserve_resizes",    "start_changes_group",
     "start_preempts_write",    "unmount_takes_processing", "quota_retry_admitted",
     "start_keeps_group",       "replacement_meets_quota", "unmount_frees_quota_for_start",
-    "refused_start_preempts_write", "remove_all_counts_unmounted"};
+    "refused_start_preempts_write", "remove_all_counts_unmounted", "lost_write_blocks_start"};
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`

@@ -902,6 +902,36 @@ TEST(MooncakeConcurrency, ARemoveAllAfterAnUnmountCountsTheObjectItLostUntilTheS
   EXPECT_FALSE(std::count(c.begin(), c.end(), "remove_all_counts_unmounted"));
 }
 
+// The same window for a Put (session 42): an in-flight write whose only
+// replica the unmount lost still blocks a Put of its key until the sweep,
+// since PutStart's stale-handle cleanup takes only COMPLETE replicas. Named
+// under "lost_write_blocks_start"; with the sweep inside the call the Put is
+// admitted, as the model admits it.
+TEST(MooncakeConcurrency, ALostWriteBlocksAPutOfItsKeyUntilTheSweep) {
+  PINSIM_MAIN_ONLY();
+  const std::string file = PINSIM_FINDINGS_DIR "/concurrency/main-unmount-sweep-lets-lost-write-block-put.json";
+  std::vector<uint32_t> schedule;
+  std::string why;
+  std::optional<Scenario> s = scenario_of(load_trace(file), &schedule, &why);
+  ASSERT_TRUE(s) << why;
+  ASSERT_TRUE(s->sweep_after_round);
+  bool diverged = false;
+  const Result r = replay(*s, schedule, &diverged, true);
+  ASSERT_FALSE(diverged);
+  expect_named_under_condition(r, "not-linearizable/outcomes/put_start:OBJECT_ALREADY_EXISTS",
+                               "lost_write_blocks_start", file);
+  ASSERT_EQ(r.history.calls.size(), 2u);
+  EXPECT_LT(r.history.calls[0].returned, r.history.calls[1].invoked);  // the unmount had returned
+  s->sweep_after_round = false;
+  const Result in_call = replay(*s, schedule, &diverged, true);
+  EXPECT_FALSE(in_call.violation) << in_call.violation.value_or("");
+  EXPECT_EQ(in_call.history.calls[1].outcome.code, ErrorCode::OK);
+  Model start = std::get<Model>(Model::create(s->config));
+  for (const auto& [t, op] : s->prefix) start.apply(op, t);
+  const auto c = lane_conditions(start, r.history, s->now);  // the sweep inside the call: not the window
+  EXPECT_FALSE(std::count(c.begin(), c.end(), "lost_write_blocks_start"));
+}
+
 // Every saved finding of the lane replays, in a fresh target, to a failure
 // its own finding names, and the lane's findings recognise it as that one
 // (not a sibling with the same signature).

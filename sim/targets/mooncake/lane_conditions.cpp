@@ -309,6 +309,23 @@ bool remove_all_counts_unmounted(const Model& start, const sched::History& histo
   });
 }
 
+// With the unmount's sweep after the round, a Put start refused
+// OBJECT_ALREADY_EXISTS in an OK unmount's window that the unmount, applied
+// first at one of its prefixes, turns into an admission in the model: the
+// write in progress of its key had its only replica on the unmounted segment.
+// PutStart's stale-handle cleanup counts only COMPLETE replicas as stale, so
+// until the sweep the lost PROCESSING replica still looks like a write in
+// progress (main-unmount-sweep-lets-lost-write-block-put).
+bool lost_write_blocks_start(const Model& start, const sched::History& history, Time now) {
+  return std::any_of(history.calls.begin(), history.calls.end(), [&](const sched::Call& call) {
+    if (call.op.kind != OpKind::PutStart || call.outcome.code != ErrorCode::OBJECT_ALREADY_EXISTS) return false;
+    return unmount_differs(start, history, call, now, true, [&](Model& kept, Model& unmounted) {
+      return kept.apply(call.op, now).code == ErrorCode::OBJECT_ALREADY_EXISTS &&
+             unmounted.apply(call.op, now).code == ErrorCode::OK;
+    });
+  });
+}
+
 }  // namespace
 
 std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now,
@@ -326,6 +343,7 @@ std::vector<std::string> lane_conditions(const Model& start, const sched::Histor
   if (refused_start_preempts_write(start, history, now)) met.push_back("refused_start_preempts_write");
   if (sweep_after_round && remove_all_counts_unmounted(start, history, now))
     met.push_back("remove_all_counts_unmounted");
+  if (sweep_after_round && lost_write_blocks_start(start, history, now)) met.push_back("lost_write_blocks_start");
   return met;
 }
 
