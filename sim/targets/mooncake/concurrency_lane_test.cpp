@@ -871,6 +871,38 @@ TEST(MooncakeConcurrency, ARefusalInAnUnmountsWindowIsNamedByTheWindow) {
   EXPECT_EQ(k->file, PINSIM_FINDINGS_DIR "/concurrency/main-unmount-sweep-keeps-charge-of-lost-object.json");
 }
 
+// A finding of the unmount's sweep after the round, replayed under its
+// schedule, and the same calls with the sweep inside the unmount, which pass.
+struct SweepWindow {
+  Scenario scenario;
+  Result after_round, in_call;
+};
+std::optional<SweepWindow> replay_both_sweeps(const std::string& file) {
+  std::vector<uint32_t> schedule;
+  std::string why;
+  std::optional<Scenario> s = scenario_of(load_trace(file), &schedule, &why);
+  if (!s || !s->sweep_after_round) {
+    ADD_FAILURE() << file << ": not a trace with the sweep after the round " << why;
+    return std::nullopt;
+  }
+  bool diverged = false;
+  SweepWindow w{*s, replay(*s, schedule, &diverged, true), {}};
+  EXPECT_FALSE(diverged);
+  s->sweep_after_round = false;
+  w.in_call = replay(*s, schedule, &diverged, true);
+  EXPECT_FALSE(w.in_call.violation) << w.in_call.violation.value_or("");
+  return w;
+}
+
+// Whether the after-round history meets `condition` when the sweep is taken
+// to run inside the unmount (it must not: that is not the window).
+bool met_with_sweep_in_call(const SweepWindow& w, const std::string& condition) {
+  Model start = std::get<Model>(Model::create(w.scenario.config));
+  for (const auto& [t, op] : w.scenario.prefix) start.apply(op, t);
+  const auto c = lane_conditions(start, w.after_round.history, w.scenario.now);
+  return std::count(c.begin(), c.end(), condition) > 0;
+}
+
 // The unmount's sweep after the round (settings.unmount_sweep "after_round",
 // as the replica-cleanup worker may run it): a RemoveAll after UnmountSegment
 // has returned still finds the object the unmount left without a replica, and
@@ -880,26 +912,15 @@ TEST(MooncakeConcurrency, ARemoveAllAfterAnUnmountCountsTheObjectItLostUntilTheS
   PINSIM_MAIN_ONLY();
   const std::string file =
       PINSIM_FINDINGS_DIR "/concurrency/main-unmount-sweep-lets-remove-all-count-lost-object.json";
-  std::vector<uint32_t> schedule;
-  std::string why;
-  std::optional<Scenario> s = scenario_of(load_trace(file), &schedule, &why);
-  ASSERT_TRUE(s) << why;
-  ASSERT_TRUE(s->sweep_after_round);
-  bool diverged = false;
-  const Result r = replay(*s, schedule, &diverged, true);
-  ASSERT_FALSE(diverged);
+  const std::optional<SweepWindow> w = replay_both_sweeps(file);
+  ASSERT_TRUE(w);
+  const Result& r = w->after_round;
   expect_named_under_condition(r, "not-linearizable/outcomes/remove_all:OK", "remove_all_counts_unmounted", file);
   ASSERT_EQ(r.history.calls.size(), 2u);
   EXPECT_LT(r.history.calls[0].returned, r.history.calls[1].invoked);  // the unmount had returned
   EXPECT_EQ(r.history.calls[1].outcome.removed, std::optional<uint64_t>(1));
-  s->sweep_after_round = false;
-  const Result in_call = replay(*s, schedule, &diverged, true);
-  EXPECT_FALSE(in_call.violation) << in_call.violation.value_or("");
-  EXPECT_EQ(in_call.history.calls[1].outcome.removed, std::optional<uint64_t>(0));
-  Model start = std::get<Model>(Model::create(s->config));
-  for (const auto& [t, op] : s->prefix) start.apply(op, t);
-  const auto c = lane_conditions(start, r.history, s->now);  // the sweep inside the call: not the window
-  EXPECT_FALSE(std::count(c.begin(), c.end(), "remove_all_counts_unmounted"));
+  EXPECT_EQ(w->in_call.history.calls[1].outcome.removed, std::optional<uint64_t>(0));
+  EXPECT_FALSE(met_with_sweep_in_call(*w, "remove_all_counts_unmounted"));
 }
 
 // The same window for a Put (session 42): an in-flight write whose only
@@ -910,26 +931,15 @@ TEST(MooncakeConcurrency, ARemoveAllAfterAnUnmountCountsTheObjectItLostUntilTheS
 TEST(MooncakeConcurrency, ALostWriteBlocksAPutOfItsKeyUntilTheSweep) {
   PINSIM_MAIN_ONLY();
   const std::string file = PINSIM_FINDINGS_DIR "/concurrency/main-unmount-sweep-lets-lost-write-block-put.json";
-  std::vector<uint32_t> schedule;
-  std::string why;
-  std::optional<Scenario> s = scenario_of(load_trace(file), &schedule, &why);
-  ASSERT_TRUE(s) << why;
-  ASSERT_TRUE(s->sweep_after_round);
-  bool diverged = false;
-  const Result r = replay(*s, schedule, &diverged, true);
-  ASSERT_FALSE(diverged);
+  const std::optional<SweepWindow> w = replay_both_sweeps(file);
+  ASSERT_TRUE(w);
+  const Result& r = w->after_round;
   expect_named_under_condition(r, "not-linearizable/outcomes/put_start:OBJECT_ALREADY_EXISTS",
                                "lost_write_blocks_start", file);
   ASSERT_EQ(r.history.calls.size(), 2u);
   EXPECT_LT(r.history.calls[0].returned, r.history.calls[1].invoked);  // the unmount had returned
-  s->sweep_after_round = false;
-  const Result in_call = replay(*s, schedule, &diverged, true);
-  EXPECT_FALSE(in_call.violation) << in_call.violation.value_or("");
-  EXPECT_EQ(in_call.history.calls[1].outcome.code, ErrorCode::OK);
-  Model start = std::get<Model>(Model::create(s->config));
-  for (const auto& [t, op] : s->prefix) start.apply(op, t);
-  const auto c = lane_conditions(start, r.history, s->now);  // the sweep inside the call: not the window
-  EXPECT_FALSE(std::count(c.begin(), c.end(), "lost_write_blocks_start"));
+  EXPECT_EQ(w->in_call.history.calls[1].outcome.code, ErrorCode::OK);
+  EXPECT_FALSE(met_with_sweep_in_call(*w, "lost_write_blocks_start"));
 }
 
 // Every saved finding of the lane replays, in a fresh target, to a failure
