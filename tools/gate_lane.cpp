@@ -5,6 +5,7 @@
 #include "gate_lane.h"
 
 #ifdef PINSIM_HAVE_MOONCAKE
+#include <algorithm>
 #include <filesystem>
 
 #include "concurrency_lane.h"
@@ -42,10 +43,10 @@ LaneSeed run_seed(uint64_t seed, const Background& background, const std::vector
   out.calls = scenario.prefix.size() + r.history.calls.size();
   out.failure = failure_of(r);
   if (!out.failure) {
-    for (const Edge& e : r.edges)
-      if (against_lock_order(e))
-        out.failure = Failure{.what = "lock-order", .detail = "edge against the lock order: " + e.from + " -> " + e.to,
-                              .field = lock_kind(e.from) + "->" + lock_kind(e.to)};
+    const auto e = std::find_if(r.edges.begin(), r.edges.end(), against_lock_order);  // the first such edge
+    if (e != r.edges.end())
+      out.failure = Failure{.what = "lock-order", .detail = "edge against the lock order: " + e->from + " -> " + e->to,
+                            .field = lock_kind(e->from) + "->" + lock_kind(e->to)};
     if (!out.failure) return out;
   }
   out.signature = out.failure->what == "not-linearizable" || out.failure->what == "exception"

@@ -176,10 +176,11 @@ std::vector<std::string> violation_signatures(const Model& start, const sched::H
 // object that existed, with a completed replica, when the round began and is
 // missing from the final View; "preserved_pin_dropped" (with "preserve_resizes"),
 // "start_changes_group", "start_keeps_group", "replacement_meets_quota",
-// "unmount_frees_quota_for_start", "refused_start_preempts_write" and
-// "remove_all_counts_unmounted" and "lost_write_blocks_start" as known_findings.h says. Computed in
-// lane_conditions.cpp. `sweep_after_round`: the scenario's (an unmount's
-// effects then reach to the round's end).
+// "unmount_frees_quota_for_start", "refused_start_preempts_write",
+// "remove_all_counts_unmounted" and "lost_write_blocks_start" as
+// known_findings.h says. Computed in lane_conditions.cpp.
+// `sweep_after_round`: the scenario's (an unmount's effects then reach to
+// the round's end).
 std::vector<std::string> lane_conditions(const Model& start, const sched::History& history, Time now,
                                          bool sweep_after_round = false);
 // The known finding that names the result's signature or one of its
