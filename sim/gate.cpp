@@ -54,6 +54,8 @@ class Gate {
     result_.variant = variant();
     for (const std::string& file : o_.scenario_files)
       if (!stopped()) result_.scenarios.push_back(scenario(file));
+    for (const std::string& file : o_.lane_scenario_files)
+      if (!stopped()) result_.scenarios.push_back(lane_scenario(file));
     for (const KnownFinding& k : o_.known)
       if (applies_to(k, result_.variant)) result_.findings.push_back(finding(k));
     campaign();
@@ -107,6 +109,20 @@ class Gate {
     if (!r.failure) return {file, "passed", ""};
     record({.source = "scenario " + file, .failure = *r.failure, .trace = r.trace});
     return {file, "failed", r.failure->detail};
+  }
+
+  // A trace of the lane's corpus. A run that could not follow the recorded
+  // schedule is checked all the same, and its row says so.
+  ScenarioResult lane_scenario(const std::string& file) {
+    if (!o_.lane) return {file, "not applicable", "a trace of a concurrency lane, and this target has none"};
+    LaneSeed r = o_.lane->replay(load_trace(file));
+    if (r.refused) return {file, "not applicable", r.refusal};
+    const std::string followed = r.diverged ? "the run did not follow the recorded schedule" : "";
+    if (!r.failure) return {file, "passed", followed};
+    std::string detail = r.failure->detail + (followed.empty() ? "" : "; " + followed);
+    record_lane({.source = "scenario " + file, .signature = r.signature, .known_file = r.known_file,
+                 .failure = *r.failure, .trace = std::move(r.trace), .replay_command = o_.lane->replay_command});
+    return {file, "failed", std::move(detail)};
   }
 
   FindingResult finding(const KnownFinding& k) {

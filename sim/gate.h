@@ -1,8 +1,9 @@
 // The regression gate: a verdict on a build of a target (in practice a
-// Mooncake change) within a budget. It replays the scenario corpus and the
-// known findings of the target's tree, runs a campaign split across the
-// aimed presets, shrinks each distinct new failure, and sorts every failure
-// into known (matches a finding of this tree), pre-existing (the base tree
+// Mooncake change) within a budget. It replays the scenario corpus (with a
+// concurrency lane, the lane's corpus too) and the known findings of the
+// target's tree, runs a campaign split across the aimed presets, shrinks
+// each distinct new failure, and sorts every failure into known (matches a
+// finding of this tree), pre-existing (the base tree
 // failed the same seed the same way), changed (with a base: a known or
 // pre-existing failure the base shows differently on that seed, or not at
 // all) or new. Any new or changed failure makes it red.
@@ -85,6 +86,8 @@ std::string failure_fingerprint(const Failure& failure);
 // sequential lane does not have).
 struct LaneSeed {
   bool refused = false;         // the target refused the scenario: not a run
+  std::string refusal;          // why, for a trace of the corpus ("" for a seed)
+  bool diverged = false;        // a trace of the corpus: the run could not follow its recorded schedule
   std::optional<Failure> failure;  // what "not-linearizable", "exception", "deadlock" or "lock-cycle"
   std::string signature;        // the failure's, as the lane's findings name it
   std::string known_file;       // the finding that names it, or ""
@@ -96,12 +99,18 @@ struct LaneSeed {
 // budget; its seeds are a run named kGateLane (the base's, in a differential
 // run), its failures sorted like the presets' (without fingerprints: a
 // schedule follows the target's locking, so a change moves a known race to
-// other seeds).
+// other seeds). Before the presets, whatever the budget, it replays the
+// lane's corpus (GateOptions::lane_scenario_files): traces aimed at code that
+// only a concurrent request runs, which its seeds reach too rarely.
 inline constexpr const char* kGateLane = "lane";  // its run's name and its failures' sources ("lane seed 7")
 struct GateLane {
   std::function<LaneSeed(uint64_t seed)> run;
   // The failing trace shrunk (its schedule and calls), with how it fails, or nullopt.
   std::function<std::optional<std::pair<Trace, Failure>>(const Trace&)> shrink;
+  // A trace of the corpus under its recorded schedule; where the run cannot
+  // follow it (a change to the target's locking), the run goes on and is
+  // checked all the same (`diverged`).
+  std::function<LaneSeed(const Trace&)> replay;
   std::string replay_command;  // how a lane trace is replayed: "mooncake_concurrency --replay"
 };
 
@@ -110,6 +119,7 @@ struct GateOptions {
   uint64_t steps = 200;
   std::optional<Profile> profile;
   std::vector<std::string> scenario_files;
+  std::vector<std::string> lane_scenario_files;  // the lane's corpus (scenarios/lane/): replayed when there is a lane
   std::vector<KnownFinding> known;
   std::optional<GateBase> base;  // differential: run the base's seeds
   uint64_t shard_k = 0, shard_n = 1;

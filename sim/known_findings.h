@@ -85,7 +85,7 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // an unmount's sweep after the round, a Put start refused
 // OBJECT_ALREADY_EXISTS after an unmount answered OK began, which the model
 // admits with the unmount applied first at one of its prefixes and refuses
-// without it. A sequential run never meets the last eleven.
+// without it, its key's write in progress there. A sequential run never meets the last eleven.
 inline constexpr std::string_view kFindingConditions[] = {
     "proposal_id_reused",      "restore_applied",     "dfs_asked",
     "at_task_timeout",         "end_after_copy_end",  "expected_quota_exceeded",

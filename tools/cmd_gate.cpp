@@ -32,14 +32,17 @@ double parse_budget(const std::string& s) {
   return m[2] == "m" ? n * 60 : n;
 }
 
-std::vector<std::string> scenario_files(const std::string& dir) {
+// The corpus's traces: those a sequential lane replays, or (`lane`) those of
+// scenarios/lane/, which a concurrency lane replays. Findings are not among them.
+std::vector<std::string> scenario_files(const std::string& dir, bool lane) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw UsageError("--scenarios: " + dir + ": not a directory");
   std::vector<std::string> files;
   for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
     const std::string rel = fs::relative(e.path(), dir).generic_string();
-    if (e.path().extension() == ".json" && rel.rfind("findings/", 0) != 0 && rel != "trace.schema.json")
+    if (e.path().extension() == ".json" && rel.rfind("findings/", 0) != 0 && rel != "trace.schema.json" &&
+        (rel.rfind("lane/", 0) == 0) == lane)
       files.push_back(e.path().generic_string());
   }
   std::sort(files.begin(), files.end());
@@ -103,10 +106,11 @@ GateOptions options_of(const po::variables_map& vm, const std::string& target) {
   if (o.steps == 0) throw UsageError("--steps: must be at least 1");
   o.profile = default_profile(target);
   const std::string scenarios = vm["scenarios"].as<std::string>();
-  o.scenario_files = scenario_files(scenarios);
+  o.scenario_files = scenario_files(scenarios, false);
   const std::string findings = vm.count("known") ? vm["known"].as<std::string>() : scenarios + "/findings";
   o.known = load_known_findings(findings);
   if (target == "mooncake") o.lane = mooncake_gate_lane(findings, o.known);
+  if (o.lane) o.lane_scenario_files = scenario_files(scenarios, true);
   if (vm.count("base")) o.base = read_gate_base(vm["base"].as<std::string>());
   if (vm.count("shard")) std::tie(o.shard_k, o.shard_n) = parse_shard(vm["shard"].as<std::string>());
   o.stop_on_new = vm["stop-on-new"].as<bool>();

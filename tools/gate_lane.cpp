@@ -31,15 +31,13 @@ using namespace mooncake_lane;
 constexpr uint32_t kClients = 3;
 constexpr uint32_t kPreemptPct = 20;
 
-// One seed: refused, passed, or failed with its signature and, when a
+// A run of the lane sorted: passed, or failed with its signature and, when a
 // finding names it (a lane finding, or a sequential one its calls one after
-// another fail as), that finding.
-LaneSeed run_seed(uint64_t seed, const Background& background, const std::vector<KnownFinding>& known,
-                  const std::vector<KnownFinding>& sequential) {
+// another fail as), that finding; its trace says where it came from.
+LaneSeed sorted(const Scenario& scenario, const Result& r, uint64_t seed, uint32_t preempt_pct, uint32_t pct_depth,
+                const std::string& source, const std::vector<KnownFinding>& known,
+                const std::vector<KnownFinding>& sequential) {
   LaneSeed out;
-  const Scenario scenario = make_scenario(seed, kClients, background);
-  const Result r = run(scenario, seed, kPreemptPct, known);
-  if (!r.error.empty()) return {.refused = true};
   out.calls = scenario.prefix.size() + r.history.calls.size();
   out.failure = failure_of(r);
   if (!out.failure) {
@@ -52,12 +50,37 @@ LaneSeed run_seed(uint64_t seed, const Background& background, const std::vector
   out.signature = out.failure->what == "not-linearizable" || out.failure->what == "exception"
                       ? r.signature
                       : out.failure->what + "/" + out.failure->field;
-  out.trace = to_trace(scenario, r, seed, kPreemptPct);
-  out.trace.description = "pinsim gate lane seed " + std::to_string(seed) + " (" + out.signature + ")";
+  out.trace = to_trace(scenario, r, seed, preempt_pct, pct_depth);
+  out.trace.description = "pinsim gate " + source + " (" + out.signature + ")";
   const KnownFinding* k = match_result(known, r);
   std::string how;
   if (!k && r.violation && !sequential.empty()) k = known_sequentially(out.trace, sequential, &how);
   if (k) out.known_file = k->file;
+  return out;
+}
+
+LaneSeed run_seed(uint64_t seed, const Background& background, const std::vector<KnownFinding>& known,
+                  const std::vector<KnownFinding>& sequential) {
+  const Scenario scenario = make_scenario(seed, kClients, background);
+  const Result r = run(scenario, seed, kPreemptPct, known);
+  if (!r.error.empty()) return {.refused = true};
+  return sorted(scenario, r, seed, kPreemptPct, 0, "lane seed " + std::to_string(seed), known, sequential);
+}
+
+// A trace of the corpus, under its recorded schedule as far as the run follows it.
+LaneSeed replay_scenario(const Trace& trace, const std::vector<KnownFinding>& known,
+                         const std::vector<KnownFinding>& sequential) {
+  std::vector<uint32_t> schedule;
+  std::string why;
+  const std::optional<Scenario> scenario = scenario_of(trace, &schedule, &why);
+  if (!scenario) return {.refused = true, .refusal = why};
+  bool diverged = false;
+  const Result r = replay(*scenario, schedule, &diverged);
+  if (!r.error.empty()) return {.refused = true, .refusal = r.error};
+  const ConcurrentSettings& settings = trace.concurrent->settings;
+  LaneSeed out = sorted(*scenario, r, trace.seed.value_or(0), settings.preempt_pct,
+                        settings.schedule == "pct" ? settings.pct_depth : 0, "lane scenario", known, sequential);
+  out.diverged = diverged;
   return out;
 }
 
@@ -72,6 +95,7 @@ std::optional<GateLane> mooncake_gate_lane(const std::string& findings, const st
   GateLane lane;
   lane.replay_command = "mooncake_concurrency --replay";
   lane.run = [=](uint64_t seed) { return run_seed(seed, background, known, sequential); };
+  lane.replay = [=](const Trace& trace) { return replay_scenario(trace, known, sequential); };
   lane.shrink = [](const Trace& failing) -> std::optional<std::pair<Trace, Failure>> {
     auto s = sched::shrink_schedule(failing, sched::ConcurrentReplayer(replay_trace));
     if (!s || !s->not_shrunk.empty()) return std::nullopt;

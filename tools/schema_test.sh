@@ -18,6 +18,8 @@ cp "$(dirname "$SCHEMA")"/upsert/failed-*.json "$(dirname "$SCHEMA")"/copy/*.jso
 for f in "$(dirname "$SCHEMA")"/findings/*.json; do cp "$f" "$T/finding-$(basename "$f")"; done
 # The concurrency lane's findings: Mooncake traces with their schedules.
 cp "$(dirname "$SCHEMA")"/findings/concurrency/*.json "$T"/
+# The lane's corpus, which the gate's lane replays.
+for f in "$(dirname "$SCHEMA")"/lane/*.json; do cp "$f" "$T/lane-$(basename "$f")"; done
 /usr/bin/python3 - "$SCHEMA" "$T"/*.json <<'PY'
 import json, sys, jsonschema
 schema = json.load(open(sys.argv[1]))

@@ -2,10 +2,13 @@
 // model target: the lane gets a slice after the presets, its seeds are a run
 // named "lane", a failure the lane names known stays known, one the base
 // failed alike is pre-existing, any other is new and red, only new ones are
-// shrunk, and a differential run takes exactly the base's lane seeds.
+// shrunk, and a differential run takes exactly the base's lane seeds. The
+// lane's corpus is replayed before the presets, and its rows and failures
+// are the lane's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "gate.h"
 #include "model_target.h"
@@ -100,6 +103,61 @@ TEST(GateLane, AShardRunsItsOwnLaneSeeds) {
   run_gate(make_model_target, {}, {}, o);
   ASSERT_FALSE(fake.ran.empty());
   for (uint64_t seed : fake.ran) EXPECT_EQ(seed % 3, 1u) << seed;
+}
+
+// A trace of the corpus whose seed tells the fake lane's replay what to do.
+std::string corpus_trace(uint64_t seed) {
+  Trace t;
+  t.seed = seed;
+  const std::string path = testing::TempDir() + "/gate-lane-corpus-" + std::to_string(seed) + ".json";
+  std::ofstream(path) << write_trace(t);
+  return path;
+}
+
+// Seed 1 passes, seed 2 fails as no finding names, seed 3 is refused and seed
+// 4 passes off its recorded schedule.
+LaneSeed replay_corpus(const Trace& t) {
+  LaneSeed r;
+  if (t.seed == 2u) {
+    r.failure = Failure{.what = "not-linearizable", .detail = "put_start refused", .field = "cleanup"};
+    r.signature = "not-linearizable/outcomes/cleanup";
+  }
+  if (t.seed == 3u) r.refused = true, r.refusal = "the tree lacks unmounts";
+  r.diverged = t.seed == 4u;
+  return r;
+}
+
+TEST(GateLane, ItsCorpusRunsFirstAndAFailureThereIsRed) {
+  double clock = 0;
+  FakeLane fake{&clock};
+  GateOptions o = options(&clock, fake.lane());
+  o.lane->replay = replay_corpus;
+  for (uint64_t seed : {1, 2, 3, 4}) o.lane_scenario_files.push_back(corpus_trace(seed));
+  const GateResult r = run_gate(make_model_target, {}, {}, o);
+  std::vector<std::string> rows;
+  for (const ScenarioResult& s : r.scenarios) rows.push_back(s.status + ": " + s.detail);
+  EXPECT_EQ(rows, (std::vector<std::string>{"passed: ", "failed: put_start refused",
+                                            "not applicable: the tree lacks unmounts",
+                                            "passed: the run did not follow the recorded schedule"}));
+  const auto corpus = std::find_if(r.failures.begin(), r.failures.end(), [](const GateFailure& f) {
+    return f.source == "scenario " + corpus_trace(2);
+  });
+  ASSERT_NE(corpus, r.failures.end());
+  EXPECT_EQ(corpus->verdict, "new");
+  EXPECT_EQ(corpus->budget_needed, 0);  // whatever the budget
+  EXPECT_EQ(corpus->replay_command, "fake --replay");
+  EXPECT_TRUE(corpus->shrunk.has_value());
+  EXPECT_TRUE(r.red());
+}
+
+TEST(GateLane, WithoutALaneItsCorpusIsNotApplicable) {
+  double clock = 0;
+  GateOptions o = options(&clock, GateLane{});
+  o.lane.reset();
+  o.lane_scenario_files = {corpus_trace(1)};
+  const GateResult r = run_gate(make_model_target, {}, {}, o);
+  ASSERT_EQ(r.scenarios.size(), 1u);
+  EXPECT_EQ(r.scenarios[0].status, "not applicable");
 }
 
 }  // namespace

@@ -315,12 +315,15 @@ bool remove_all_counts_unmounted(const Model& start, const sched::History& histo
 // write in progress of its key had its only replica on the unmounted segment.
 // PutStart's stale-handle cleanup counts only COMPLETE replicas as stale, so
 // until the sweep the lost PROCESSING replica still looks like a write in
-// progress (main-unmount-sweep-lets-lost-write-block-put).
+// progress (main-unmount-sweep-lets-lost-write-block-put). Only a write in
+// progress: a completed object that lost its replicas is stale to that
+// cleanup, and a Put of its key refused is no part of this finding.
 bool lost_write_blocks_start(const Model& start, const sched::History& history, Time now) {
   return std::any_of(history.calls.begin(), history.calls.end(), [&](const sched::Call& call) {
     if (call.op.kind != OpKind::PutStart || call.outcome.code != ErrorCode::OBJECT_ALREADY_EXISTS) return false;
     return unmount_differs(start, history, call, now, true, [&](Model& kept, Model& unmounted) {
-      return kept.apply(call.op, now).code == ErrorCode::OBJECT_ALREADY_EXISTS &&
+      const std::optional<ObjectView> object = kept.object_view(call.op.object);
+      return object && object->processing > 0 && kept.apply(call.op, now).code == ErrorCode::OBJECT_ALREADY_EXISTS &&
              unmounted.apply(call.op, now).code == ErrorCode::OK;
     });
   });
