@@ -14,10 +14,13 @@
 // trace again and says whether it still fails, and how; with --html it also
 // draws the interleaving (sched/history_html.h), with --record it writes the
 // trace as run (its schedule as taken: a trace written by hand gets one).
+// --seeds N --record FILE writes one seed's run as a trace, passing or not
+// (how a trace of the lane's corpus, scenarios/lane/, is taken from a seed).
 //   mooncake_concurrency --seeds 1..200 [--clients 3] [--preempt 100 | --schedule pct [--pct-depth 3]]
 //                        [--background evict,cleanup]
 //                        [--known DIR] [--out FILE]
 //   mooncake_concurrency --replay FILE [--html PICTURE.html] [--record FILE]
+//   mooncake_concurrency --seeds N --record FILE [the campaign's other flags]
 #include <charconv>
 #include <cstdio>
 #include <map>
@@ -86,6 +89,7 @@ constexpr const char* kUsage =
     "                            [--background evict,cleanup|evict|cleanup|none] [--known DIR]\n"
     "                            [--known-sequential DIR] [--out FILE]\n"
     "       mooncake_concurrency --replay FILE [--html PICTURE.html] [--record FILE]\n"
+    "       mooncake_concurrency --seeds N --record FILE [the flags above]\n"
     "Runs Mooncake's MasterService under the deterministic scheduler: client actors, BatchEvict and the\n"
     "task-cleanup cycle, each schedule checked for linearizability against the model and for its lock order.\n"
     "--known: finding traces recognised by signature; --out: the first other failure, shrunk, as a trace\n"
@@ -93,7 +97,8 @@ constexpr const char* kUsage =
     "the sequential trace FILE.sequential.json, run and named);\n"
     "--known-sequential DIR: a failure no lane finding names is shrunk, and known when such an order fails in\n"
     "the sequential lane as a finding of DIR (scenarios/findings);\n"
-    "--replay: run such a trace again; --html: draw it; --record: write it as run, with the schedule taken.\n"
+    "--replay: run such a trace again; --html: draw it; --record: write it as run, with the schedule taken\n"
+    "(with --seeds N, one seed: its run as a trace, passing or not).\n"
     "See sim/targets/mooncake/README.md.\n"
     "Exit codes: 0 every schedule passed, 1 a failure that is not a known finding, 2 bad usage or input.\n";
 
@@ -156,8 +161,8 @@ std::string parse(int argc, char** argv, Args* a) {
   if (a->pct_depth_given && !a->pct) return "--pct-depth: goes with --schedule pct";
   if (!a->html.empty() && a->replay.empty())
     return "--html " + a->html + ": draws a replayed trace; give --replay FILE";
-  if (!a->record.empty() && a->replay.empty())
-    return "--record " + a->record + ": writes a replayed trace; give --replay FILE";
+  if (!a->record.empty() && a->replay.empty() && a->first != a->last)
+    return "--record " + a->record + ": writes one run; give --replay FILE or --seeds N (one seed)";
   if (!a->replay.empty() && a->campaign_flags)
     return "--replay " + a->replay + ": runs the trace as recorded; it takes no other flag";
   return "";
@@ -425,6 +430,9 @@ int main(int argc, char** argv) {
       std::printf("seed %llu: %s\n", static_cast<unsigned long long>(seed), r.error.c_str());
       continue;
     }
+    if (!a.record.empty() && !save("--record", a.record, pinsim::write_trace(to_trace(
+                                  scenario, r, seed, a.preempt, a.pct ? a.pct_depth : 0))))
+      return 2;
     if (add(r, seed, a, t, &scenario) && !a.out.empty() && !written) {
       if (!write_shrunk(scenario, r, seed, a, std::move(t.shrunk))) return 2;
       written = true;
