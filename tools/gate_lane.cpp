@@ -34,9 +34,9 @@ constexpr uint32_t kPreemptPct = 20;
 // A run of the lane sorted: passed, or failed with its signature and, when a
 // finding names it (a lane finding, or a sequential one its calls one after
 // another fail as), that finding; its trace says where it came from.
-LaneSeed sorted(const Scenario& scenario, const Result& r, uint64_t seed, uint32_t preempt_pct, uint32_t pct_depth,
-                const std::string& source, const std::vector<KnownFinding>& known,
-                const std::vector<KnownFinding>& sequential) {
+LaneSeed sort_run(const Scenario& scenario, const Result& r, uint64_t seed, uint32_t preempt_pct, uint32_t pct_depth,
+                  const std::string& source, const std::vector<KnownFinding>& known,
+                  const std::vector<KnownFinding>& sequential) {
   LaneSeed out;
   out.calls = scenario.prefix.size() + r.history.calls.size();
   out.failure = failure_of(r);
@@ -64,7 +64,7 @@ LaneSeed run_seed(uint64_t seed, const Background& background, const std::vector
   const Scenario scenario = make_scenario(seed, kClients, background);
   const Result r = run(scenario, seed, kPreemptPct, known);
   if (!r.error.empty()) return {.refused = true};
-  return sorted(scenario, r, seed, kPreemptPct, 0, "lane seed " + std::to_string(seed), known, sequential);
+  return sort_run(scenario, r, seed, kPreemptPct, 0, "lane seed " + std::to_string(seed), known, sequential);
 }
 
 // A trace of the corpus, under its recorded schedule as far as the run follows it.
@@ -78,8 +78,8 @@ LaneSeed replay_scenario(const Trace& trace, const std::vector<KnownFinding>& kn
   const Result r = replay(*scenario, schedule, &diverged);
   if (!r.error.empty()) return {.refused = true, .refusal = r.error};
   const ConcurrentSettings& settings = trace.concurrent->settings;
-  LaneSeed out = sorted(*scenario, r, trace.seed.value_or(0), settings.preempt_pct,
-                        settings.schedule == "pct" ? settings.pct_depth : 0, "lane scenario", known, sequential);
+  LaneSeed out = sort_run(*scenario, r, trace.seed.value_or(0), settings.preempt_pct,
+                          settings.schedule == "pct" ? settings.pct_depth : 0, "lane scenario", known, sequential);
   out.diverged = diverged;
   return out;
 }
