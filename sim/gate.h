@@ -3,10 +3,10 @@
 // concurrency lane, the lane's corpus too) and the known findings of the
 // target's tree, runs a campaign split across the aimed presets, shrinks
 // each distinct new failure, and sorts every failure into known (matches a
-// finding of this tree), pre-existing (the base tree
-// failed the same seed the same way), changed (with a base: a known or
-// pre-existing failure the base shows differently on that seed, or not at
-// all) or new. Any new or changed failure makes it red.
+// finding of this tree), pre-existing (the base tree failed the same seed the
+// same way), changed (with a base: a known or pre-existing failure the base
+// shows differently on that seed, or not at all) or new. Any new or changed
+// failure makes it red.
 // The clock is the caller's (`elapsed`): the gate itself reads none.
 #pragma once
 #include <cstdint>

@@ -7,6 +7,7 @@
 #ifdef PINSIM_HAVE_MOONCAKE
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 
 #include "concurrency_lane.h"
 #include "mooncake_target.h"
@@ -31,14 +32,14 @@ using namespace mooncake_lane;
 constexpr uint32_t kClients = 3;
 constexpr uint32_t kPreemptPct = 20;
 
-// A run of the lane sorted: passed, or failed with its signature and, when a
-// finding names it (a lane finding, or a sequential one its calls one after
-// another fail as), that finding; its trace says where it came from.
-LaneSeed sort_run(const Scenario& scenario, const Result& r, uint64_t seed, uint32_t preempt_pct, uint32_t pct_depth,
-                  const std::string& source, const std::vector<KnownFinding>& known,
-                  const std::vector<KnownFinding>& sequential) {
+// A run of the lane sorted: passed, or failed with its signature, its trace
+// (`as_trace`, made only for a failure) and, when a finding names it (a lane
+// finding, or a sequential one its calls one after another fail as), that
+// finding; its trace says where it came from.
+LaneSeed sort_run(const Result& r, uint64_t calls, const std::function<Trace()>& as_trace, const std::string& source,
+                  const std::vector<KnownFinding>& known, const std::vector<KnownFinding>& sequential) {
   LaneSeed out;
-  out.calls = scenario.prefix.size() + r.history.calls.size();
+  out.calls = calls;
   out.failure = failure_of(r);
   if (!out.failure) {
     const auto e = std::find_if(r.edges.begin(), r.edges.end(), against_lock_order);  // the first such edge
@@ -50,7 +51,7 @@ LaneSeed sort_run(const Scenario& scenario, const Result& r, uint64_t seed, uint
   out.signature = out.failure->what == "not-linearizable" || out.failure->what == "exception"
                       ? r.signature
                       : out.failure->what + "/" + out.failure->field;
-  out.trace = to_trace(scenario, r, seed, preempt_pct, pct_depth);
+  out.trace = as_trace();
   out.trace.description = "pinsim gate " + source + " (" + out.signature + ")";
   const KnownFinding* k = match_result(known, r);
   std::string how;
@@ -64,23 +65,21 @@ LaneSeed run_seed(uint64_t seed, const Background& background, const std::vector
   const Scenario scenario = make_scenario(seed, kClients, background);
   const Result r = run(scenario, seed, kPreemptPct, known);
   if (!r.error.empty()) return {.refused = true};
-  return sort_run(scenario, r, seed, kPreemptPct, 0, "lane seed " + std::to_string(seed), known, sequential);
+  return sort_run(r, scenario.prefix.size() + r.history.calls.size(),
+                  [&] { return to_trace(scenario, r, seed, kPreemptPct); }, "lane seed " + std::to_string(seed), known,
+                  sequential);
 }
 
 // A trace of the corpus, under its recorded schedule as far as the run follows it.
 LaneSeed replay_scenario(const Trace& trace, const std::vector<KnownFinding>& known,
                          const std::vector<KnownFinding>& sequential) {
-  std::vector<uint32_t> schedule;
   std::string why;
-  const std::optional<Scenario> scenario = scenario_of(trace, &schedule, &why);
-  if (!scenario) return {.refused = true, .refusal = why};
-  bool diverged = false;
-  const Result r = replay(*scenario, schedule, &diverged);
-  if (!r.error.empty()) return {.refused = true, .refusal = r.error};
-  const ConcurrentSettings& settings = trace.concurrent->settings;
-  LaneSeed out = sort_run(*scenario, r, trace.seed.value_or(0), settings.preempt_pct,
-                          settings.schedule == "pct" ? settings.pct_depth : 0, "lane scenario", known, sequential);
-  out.diverged = diverged;
+  std::optional<Replayed> replayed = replay_recorded(trace, &why);
+  if (!replayed) return {.refused = true, .refusal = why};
+  const Result& r = replayed->result;
+  LaneSeed out = sort_run(r, replayed->scenario.prefix.size() + r.history.calls.size(),
+                          [&] { return std::move(replayed->as_run); }, "lane scenario", known, sequential);
+  out.diverged = replayed->diverged;
   return out;
 }
 

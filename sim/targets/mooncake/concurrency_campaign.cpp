@@ -365,42 +365,28 @@ int replay_file(const std::string& path, const std::string& html, const std::str
                  path.c_str(), pinsim::printable(trace.run->target).c_str());
     return 2;
   }
-  std::vector<uint32_t> schedule;
   std::string why;
-  const std::optional<Scenario> scenario = scenario_of(trace, &schedule, &why);
-  if (!scenario) {
+  const std::optional<Replayed> replayed = replay_recorded(trace, &why);
+  if (!replayed) {
     std::fprintf(stderr, "mooncake_concurrency: %s: %s\n", path.c_str(), why.c_str());
     return 2;
   }
-  bool diverged = false;
-  const Result r = replay(*scenario, schedule, &diverged);
-  if (!r.error.empty()) {
-    std::fprintf(stderr, "mooncake_concurrency: %s: %s\n", path.c_str(), r.error.c_str());
-    return 2;
-  }
+  const Result& r = replayed->result;
+  const char* followed = replayed->diverged
+                             ? "the run did NOT follow the recorded schedule (another tree, or MasterService changed)"
+                             : "the recorded schedule was followed";
   std::printf("%s: %llu decisions, %llu preemptions, on %s; %s\n", path.c_str(),
               static_cast<unsigned long long>(r.history.run.decisions),
-              static_cast<unsigned long long>(r.history.run.preemptions), r.variant.c_str(),
-              diverged ? "the run did NOT follow the recorded schedule (another tree, or MasterService changed)"
-                       : "the recorded schedule was followed");
-  if (!html.empty() && !draw(path, html, *scenario, r, diverged)) return 2;
-  if (!record.empty()) {
-    const pinsim::ConcurrentSettings& settings = trace.concurrent->settings;
-    pinsim::Trace as_run = to_trace(*scenario, r, trace.seed.value_or(0), settings.preempt_pct,
-                                    settings.schedule == "pct" ? settings.pct_depth : 0);
-    as_run.seed = trace.seed;
-    as_run.run = trace.run;
-    as_run.description = trace.description;
-    as_run.finding = trace.finding;
-    if (!save("--record", record, pinsim::write_trace(as_run))) return 2;
-  }
+              static_cast<unsigned long long>(r.history.run.preemptions), r.variant.c_str(), followed);
+  if (!html.empty() && !draw(path, html, replayed->scenario, r, replayed->diverged)) return 2;
+  if (!record.empty() && !save("--record", record, pinsim::write_trace(replayed->as_run))) return 2;
   Args a;
   if (trace.finding) a.known.push_back({path, trace.finding->tree, trace.finding->signatures});
   Totals t;
   add(r, trace.seed.value_or(0), a, t);
   const bool failed = t.violations || t.known || t.deadlocks || t.cycles || t.against_order;
   if (!failed) std::printf("%s: passes: a linearization explains every outcome and the View\n", path.c_str());
-  return failed || diverged ? 1 : 0;
+  return failed || replayed->diverged ? 1 : 0;
 }
 
 int main(int argc, char** argv) {

@@ -571,23 +571,37 @@ std::optional<Scenario> scenario_of(const Trace& trace, std::vector<uint32_t>* s
   return s;
 }
 
+std::optional<Replayed> replay_recorded(const Trace& trace, std::string* why, bool first_only) {
+  Replayed out;
+  std::vector<uint32_t> schedule;
+  std::optional<Scenario> scenario = scenario_of(trace, &schedule, why);
+  if (!scenario) return std::nullopt;
+  out.scenario = std::move(*scenario);
+  out.result = replay(out.scenario, schedule, &out.diverged, first_only);
+  if (!out.result.error.empty()) {
+    *why = out.result.error;
+    return std::nullopt;
+  }
+  const ConcurrentSettings& settings = trace.concurrent->settings;
+  out.as_run = to_trace(out.scenario, out.result, trace.seed.value_or(0), settings.preempt_pct,
+                        settings.schedule == "pct" ? settings.pct_depth : 0);
+  out.as_run.seed = trace.seed;
+  out.as_run.run = trace.run;
+  out.as_run.description = trace.description;
+  out.as_run.finding = trace.finding;
+  return out;
+}
+
 RunResult replay_trace(const Trace& trace) {
   RunResult out;
-  std::vector<uint32_t> schedule;
-  const std::optional<Scenario> scenario = scenario_of(trace, &schedule, &out.error);
-  if (!scenario) return out;
-  bool diverged = false;
-  const Result r = replay(*scenario, schedule, &diverged, true);
-  out.error = r.error;
+  std::optional<Replayed> replayed = replay_recorded(trace, &out.error, true);
+  if (!replayed) return out;
+  const Result& r = replayed->result;
   out.variant = r.variant;
-  const uint32_t preempt = trace.concurrent->settings.preempt_pct;
-  out.trace = to_trace(*scenario, r, trace.seed.value_or(0), preempt);
-  out.trace.run = trace.run;
-  out.trace.description = trace.description;
-  out.trace.finding = trace.finding;
+  out.trace = std::move(replayed->as_run);
   out.preemptions = r.history.run.preemptions;
   out.decisions = r.history.run.decisions;
-  if (r.error.empty()) out.failure = failure_of(r);
+  out.failure = failure_of(r);
   return out;
 }
 

@@ -134,6 +134,19 @@ Trace to_trace(const Scenario& scenario, const Result& result, uint64_t seed, ui
                uint32_t pct_depth = 0);
 // The scenario and schedule of such a trace, or nullopt and the reason.
 std::optional<Scenario> scenario_of(const Trace& trace, std::vector<uint32_t>* schedule, std::string* why);
+// Such a trace replayed under its recorded schedule (as far as the run
+// follows it: `diverged` when it could not), with the run as a trace: the
+// schedule taken, and the recorded trace's settings, seed, run, description
+// and finding. Nullopt and `why` when it is not such a trace or the target
+// refused its scenario. `first_only` as replay's. What replay_trace,
+// `mooncake_concurrency --replay` and the gate's corpus replay share.
+struct Replayed {
+  Scenario scenario;
+  Result result;
+  bool diverged = false;
+  Trace as_run;
+};
+std::optional<Replayed> replay_recorded(const Trace& trace, std::string* why, bool first_only = false);
 // Replays such a trace from scratch, as the schedule shrinker
 // (sched/schedule_shrink.h) asks: the trace as run (the schedule taken), and
 // its failure: a deadlock, a lock cycle, or no linearization (what
