@@ -185,6 +185,16 @@ size_t element_index(const Op& batch, KeyId key) {
   return static_cast<size_t>(std::find(batch.keys.begin(), batch.keys.end(), key) - batch.keys.begin());
 }
 
+// An eviction taken in steps: one that overlaps another call, or one that
+// asks for less than every candidate, whose pass 2 takes some of the objects
+// in Mooncake's shard order (from a random start), which the model's key
+// order need not match: in steps, any order within a stage explains it.
+bool evicts_in_steps(const History& h, size_t i, Capabilities caps) {
+  const Op& op = h.calls[i].op;
+  if (!(caps & kCapEvictionInSteps) || op.kind != OpKind::Evict) return false;
+  return overlaps_another(h, i) || op.evict_target_pct < 100 || op.evict_lowerbound_pct < 100;
+}
+
 bool is_attempt(EvictStage s) {
   return s == EvictStage::Attempt1 || s == EvictStage::Attempt2 || s == EvictStage::Attempt3;
 }
@@ -226,7 +236,7 @@ std::vector<Linearized> steps_of(const Model& start, const History& h, Time now,
       *split = true;
       continue;
     }
-    if (!(caps & kCapEvictionInSteps) || h.calls[i].op.kind != OpKind::Evict || !overlaps_another(h, i)) {
+    if (!evicts_in_steps(h, i, caps)) {
       steps.push_back({i, {}, EvictStage::Whole, {}});
       continue;
     }

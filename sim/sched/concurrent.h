@@ -62,7 +62,9 @@ History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scrip
 // begins, so a concurrent start may place by an older picture of free space.
 //
 // An evict call of a target with kCapEvictionInSteps that overlaps another
-// call is linearized as BatchEvict's steps (Model::evict_begin): Begin (its
+// call, or that asks for less than every candidate (its target or lower
+// bound below 100%: pass 2 then takes some objects in shard order), is
+// linearized as BatchEvict's steps (Model::evict_begin): Begin (its
 // outcome), Census, Pass1 and Pass2 for each object the history names, and
 // Release, in that order, each anywhere inside the call. Within a stage the
 // objects may go in any order (Mooncake's shard order, from a random start

@@ -55,13 +55,16 @@ struct Background {
 // half run in multi-tenant mode (README.md, "Tenants and quotas"), since
 // session 32 a quarter unmount a segment (README.md, "Unmounts"), and since
 // session 33 half leave the keys of their Puts fresh (README.md, "Fresh keys
-// for Puts"). Each comes from a stream of its own; `draws` leaves one out,
-// for the tests of earlier findings, which name seeds of the draws of before.
+// for Puts"), and since session 44 half ask BatchEvict for less than every
+// candidate (README.md, "Eviction targets below 100%"). Each comes from a
+// stream of its own; `draws` leaves one out, for the tests of earlier
+// findings, which name seeds of the draws of before.
 struct Draws {
   bool wide_calls = true;
   bool tenants = true;
   bool unmounts = true;
   bool fresh_puts = true;
+  bool evict_targets = true;
 };
 Scenario make_scenario(uint64_t seed, uint32_t clients, Background background = {}, Draws draws = {});
 

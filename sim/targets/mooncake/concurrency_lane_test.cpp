@@ -23,12 +23,15 @@ namespace {
 
 constexpr uint32_t kClients = 3;
 // The draws of before session 29 (no wider calls, no tenants, no unmounts),
-// of before session 30 (no tenants, no unmounts) and of before session 32
-// (no unmounts): tests of earlier findings name seeds of those.
-constexpr Draws kBefore29{.wide_calls = false, .tenants = false, .unmounts = false, .fresh_puts = false};
-constexpr Draws kBefore30{.wide_calls = true, .tenants = false, .unmounts = false, .fresh_puts = false};
-constexpr Draws kBefore32{.wide_calls = true, .tenants = true, .unmounts = false, .fresh_puts = false};
-constexpr Draws kBefore33{.wide_calls = true, .tenants = true, .unmounts = true, .fresh_puts = false};
+// of before session 30 (no tenants, no unmounts), of before session 32 (no
+// unmounts), of before session 33 and of before session 44 (every evict at
+// 100%): tests of earlier findings name seeds of those.
+constexpr Draws kBefore44{.evict_targets = false};
+constexpr Draws kBefore33{.fresh_puts = false, .evict_targets = false};
+constexpr Draws kBefore32{.unmounts = false, .fresh_puts = false, .evict_targets = false};
+constexpr Draws kBefore30{.tenants = false, .unmounts = false, .fresh_puts = false, .evict_targets = false};
+constexpr Draws kBefore29{
+    .wide_calls = false, .tenants = false, .unmounts = false, .fresh_puts = false, .evict_targets = false};
 
 // The linearizability expectations below are Mooncake main's. On the PR 2835
 // tree (pre-#2909 soft pin) nearly every history fails on that tree's known
@@ -324,7 +327,7 @@ TEST(MooncakeConcurrency, AQuarterOfTheSeedsUnmountASegment) {
 TEST(MooncakeConcurrency, HalfOfTheSeedsLeaveTheKeysOfTheirPutsFresh) {
   int fresh = 0;
   for (uint64_t seed = 1; seed <= 80; ++seed) {
-    const Scenario s = make_scenario(seed, kClients);
+    const Scenario s = make_scenario(seed, kClients, {}, kBefore44);
     const Scenario before = make_scenario(seed, kClients, {}, kBefore33);
     EXPECT_EQ(s.scripts, before.scripts) << "seed " << seed;
     std::set<KeyId> put_keys;
@@ -347,6 +350,38 @@ TEST(MooncakeConcurrency, HalfOfTheSeedsLeaveTheKeysOfTheirPutsFresh) {
   EXPECT_LE(fresh, 45);
 }
 
+// Half of the seeds ask BatchEvict for less than every candidate (README.md,
+// "Eviction targets below 100%"), from a stream of their own: a seed draws
+// every other call as before, and the evict actor asks for 75, 50 or 25%,
+// with a lower bound of the target or half of it.
+TEST(MooncakeConcurrency, HalfOfTheSeedsAskBatchEvictForLessThanEveryCandidate) {
+  int below = 0;
+  for (uint64_t seed = 1; seed <= 80; ++seed) {
+    const Scenario s = make_scenario(seed, kClients);
+    const Scenario before = make_scenario(seed, kClients, {}, kBefore44);
+    EXPECT_EQ(s.prefix, before.prefix) << "seed " << seed;
+    ASSERT_EQ(s.scripts.size(), before.scripts.size());
+    for (size_t i = 0; i < s.scripts.size(); ++i) {
+      if (s.roles[i] != "evict") {
+        EXPECT_EQ(s.scripts[i], before.scripts[i]) << "seed " << seed;
+        continue;
+      }
+      const Op& op = s.scripts[i].front();
+      EXPECT_EQ(before.scripts[i].front().evict_target_pct, 100u);
+      if (op.evict_target_pct == 100) {
+        EXPECT_EQ(op.evict_lowerbound_pct, 100u) << "seed " << seed;
+        continue;
+      }
+      ++below;
+      EXPECT_TRUE(op.evict_target_pct == 75 || op.evict_target_pct == 50 || op.evict_target_pct == 25);
+      EXPECT_TRUE(op.evict_lowerbound_pct == op.evict_target_pct || op.evict_lowerbound_pct == op.evict_target_pct / 2)
+          << "seed " << seed;
+    }
+  }
+  EXPECT_GE(below, 25);
+  EXPECT_LE(below, 55);
+}
+
 // An unmount is taken in its phases (README.md, "Unmounts"): in seed 1854 a
 // copy to the segment being unmounted lands between UnmountSegment's prepare
 // and commit and is refused UNAVAILABLE_IN_CURRENT_STATUS, which no order of
@@ -354,7 +389,7 @@ TEST(MooncakeConcurrency, HalfOfTheSeedsLeaveTheKeysOfTheirPutsFresh) {
 // the checker takes the unmount as prepare then commit, and the round passes.
 TEST(MooncakeConcurrency, AnUnmountIsTakenInItsPhases) {
   PINSIM_MAIN_ONLY();
-  const Result r = run(make_scenario(1854, kClients), 1854, 20);
+  const Result r = run(make_scenario(1854, kClients, {}, kBefore44), 1854, 20);
   ASSERT_TRUE(r.error.empty()) << r.error;
   EXPECT_FALSE(r.violation) << *r.violation;
   bool refused = false, unmounted = false;
@@ -626,8 +661,8 @@ TEST(MooncakeConcurrency, TheErasureConditionNeedsARefusedStartOfAnObjectThatIsG
 TEST(MooncakeConcurrency, AQuotaRetryThatDropsAPreservedPinIsNamedByItsObject) {
   PINSIM_MAIN_ONLY();
   expect_named_under_condition(
-      run(make_scenario(2477, kClients), 2477, 20, lane_findings()), "not-linearizable/view/deadline:soft",
-      "preserved_pin_dropped",
+      run(make_scenario(2477, kClients, {}, kBefore44), 2477, 20, lane_findings()),
+      "not-linearizable/view/deadline:soft", "preserved_pin_dropped",
       PINSIM_FINDINGS_DIR "/concurrency/main-quota-retry-drops-preserved-soft-pin-seen-by-lane.json");
 }
 
