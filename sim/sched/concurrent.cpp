@@ -29,17 +29,24 @@ History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scrip
   std::vector<std::vector<Call>> per_actor(scripts.size());
   std::atomic<uint64_t> clock{0};  // advanced by one actor at a time, between synchronisation points
   std::optional<Thrown> thrown;    // written by one actor at a time, like the clock
+  std::vector<std::vector<std::pair<const void*, uint64_t>>*> evicting(scripts.size(), nullptr);
   Scheduler s(policy);
+  s.observe_acquisitions([&](int actor, const void* m) {  // on the actor's own thread
+    if (auto* acquired = evicting[actor]) acquired->push_back({m, clock.load()});
+  });
   for (uint32_t a = 0; a < scripts.size(); ++a)
     s.spawn([&, a] {
       for (const Op& op : scripts[a]) {
         Call c{a, op, {}, ++clock, 0};
+        if (op.kind == OpKind::Evict) evicting[a] = &c.acquired;
         try {
           c.outcome = target.apply(op, now);
         } catch (const std::exception& e) {
+          evicting[a] = nullptr;
           if (!thrown) thrown = Thrown{a, op, exception_type(e), e.what()};
           return;
         }
+        evicting[a] = nullptr;
         c.returned = ++clock;
         per_actor[a].push_back(std::move(c));
       }
@@ -286,13 +293,17 @@ struct Search {
   struct Left {
     std::vector<int> first_stage;  // per call; INT_MAX: nothing left
     size_t first = SIZE_MAX, second = SIZE_MAX;
+    uint64_t census_open = UINT64_MAX;  // the earliest hold of a Census step left (census_at)
   };
 
   Left left_at() const {
     Left l;
     l.first_stage.assign(h.calls.size(), INT_MAX);
-    for (size_t j = 0; j < steps.size(); ++j)
-      if (!done[j]) l.first_stage[steps[j].call] = std::min(l.first_stage[steps[j].call], int(steps[j].stage));
+    for (size_t j = 0; j < steps.size(); ++j) {
+      if (done[j]) continue;
+      l.first_stage[steps[j].call] = std::min(l.first_stage[steps[j].call], int(steps[j].stage));
+      if (const uint64_t at = census_at(steps[j])) l.census_open = std::min(l.census_open, at);
+    }
     for (size_t c = 0; c < h.calls.size(); ++c) {
       if (l.first_stage[c] == INT_MAX) continue;
       if (l.first == SIZE_MAX || h.calls[c].returned < h.calls[l.first].returned) {
@@ -306,13 +317,34 @@ struct Search {
   }
 
   // Whether step s may come next: no step of another call left undone
-  // returned before its call was invoked, and no earlier stage of its own
-  // call is left undone.
+  // returned before its call was invoked (or before its eviction step's
+  // hold: not_before), no earlier stage of its own call is left undone, and
+  // no Census step left was held before its call was invoked.
   bool minimal(size_t s, const Left& l) const {
     const Linearized& x = steps[s];
     if (int(x.stage) != l.first_stage[x.call]) return false;
+    if (x.stage != EvictStage::Census && h.calls[x.call].invoked > l.census_open) return false;
     const size_t other = l.first == x.call ? l.second : l.first;
-    return other == SIZE_MAX || !(h.calls[other].returned < h.calls[x.call].invoked);
+    return other == SIZE_MAX || !(h.calls[other].returned < not_before(x));
+  }
+
+  // The clock a call must have returned before to come before step x: its
+  // call's invocation, or for a Release step the eviction's release, when
+  // the history has it (Call::release_after).
+  uint64_t not_before(const Linearized& x) const {
+    const Call& c = h.calls[x.call];
+    if (x.stage == EvictStage::Release && c.release_after) return std::max(c.invoked, c.release_after + 1);
+    if (const uint64_t at = census_at(x)) return std::max(c.invoked, at + 1);
+    return c.invoked;
+  }
+
+  // The clock of a Census step's hold of its object's shard (Call::
+  // census_at), or 0 when the history has none.
+  uint64_t census_at(const Linearized& x) const {
+    if (x.stage != EvictStage::Census) return 0;
+    for (const auto& [id, clock] : h.calls[x.call].census_at)
+      if (id == x.object) return clock;
+    return 0;
   }
 
   bool explains(const State& st, size_t left) {

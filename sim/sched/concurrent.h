@@ -26,6 +26,20 @@ struct Call {
   Outcome outcome;
   uint64_t invoked = 0;   // event clock at the invocation
   uint64_t returned = 0;  // event clock at the return
+  // An evict call's lock acquisitions, each with the event clock when it was
+  // taken (that of the last invocation or return before it).
+  std::vector<std::pair<const void*, uint64_t>> acquired;
+  // An evict call taken in steps: the clock of the eviction's release of
+  // discarded replicas, between its pass 1 and pass 2, where the history has
+  // it (0: anywhere inside the call). A call that returned by then comes
+  // before the Release step, and so before every Pass2 step. A lane that can
+  // name its target's locks fills it (concurrency_lane.cpp).
+  uint64_t release_after = 0;
+  // And per object, the clock of the census's hold of the object's shard
+  // lock: the object's Census step comes after every call that returned by
+  // then and before every call invoked after it. An object left out may have
+  // its Census step anywhere inside the call.
+  std::vector<std::pair<ObjectId, uint64_t>> census_at;
 };
 
 // A call that threw out of the target (exception_type.h): its actor's

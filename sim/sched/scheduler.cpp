@@ -97,6 +97,7 @@ void Scheduler::acquire(const void* m, int self, bool shared) {
   held_[self].push_back(m);
   if (shared) l.readers.insert(self);
   else l.writer = self;
+  if (observer_) observer_(self, m);
 }
 
 void Scheduler::yield() {

@@ -88,6 +88,11 @@ class Scheduler {
     InterposerOff& operator=(const InterposerOff&) = delete;
   };
 
+  // Called on the acquiring actor's thread each time an actor takes a lock
+  // (set before run()): the concurrent lane stamps an eviction's shard locks.
+  void observe_acquisitions(std::function<void(int actor, const void* m)> observer) {
+    observer_ = std::move(observer);
+  }
   // Synchronisation points, called on an actor's thread.
   void yield();
   void lock(const void* m, bool shared);
@@ -115,6 +120,7 @@ class Scheduler {
 
   static inline constinit thread_local Scheduler* t_controlling_ = nullptr;  // set on an actor's thread
   static inline constinit bool interposer_on_ = true;
+  std::function<void(int, const void*)> observer_;
   std::unique_ptr<Policy> owned_;
   Policy& policy_;
   std::vector<std::function<void()>> bodies_;

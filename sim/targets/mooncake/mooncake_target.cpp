@@ -550,6 +550,17 @@ class MooncakeTarget final : public Target {
   }
   void defer_unmount_sweep(bool deferred) { defer_sweep_ = deferred; }
 
+  // The metadata shard an object's key routes to now (its group's, on a tree
+  // with group routes).
+  size_t shard_of(ObjectId id) const {
+#if PINSIM_MC_HAS_TENANT_ID_CLASS
+    const mc::TenantId tenant(tenant_name(id.tenant));
+#else
+    const std::string tenant = "default";
+#endif
+    return Access::ShardOf(*service_, tenant, key_name(id.key));
+  }
+
   void view_whole_next() override {
     const std::lock_guard lock(bookkeeping_);
     all_dirty_ = true;
@@ -1569,6 +1580,11 @@ std::string_view mooncake_target_profile() { return PINSIM_MC_PROFILE; }
 std::string mooncake_lock_name(const Target& target, const void* lock) {
   const auto* t = dynamic_cast<const MooncakeTarget*>(&target);
   return t ? Access::LockName(t->service(), lock) : "";
+}
+
+std::optional<size_t> mooncake_shard_of(const Target& target, ObjectId id) {
+  const auto* t = dynamic_cast<const MooncakeTarget*>(&target);
+  return t ? std::optional<size_t>(t->shard_of(id)) : std::nullopt;
 }
 
 void mooncake_defer_unmount_sweep(Target& target, bool deferred) {

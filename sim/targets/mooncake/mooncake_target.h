@@ -5,6 +5,7 @@
 // build tree (sim/targets/mooncake/README.md).
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -45,6 +46,9 @@ bool mooncake_evict_is_seedable();
 // ("shard[17]", "deadline_index", "snapshot_mutex", ...; "" for a lock that
 // is no member of it), for the lock graph of the concurrency lane.
 std::string mooncake_lock_name(const Target& target, const void* lock);
+// The index of the metadata shard an object's key routes to now (the name of
+// its lock is "shard[i]"); nullopt on other targets.
+std::optional<size_t> mooncake_shard_of(const Target& target, ObjectId id);
 // A seeded fault for the lane's tests (the lock-order check must be able to
 // fail): takes shard 0's lock and then the snapshot mutex of a Mooncake
 // target's MasterService, against its documented order; a no-op otherwise.
