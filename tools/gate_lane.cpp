@@ -90,13 +90,7 @@ std::optional<GateLane> mooncake_gate_lane(const std::string& findings, const st
   std::error_code ec;
   if (std::filesystem::is_directory(findings + "/concurrency", ec))
     known = load_known_findings(findings + "/concurrency");
-  // Every actor the tree runs repeatably and has: the cleanup actor only on a
-  // tree with a cleanup (CleanupExpiredSoftPins, or PR 2835's retention prune;
-  // a pre-#2909 tree has neither and answers it UNSUPPORTED).
-  Op cleanup;
-  cleanup.kind = OpKind::Cleanup;
-  const Background background{.evict = mooncake_evict_is_seedable(),
-                              .cleanup = mooncake_target_supports(cleanup, Config{})};
+  const Background background = tree_actors();
   GateLane lane;
   lane.replay_command = "mooncake_concurrency --replay";
   lane.run = [=](uint64_t seed) { return run_seed(seed, background, known, sequential); };

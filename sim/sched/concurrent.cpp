@@ -202,6 +202,13 @@ bool evicts_in_steps(const History& h, size_t i, Capabilities caps) {
   return overlaps_another(h, i) || op.evict_target_pct < 100 || op.evict_lowerbound_pct < 100;
 }
 
+// The clock of the census's hold of `id`'s shard in eviction `c`, or 0.
+uint64_t census_hold(const Call& c, ObjectId id) {
+  for (const auto& [object, clock] : c.census_at)
+    if (object == id) return clock;
+  return 0;
+}
+
 bool is_attempt(EvictStage s) {
   return s == EvictStage::Attempt1 || s == EvictStage::Attempt2 || s == EvictStage::Attempt3;
 }
@@ -251,10 +258,11 @@ std::vector<Linearized> steps_of(const Model& start, const History& h, Time now,
     steps.push_back({i, {}, EvictStage::Begin, {}});
     for (EvictStage stage : {EvictStage::Census, EvictStage::Pass1, EvictStage::Release, EvictStage::Pass2}) {
       if (stage == EvictStage::Release) {
-        steps.push_back({i, {}, stage, {}});
+        steps.push_back({i, {}, stage, {}, h.calls[i].release_after});
         continue;
       }
-      for (ObjectId id : objects) steps.push_back({i, {}, stage, id});
+      for (ObjectId id : objects)
+        steps.push_back({i, {}, stage, id, stage == EvictStage::Census ? census_hold(h.calls[i], id) : 0});
     }
   }
   return steps;
@@ -293,7 +301,7 @@ struct Search {
   struct Left {
     std::vector<int> first_stage;  // per call; INT_MAX: nothing left
     size_t first = SIZE_MAX, second = SIZE_MAX;
-    uint64_t census_open = UINT64_MAX;  // the earliest hold of a Census step left (census_at)
+    uint64_t census_open = UINT64_MAX;  // the earliest hold of a Census step left
   };
 
   Left left_at() const {
@@ -302,7 +310,8 @@ struct Search {
     for (size_t j = 0; j < steps.size(); ++j) {
       if (done[j]) continue;
       l.first_stage[steps[j].call] = std::min(l.first_stage[steps[j].call], int(steps[j].stage));
-      if (const uint64_t at = census_at(steps[j])) l.census_open = std::min(l.census_open, at);
+      if (steps[j].stage == EvictStage::Census && steps[j].held)
+        l.census_open = std::min(l.census_open, steps[j].held);
     }
     for (size_t c = 0; c < h.calls.size(); ++c) {
       if (l.first_stage[c] == INT_MAX) continue;
@@ -329,22 +338,10 @@ struct Search {
   }
 
   // The clock a call must have returned before to come before step x: its
-  // call's invocation, or for a Release step the eviction's release, when
-  // the history has it (Call::release_after).
+  // call's invocation, or the eviction's hold the step stands for.
   uint64_t not_before(const Linearized& x) const {
-    const Call& c = h.calls[x.call];
-    if (x.stage == EvictStage::Release && c.release_after) return std::max(c.invoked, c.release_after + 1);
-    if (const uint64_t at = census_at(x)) return std::max(c.invoked, at + 1);
-    return c.invoked;
-  }
-
-  // The clock of a Census step's hold of its object's shard (Call::
-  // census_at), or 0 when the history has none.
-  uint64_t census_at(const Linearized& x) const {
-    if (x.stage != EvictStage::Census) return 0;
-    for (const auto& [id, clock] : h.calls[x.call].census_at)
-      if (id == x.object) return clock;
-    return 0;
+    const uint64_t invoked = h.calls[x.call].invoked;
+    return x.held ? std::max(invoked, x.held + 1) : invoked;
   }
 
   bool explains(const State& st, size_t left) {

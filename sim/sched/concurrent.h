@@ -126,6 +126,9 @@ struct Linearized {
   std::vector<uint64_t> preference;
   EvictStage stage = EvictStage::Whole;
   ObjectId object{};  // Census, Pass1, Pass2, Element, RemoveOne
+  // Census, Release: the clock of the eviction's hold of the lock the step
+  // stands for (Call::census_at, release_after); 0: anywhere inside the call.
+  uint64_t held = 0;
 };
 
 // The evictions, starts and RemoveAlls in progress along a linearization, by call.

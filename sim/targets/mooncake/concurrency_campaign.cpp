@@ -401,8 +401,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!a.replay.empty()) return replay_file(a.replay, a.html, a.record);
-  if (a.background.evict && !pinsim::mooncake_evict_is_seedable()) {
+  const Background tree = tree_actors();
+  if (a.background.evict && !tree.evict) {
     std::fprintf(stderr, "mooncake_concurrency: --background: %s\n", kEvictNotSeedable);
+    return 2;
+  }
+  if (a.background.cleanup && !tree.cleanup) {
+    std::fprintf(stderr, "mooncake_concurrency: --background: this tree has no cleanup (no CleanupExpiredSoftPins, "
+                         "no retention prune); use --background evict\n");
     return 2;
   }
   Totals t;

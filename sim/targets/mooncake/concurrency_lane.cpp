@@ -363,6 +363,12 @@ int rank(const std::string& kind) {
 
 }  // namespace
 
+Background tree_actors() {
+  Op cleanup;
+  cleanup.kind = OpKind::Cleanup;
+  return {.evict = mooncake_evict_is_seedable(), .cleanup = mooncake_target_supports(cleanup, Config{})};
+}
+
 Scenario make_scenario(uint64_t seed, uint32_t clients, Background background, Draws draws) {
   RandomChoices c(seed);
   Scenario s;

@@ -44,6 +44,11 @@ struct Background {
   bool evict = true;
   bool cleanup = true;
 };
+// Every background actor this tree runs repeatably and has: the evict actor
+// where BatchEvict can be seeded (mooncake_evict_is_seedable), the cleanup
+// actor where the tree has a cleanup (CleanupExpiredSoftPins, or PR 2835's
+// retention prune; a pre-#2909 tree has neither and answers it UNSUPPORTED).
+Background tree_actors();
 
 // Keys 1..4 of tenant 0, some put in the prefix with a soft pin that is due
 // at `now`, one still to come, or none, some read so that a lease protects

@@ -49,7 +49,7 @@ bool on_main() {
 
 // Every actor the tree can run repeatably: the evict actor needs a BatchEvict
 // that can be seeded (not on the PR 2835 tree; the lane refuses it there).
-Background every_actor() { return {.evict = mooncake_evict_is_seedable(), .cleanup = true}; }
+Background every_actor() { return tree_actors(); }
 
 // A violation that a saved finding of this tree recognises by its signature
 // (scenarios/findings/concurrency): the run goes on, as a campaign's does.
