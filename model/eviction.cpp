@@ -146,6 +146,13 @@ bool Model::evictable_candidate(ObjectId id, Object& obj, bool allow_soft, Time 
   return has_evictable_memory(obj);
 }
 
+std::vector<ObjectId> Model::quota_eviction_candidates(TenantId tenant, Time now) const {
+  std::vector<ObjectId> out;
+  for (const auto& [id, obj] : objects_)
+    if (id.tenant == tenant && !obj.hard_pinned && now >= obj.lease && has_evictable_memory(obj)) out.push_back(id);
+  return out;
+}
+
 // try_evict_group_or_object: how many objects lost their memory, and the
 // bytes taken.
 Model::Evicted Model::try_evict(ObjectId id, bool allow_soft, Time now) {

@@ -162,6 +162,12 @@ class Model {
   // it, since the quota is checked before placement.
   Outcome start_attempt(const Op& op, StartRun& run, Time now, const std::vector<uint64_t>& preference = {});
   void start_quota_evict(const Op& op, StartRun& run, Time now);
+  // The objects of `tenant` a quota eviction at `now` may take, in key order
+  // (active soft pins included: its second pass may take them), and how many
+  // objects quota evictions have taken so far. A runner explaining concurrent
+  // calls follows Mooncake's open scan order with them (sim/sched).
+  std::vector<ObjectId> quota_eviction_candidates(TenantId tenant, Time now) const;
+  uint64_t quota_evicted() const { return quota_evicted_; }
 
   View view(Time now) const;
   void view(Time now, View* out) const;  // reuses out's buffers (the explorer's per-transition View)
@@ -408,6 +414,7 @@ class Model {
   uint64_t reads_served_ = 0;  // successful reads (rule read.hit); a restore keeps it
   // Refusals (rules tenant.quota, alloc.no-handle, alloc.partial); a restore keeps them.
   uint64_t quota_rejections_ = 0, placement_failures_ = 0, partial_placements_ = 0;
+  uint64_t quota_evicted_ = 0;  // objects quota evictions took (no part of the state: quota_evicted)
   // Stored deadlines in time order: lets cleanup visit only due objects
   // (derived from objects_, kept in step by set_deadline alone).
   std::set<std::pair<Time, ObjectId>> deadlines_;

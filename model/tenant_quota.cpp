@@ -145,7 +145,9 @@ uint64_t Model::evict_for_quota(TenantId tenant, uint64_t target, bool allow_sof
     if (freed >= target) break;
     auto it = find_object(id);
     if (!it || !evictable_candidate(id, it->second, allow_soft, now)) continue;
-    freed += try_evict(id, allow_soft, now).bytes;
+    const Evicted taken = try_evict(id, allow_soft, now);
+    freed += taken.bytes;
+    quota_evicted_ += taken.objects;
   }
   return freed;
 }

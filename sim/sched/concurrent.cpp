@@ -268,6 +268,10 @@ std::vector<Linearized> steps_of(const Model& start, const History& h, Time now,
   return steps;
 }
 
+// A quota eviction's victims are searched in every order of up to this many
+// candidates (120 orders), each candidate first beyond (explains_other_victims).
+constexpr size_t kEveryOrderOf = 5;
+
 struct State {
   Model model;
   Runs runs;
@@ -375,8 +379,10 @@ struct Search {
           !blind && (whole_start || element_start || is_attempt(step.stage)) ? preferences.size() : 0;
       for (size_t p = 0; p <= alternatives; ++p) {  // p == 0: the model's own preference
         step.preference = p == 0 ? std::vector<uint64_t>{} : preferences[p - 1];
-        bool ended = true;
-        if (explains_with(st, left, s, step, &ended)) return true;
+        step.scan_first.clear();
+        bool ended = true, quota_took = false;
+        if (explains_with(st, left, s, step, &ended, &quota_took)) return true;
+        if (quota_took && explains_other_victims(st, left, s, step)) return true;
         // An attempt refused for quota is refused whatever the preference
         // (the quota is checked before placement) and places nothing: the
         // preference is chosen by the attempt that ends the run.
@@ -396,11 +402,38 @@ struct Search {
     return found.size() >= limit;
   }
 
-  bool explains_with(const State& st, size_t left, size_t s, Linearized step, bool* ended) {
+  // A start's quota eviction that took objects in the model's key order:
+  // Mooncake scans the tenant's shards from a random one, each pass and each
+  // retry anew, so it may take others. Each other order of the tenant's
+  // candidates is tried (every order up to kEveryOrderOf of them, else each
+  // one first); orders that take the same objects meet in `seen`.
+  bool explains_other_victims(const State& st, size_t left, size_t s, Linearized step) {
+    std::vector<ObjectId> c = st.model.quota_eviction_candidates(h.calls[step.call].op.object.tenant, now);
+    if (c.size() < 2) return false;
+    bool ended = true, took = false;
+    if (c.size() <= kEveryOrderOf) {
+      while (std::next_permutation(c.begin(), c.end())) {  // from key order, which was tried
+        step.scan_first = c;
+        if (explains_with(st, left, s, step, &ended, &took)) return true;
+      }
+      return false;
+    }
+    for (size_t i = 1; i < c.size(); ++i) {
+      step.scan_first = {c[i]};
+      if (explains_with(st, left, s, step, &ended, &took)) return true;
+    }
+    return false;
+  }
+
+  // Applies step s to a copy of `st` and searches on from there. *ended:
+  // the step is an attempt that ends its start; *quota_took: the step's quota
+  // eviction took objects.
+  bool explains_with(const State& st, size_t left, size_t s, Linearized step, bool* ended, bool* quota_took) {
     if (scratch.size() <= order.size()) scratch.emplace_back(st);
     State& next = scratch[order.size()];
     next = st;
     const Outcome out = apply_step(next.model, next.runs, h, step, now);
+    *quota_took = next.model.quota_evicted() != st.model.quota_evicted();
     const bool ends_start = is_attempt(step.stage) && next.runs.starts[step.call].ended;
     if (is_attempt(step.stage)) *ended = ends_start;
     const Call& call = h.calls[step.call];
@@ -434,6 +467,7 @@ Outcome apply_step(Model& m, Runs& runs, const History& history, const Linearize
   switch (step.stage) {
     case EvictStage::Whole:
       if (!step.preference.empty()) m.prefer_in_next_start(step.preference);
+      if (!step.scan_first.empty()) m.scan_first_in_next_eviction(step.scan_first);
       return m.apply(op, now);
     case EvictStage::Begin: return m.evict_begin(op, &evictions[step.call]);
     case EvictStage::Census: m.evict_census_step(evictions[step.call], step.object, now); break;
@@ -444,9 +478,14 @@ Outcome apply_step(Model& m, Runs& runs, const History& history, const Linearize
     case EvictStage::Attempt2:
     case EvictStage::Attempt3: return m.start_attempt(op, runs.starts[step.call], now, step.preference);
     case EvictStage::QuotaEvict1:
-    case EvictStage::QuotaEvict2: m.start_quota_evict(op, runs.starts[step.call], now); break;
+    case EvictStage::QuotaEvict2:
+      m.scan_first_in_next_eviction(step.scan_first);
+      m.start_quota_evict(op, runs.starts[step.call], now);
+      m.scan_first_in_next_eviction({});  // Model::apply clears it; this is no apply
+      break;
     case EvictStage::Element:
       if (!step.preference.empty()) m.prefer_in_next_start(step.preference);
+      if (!step.scan_first.empty()) m.scan_first_in_next_eviction(step.scan_first);
       return m.apply(batch_element(op, element_index(op, step.object.key)), now);
     case EvictStage::RemoveOne: runs.removals[step.call] += m.remove_all_step(op, step.object, now); break;
     case EvictStage::UnmountPrepare: m.unmount_prepare_step(op); break;

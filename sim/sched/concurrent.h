@@ -129,6 +129,9 @@ struct Linearized {
   // Census, Release: the clock of the eviction's hold of the lock the step
   // stands for (Call::census_at, release_after); 0: anywhere inside the call.
   uint64_t held = 0;
+  // A start's quota eviction (Whole, Element, QuotaEvict): the objects it
+  // scans first (Model::scan_first_in_next_eviction); empty: key order.
+  std::vector<ObjectId> scan_first;
 };
 
 // The evictions, starts and RemoveAlls in progress along a linearization, by call.

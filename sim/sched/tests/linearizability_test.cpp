@@ -373,5 +373,47 @@ TEST(Linearizability, AnEvictionsStepsFollowTheHoldsTheSchedulerSaw) {
   EXPECT_EQ(check_linearizable(start, h, now, caps), std::nullopt);
 }
 
+// A start's quota eviction follows Mooncake's scan, which starts at a random
+// shard. Tenant 0's quota holds two objects; k1 and k2 are written, their
+// leases expired, and a Put of k3 is refused for quota once, evicts one of
+// them and is admitted. The model's key order takes k1, Mooncake may take k2
+// (lane seed 86's shrunk trace): the search tries each order of the tenant's
+// candidates. A master that took both is still not linearizable.
+TEST(Linearizability, AStartsQuotaEvictionMayTakeAnyOfItsTenantsCandidates) {
+  Config config;
+  config.segments = {{ReplicaKind::Memory, 1024}};
+  config.multi_tenant = true;
+  config.tenant_quota_bytes = {{0, 128}};
+  Model start = std::get<Model>(Model::create(config));
+  for (KeyId k : {1, 2}) {
+    Op put = write(OpKind::PutStart), put_end = end(OpKind::PutEnd);
+    put.object.key = put_end.object.key = k;
+    put.soft_pin = {};
+    ASSERT_EQ(start.apply(put, 0).code, ErrorCode::OK);
+    ASSERT_EQ(start.apply(put_end, 0).code, ErrorCode::OK);
+  }
+  Op put3 = write(OpKind::PutStart);
+  put3.object.key = 3;
+  put3.soft_pin = {};
+  Model k2_taken = start;
+  k2_taken.scan_first_in_next_eviction({{0, 2}});
+  History h;
+  h.calls = {{0, put3, k2_taken.apply(put3, 0), 1, 2}};
+  ASSERT_EQ(h.calls[0].outcome.code, ErrorCode::OK);
+  h.final_view = k2_taken.view(0);
+  ASSERT_EQ(h.final_view.objects.size(), 2u);
+  ASSERT_EQ(h.final_view.objects.front().id.key, 1u);
+  EXPECT_EQ(check_linearizable(start, h, 0, kCapAll), std::nullopt);
+  Model both_taken = k2_taken;
+  Op evict;
+  evict.kind = OpKind::Evict;
+  evict.evict_target_pct = evict.evict_lowerbound_pct = 100;
+  both_taken.scan_first_in_next_eviction({{0, 1}});
+  both_taken.apply(evict, 0);
+  h.final_view = both_taken.view(0);
+  ASSERT_EQ(h.final_view.objects.size(), 1u);
+  EXPECT_NE(check_linearizable(start, h, 0, kCapAll), std::nullopt);
+}
+
 }  // namespace
 }  // namespace pinsim::sched

@@ -467,10 +467,7 @@ void name_violation(const Model& model, Time now, Capabilities caps, const Namin
 // The census's holds are used for an object no write groups only: a group's
 // members route to its shard, so a write that joins a group moves its key
 // while the round runs, and the shard it routes to afterwards need not be the
-// one the census met. And not in multi-tenant mode: there a start's quota
-// eviction may take other objects than the model's order does, which the
-// check does not follow, and with the census pinned that shows as a failure
-// of the check's own (seed 86; README.md, "Where the eviction's steps are").
+// one the census met.
 void stamp_eviction(const Scenario& scenario, const Target& target, sched::History& h) {
   std::set<ObjectId> ids, grouped;
   auto name = [&](const Op& op) {
@@ -489,7 +486,7 @@ void stamp_eviction(const Scenario& scenario, const Target& target, sched::Histo
       if (lock_name == "discarded_replicas_mutex") c.release_after = clock;
       if (lock_name.rfind("shard[", 0) == 0) first.emplace(std::stoul(lock_name.substr(6)), clock);
     }
-    for (ObjectId id : scenario.config.multi_tenant ? std::set<ObjectId>{} : ids) {
+    for (ObjectId id : ids) {
       const auto shard = grouped.count(id) ? std::nullopt : mooncake_shard_of(target, id);
       if (shard && first.count(*shard)) c.census_at.push_back({id, first[*shard]});
     }
