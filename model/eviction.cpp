@@ -194,6 +194,11 @@ Outcome Model::evict(const Op& op, Time now) {
   close_census(run, now);
   if (run.base == 0) return Outcome{};
   for (const EvictionRun::Candidate& c : run.no_pin) pass1_visit(run, c, now);  // pass1_visit leaves no_pin as it is
+  if (refills(run)) {  // rare: a grouped candidate skipped (evict.group-lease)
+    std::vector<ObjectId> ids;
+    for (const auto& [id, obj] : objects_) ids.push_back(id);
+    for (ObjectId id : ids) evict_refill_step(run, id, now);
+  }
   evict_release_step(run, now);
   // Most passes end here: key order costs a sort of the whole table after any
   // change, so it is built only when pass 2 has objects to take.
@@ -238,18 +243,60 @@ void Model::close_census(EvictionRun& run, Time now) {
   run.k = std::min<int64_t>(ceil_pct(run.base, run.target), static_cast<int64_t>(run.no_pin.size()));
   if (run.k <= 0) return;
   run.cutoff = run.no_pin[run.k - 1].lease;
+  if (run.target * 44 >= 1000) return;
   // Mooncake main's pass 1 with a target below 10/44 collects its frontier by
   // re-scanning every object whose lease expired, evictable or not, through
   // IsSoftPinActive: stale pins found there are normalised (gauge -1) too
-  // (found by the Mooncake lane; docs/interpretations.md).
-  // A census in one scan (Model::census) noted them; the steps rescan.
-  if (run.target * 44 >= 1000) return;
-  if (run.stale) {
-    for (ObjectId id : *run.stale) normalise_if_expired(id, find_object(id)->second, now);
-    return;
+  // (found by the Mooncake lane; docs/interpretations.md). It keeps those no
+  // later than the reserve cutoff: the k-th no-pin lease plus a slack of at
+  // least 1,024 (every census candidate, at the sizes pinsim runs).
+  run.frontier = true;
+  run.ideal = ceil_pct(run.base, run.target);
+  const int64_t slack = std::max<int64_t>(1024, (run.k + 9) / 10);
+  const int64_t reserve = std::min<int64_t>(static_cast<int64_t>(run.no_pin.size()), run.k + slack);
+  run.reserve_cutoff = run.no_pin[reserve - 1].lease;
+  if (!run.stale) return;  // the steps collect object by object (evict_collect_step)
+  // A census in one scan (Model::census) noted the stale pins, and the
+  // collect meets the state the census met: its candidates, to the cutoff.
+  for (ObjectId id : *run.stale) normalise_if_expired(id, find_object(id)->second, now);
+  run.collected.assign(run.no_pin.begin(), run.no_pin.begin() + reserve);
+  close_collect(run, now);
+}
+
+// The collect's test of one object (collect_candidates): a candidate now,
+// with its lease; the stale pin of an object whose lease expired is
+// normalised on the way, evictable or not.
+std::optional<Time> Model::frontier_candidate(ObjectId id, Time now) {
+  auto* it = find_object(id);
+  if (!it || it->second.hard_pinned || now < it->second.lease) return std::nullopt;
+  if (normalise_if_expired(id, it->second, now) || !has_evictable_memory(it->second)) return std::nullopt;
+  return it->second.lease;
+}
+
+// The collect closes: pass 1 takes its k from the collected candidates, or,
+// when those are fewer than the census's k, from every candidate now (the
+// shortfall guard's full collect, taken at one instant here).
+void Model::close_collect(EvictionRun& run, Time now) {
+  if (!run.frontier || run.collect_closed) return;
+  run.collect_closed = true;
+  run.compact = static_cast<int64_t>(run.collected.size()) >= run.k;
+  run.no_pin = std::move(run.collected);
+  run.collected.clear();
+  if (!run.compact) {
+    run.no_pin.clear();
+    for (const auto& [id, obj] : objects_)
+      if (auto lease = frontier_candidate(id, now)) run.no_pin.push_back({*lease, id});
   }
-  for (auto& [id, obj] : objects_.unordered())
-    if (!obj.hard_pinned && now >= obj.lease) normalise_if_expired(id, obj, now);
+  std::sort(run.no_pin.begin(), run.no_pin.end());
+  run.k = std::min<int64_t>(run.ideal, static_cast<int64_t>(run.no_pin.size()));
+  if (run.k > 0) run.cutoff = run.no_pin[run.k - 1].lease;
+}
+
+// Whether pass 1 refills, decided once its candidates are visited: from a
+// compact collect, short of its k.
+bool Model::refills(EvictionRun& run) {
+  if (run.refill < 0) run.refill = run.frontier && run.compact && run.evicted < run.k;
+  return run.refill == 1;
 }
 
 // Pass 1 for one candidate: it is revalidated (a candidate that lost its
@@ -281,6 +328,8 @@ void Model::pass1_visit(EvictionRun& run, const EvictionRun::Candidate& c, Time 
 // (ranked by lease, as Mooncake's BatchEvict does).
 void Model::evict_release_step(EvictionRun& run, Time now) {
   close_census(run, now);
+  close_collect(run, now);
+  refills(run);
   if (run.released) return;
   run.released = true;
   if (run.base == 0) return;  // BatchEvict returns before releasing anything

@@ -25,11 +25,30 @@ void Model::evict_census_step(EvictionRun& run, ObjectId id, Time now) {
   if (auto* it = find_object(id)) census_visit(run, id, it->second, now);
 }
 
+// The collect of one object's shard (below 10/44 only; close_census).
+void Model::evict_collect_step(EvictionRun& run, ObjectId id, Time now) {
+  close_census(run, now);
+  if (!run.frontier || run.collect_closed) return;
+  if (auto lease = frontier_candidate(id, now); lease && *lease <= run.reserve_cutoff)
+    run.collected.push_back({*lease, id});
+}
+
 void Model::evict_pass1_step(EvictionRun& run, ObjectId id, Time now) {
   close_census(run, now);
+  close_collect(run, now);
   if (run.base == 0 || run.released) return;
   for (const EvictionRun::Candidate& c : run.no_pin)
     if (c.id == id) pass1_visit(run, c, now);
+}
+
+// The refill of one object's shard: a candidate now with a lease past the
+// reserve cutoff is visited as pass 1 visits its own.
+void Model::evict_refill_step(EvictionRun& run, ObjectId id, Time now) {
+  close_census(run, now);
+  close_collect(run, now);
+  if (run.base == 0 || run.released || !refills(run)) return;
+  const std::optional<Time> lease = frontier_candidate(id, now);
+  if (lease && *lease > run.reserve_cutoff) pass1_visit(run, {*lease, id}, now);
 }
 
 void Model::evict_pass2_step(EvictionRun& run, ObjectId id, Time now) {
@@ -48,6 +67,9 @@ void EvictionRun::encode(std::string* out) const {
   put(static_cast<int64_t>(leftover.size()));
   for (Time t : leftover) put(t);
   put(released), put(n), put(pass_2a), put(cutoff2);
+  put(frontier), put(collect_closed), put(compact), put(refill), put(ideal), put(reserve_cutoff);
+  put(static_cast<int64_t>(collected.size()));
+  for (const Candidate& c : collected) put(c.lease), put(c.id.tenant), put(c.id.key);
 }
 
 }  // namespace pinsim

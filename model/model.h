@@ -71,6 +71,19 @@ struct EvictionRun {
   int64_t n = 0;
   bool pass_2a = false;
   Time cutoff2 = 0;
+  // Below 10/44 (Mooncake's compact frontier), when the census found
+  // candidates: pass 1 works from a second scan, the collect, of the objects
+  // that are candidates then with a lease no later than reserve_cutoff (the
+  // census's last no-pin lease, at this table size), and from every candidate
+  // then when those are fewer than the census's k. A pass 1 that took fewer
+  // than its k from a compact collect refills: candidates with a later lease.
+  bool frontier = false;
+  bool collect_closed = false;
+  bool compact = false;
+  int8_t refill = -1;  // -1 not decided yet, 0 no, 1 yes
+  int64_t ideal = 0;
+  Time reserve_cutoff = 0;
+  std::vector<Candidate> collected;
   void encode(std::string* out) const;  // appends a canonical encoding
 };
 
@@ -136,7 +149,9 @@ class Model {
   // or one the pass does not take, changes nothing.
   Outcome evict_begin(const Op& op, EvictionRun* run) const;
   void evict_census_step(EvictionRun& run, ObjectId id, Time now);
+  void evict_collect_step(EvictionRun& run, ObjectId id, Time now);
   void evict_pass1_step(EvictionRun& run, ObjectId id, Time now);
+  void evict_refill_step(EvictionRun& run, ObjectId id, Time now);
   void evict_release_step(EvictionRun& run, Time now);
   void evict_pass2_step(EvictionRun& run, ObjectId id, Time now);
 
@@ -293,6 +308,9 @@ class Model {
   void census_visit(EvictionRun& run, ObjectId id, Object& obj, Time now);
   void close_census(EvictionRun& run, Time now);
   void pass1_visit(EvictionRun& run, const EvictionRun::Candidate& c, Time now);
+  std::optional<Time> frontier_candidate(ObjectId id, Time now);
+  void close_collect(EvictionRun& run, Time now);
+  bool refills(EvictionRun& run);
   void pass2_visit(EvictionRun& run, ObjectId id, Time now);
   bool normalise_if_expired(ObjectId id, Object& obj, Time now);
   bool processing_expired(const Object& obj, Time now) const;  // past put_start_release_timeout_ms

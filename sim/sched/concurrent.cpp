@@ -256,7 +256,10 @@ std::vector<Linearized> steps_of(const Model& start, const History& h, Time now,
     }
     if (objects.empty()) objects = objects_named(start, h, now);
     steps.push_back({i, {}, EvictStage::Begin, {}});
-    for (EvictStage stage : {EvictStage::Census, EvictStage::Pass1, EvictStage::Release, EvictStage::Pass2}) {
+    const bool frontier = c.op.evict_target_pct * 44 < 1000;  // Model::close_census
+    for (EvictStage stage : {EvictStage::Census, EvictStage::Collect, EvictStage::Pass1, EvictStage::Refill,
+                             EvictStage::Release, EvictStage::Pass2}) {
+      if (!frontier && (stage == EvictStage::Collect || stage == EvictStage::Refill)) continue;
       if (stage == EvictStage::Release) {
         steps.push_back({i, {}, stage, {}, h.calls[i].release_after});
         continue;
@@ -471,7 +474,9 @@ Outcome apply_step(Model& m, Runs& runs, const History& history, const Linearize
       return m.apply(op, now);
     case EvictStage::Begin: return m.evict_begin(op, &evictions[step.call]);
     case EvictStage::Census: m.evict_census_step(evictions[step.call], step.object, now); break;
+    case EvictStage::Collect: m.evict_collect_step(evictions[step.call], step.object, now); break;
     case EvictStage::Pass1: m.evict_pass1_step(evictions[step.call], step.object, now); break;
+    case EvictStage::Refill: m.evict_refill_step(evictions[step.call], step.object, now); break;
     case EvictStage::Release: m.evict_release_step(evictions[step.call], now); break;
     case EvictStage::Pass2: m.evict_pass2_step(evictions[step.call], step.object, now); break;
     case EvictStage::Attempt1:

@@ -80,7 +80,10 @@ History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scrip
 // bound below 100%: pass 2 then takes some objects in shard order), is
 // linearized as BatchEvict's steps (Model::evict_begin): Begin (its
 // outcome), Census, Pass1 and Pass2 for each object the history names, and
-// Release, in that order, each anywhere inside the call. Within a stage the
+// Release, in that order, each anywhere inside the call; below 10/44 of the
+// objects, Collect after the Census and Refill after Pass1 for each object
+// too (Mooncake's compact frontier: Model::evict_collect_step,
+// evict_refill_step). Within a stage the
 // objects may go in any order (Mooncake's shard order, from a random start
 // in pass 2, is not followed), which accepts at least every order Mooncake
 // can take.
@@ -118,14 +121,14 @@ History run_concurrent(Target& target, const std::vector<std::vector<Op>>& scrip
 // UnmountPrepare (Model::unmount_prepare_step: the segment leaves, as a
 // graceful unmount's does) then UnmountCommit (the unmount op, which answers).
 enum class EvictStage : uint8_t {
-  Whole, Begin, Census, Pass1, Release, Pass2, Attempt1, QuotaEvict1, Attempt2, QuotaEvict2, Attempt3,
+  Whole, Begin, Census, Collect, Pass1, Refill, Release, Pass2, Attempt1, QuotaEvict1, Attempt2, QuotaEvict2, Attempt3,
   Element, RemoveOne, RemoveEnd, UnmountPrepare, UnmountCommit
 };
 struct Linearized {
   size_t call = 0;
   std::vector<uint64_t> preference;
   EvictStage stage = EvictStage::Whole;
-  ObjectId object{};  // Census, Pass1, Pass2, Element, RemoveOne
+  ObjectId object{};  // Census, Collect, Pass1, Refill, Pass2, Element, RemoveOne
   // Census, Release: the clock of the eviction's hold of the lock the step
   // stands for (Call::census_at, release_after); 0: anywhere inside the call.
   uint64_t held = 0;

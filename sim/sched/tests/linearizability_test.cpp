@@ -373,6 +373,50 @@ TEST(Linearizability, AnEvictionsStepsFollowTheHoldsTheSchedulerSaw) {
   EXPECT_EQ(check_linearizable(start, h, now, caps), std::nullopt);
 }
 
+// Below 10/44 of the objects BatchEvict works from a second scan, the
+// collect, and refills pass 1 when it falls short (Mooncake's compact
+// frontier; Model::evict_collect_step, evict_refill_step). k1 is the census's
+// one candidate; k4 is still being written. After the census, an ExistKey
+// leases k1 and k4's Put ends. Pass 1 skips k1, and Mooncake then takes k4:
+// by its full collect when the Exist came before the collect, by the refill
+// when it came after. At 25% there is no second scan: pass 2A's cutoff is
+// k1's old lease, and k4, leased at this instant, stays. (At this size the
+// full collect placed at the first Pass1 step explains it alone too; the
+// Collect and Refill steps follow the compact path Mooncake takes here.)
+TEST(Linearizability, BelowTenFortyFourthsTheEvictionCollectsAndRefillsAfterItsCensus) {
+  Config config;
+  config.segments = {{ReplicaKind::Memory, 4096}};
+  const Time now = 1000;
+  Model start = std::get<Model>(Model::create(config));
+  Op put1 = write(OpKind::PutStart), end1 = end(OpKind::PutEnd), put4 = write(OpKind::PutStart);
+  put4.object.key = 4;
+  put1.soft_pin = put4.soft_pin = {};
+  ASSERT_EQ(start.apply(put1, 0).code, ErrorCode::OK);
+  ASSERT_EQ(start.apply(end1, 0).code, ErrorCode::OK);
+  ASSERT_EQ(start.apply(put4, now).code, ErrorCode::OK);
+  Op exist, end4 = end(OpKind::PutEnd), evict;
+  exist.kind = OpKind::Exist;
+  exist.object = {0, 1};
+  end4.object.key = 4;
+  evict.kind = OpKind::Evict;
+  evict.evict_target_pct = evict.evict_lowerbound_pct = 5;
+  Model m = start;
+  const Outcome exist_out = m.apply(exist, now), end_out = m.apply(end4, now);
+  m.apply(evict, now);
+  const View k4_taken = m.view(now);
+  ASSERT_EQ(k4_taken.objects.size(), 1u);
+  ASSERT_EQ(k4_taken.objects.front().id.key, 1u);
+  History h;
+  h.calls = {{1, evict, Outcome{}, 1, 10}, {0, exist, exist_out, 3, 4}, {0, end4, end_out, 5, 6}};
+  h.calls[0].census_at = {{{0, 1}, 2}, {{0, 4}, 2}};
+  h.calls[0].release_after = 7;
+  h.final_view = k4_taken;
+  const Capabilities caps = kCapAll | kCapEvictionInSteps;
+  EXPECT_EQ(check_linearizable(start, h, now, caps), std::nullopt);
+  h.calls[0].op.evict_target_pct = h.calls[0].op.evict_lowerbound_pct = 25;
+  EXPECT_NE(check_linearizable(start, h, now, caps), std::nullopt);
+}
+
 // A start's quota eviction follows Mooncake's scan, which starts at a random
 // shard. Tenant 0's quota holds two objects; k1 and k2 are written, their
 // leases expired, and a Put of k3 is refused for quota once, evicts one of

@@ -329,15 +329,19 @@ void add_fresh_puts(uint64_t seed, Scenario& s) {
 // pass 2's list, and pass 2 takes some of them, in shard order from
 // BatchEvict's seeded start. The check takes such an eviction in steps
 // whether or not it overlaps a call (sim/sched/concurrent.h), so any order
-// within a stage explains it. Not below 10/44: there BatchEvict scans the
-// shards a second time for its frontier, a window the model's steps do not
-// have (README.md, "Eviction targets below 100%").
-void add_evict_target(uint64_t seed, Scenario& s) {
+// within a stage explains it. With `frontier`, half of those seeds (a stream
+// of its own again) ask for 5% instead, the eviction thread's default ratio,
+// below 10/44, where BatchEvict collects its frontier in a second scan and
+// may refill pass 1 (the steps Collect and Refill; README.md, "Eviction
+// targets below 100%").
+void add_evict_target(uint64_t seed, Scenario& s, bool frontier) {
   RandomChoices r(seed * 0x9E3779B97F4A7C15ull + 8);
   if (!r.chance(50)) return;
   static constexpr uint32_t kTargets[] = {75, 50, 25};
-  const uint32_t target = kTargets[r.pick(3)];
-  const uint32_t lowerbound = r.chance(50) ? target : target / 2;
+  uint32_t target = kTargets[r.pick(3)];
+  const bool half = r.chance(50);
+  if (frontier && RandomChoices(seed * 0x9E3779B97F4A7C15ull + 9).chance(50)) target = 5;
+  const uint32_t lowerbound = half ? target : target / 2;
   for (auto& script : s.scripts)
     for (Op& op : script)
       if (op.kind == OpKind::Evict) {
@@ -413,7 +417,7 @@ Scenario make_scenario(uint64_t seed, uint32_t clients, Background background, D
   if (draws.tenants) add_tenants(seed, s);
   if (draws.unmounts) add_unmounts(seed, s);
   if (draws.fresh_puts) add_fresh_puts(seed, s);
-  if (draws.evict_targets) add_evict_target(seed, s);
+  if (draws.evict_targets) add_evict_target(seed, s, draws.frontier_targets);
   s.now = kNow;
   return s;
 }

@@ -368,7 +368,7 @@ TEST(MooncakeConcurrency, HalfOfTheSeedsLeaveTheKeysOfTheirPutsFresh) {
 // every other call as before, and the evict actor asks for 75, 50 or 25%,
 // with a lower bound of the target or half of it.
 TEST(MooncakeConcurrency, HalfOfTheSeedsAskBatchEvictForLessThanEveryCandidate) {
-  int below = 0;
+  int below = 0, frontier = 0;
   for (uint64_t seed = 1; seed <= 80; ++seed) {
     const Scenario s = make_scenario(seed, kClients);
     const Scenario before = make_scenario(seed, kClients, {}, kBefore44);
@@ -386,13 +386,17 @@ TEST(MooncakeConcurrency, HalfOfTheSeedsAskBatchEvictForLessThanEveryCandidate) 
         continue;
       }
       ++below;
-      EXPECT_TRUE(op.evict_target_pct == 75 || op.evict_target_pct == 50 || op.evict_target_pct == 25);
+      EXPECT_TRUE(op.evict_target_pct == 75 || op.evict_target_pct == 50 || op.evict_target_pct == 25 ||
+                  op.evict_target_pct == 5);
+      frontier += op.evict_target_pct == 5;
       EXPECT_TRUE(op.evict_lowerbound_pct == op.evict_target_pct || op.evict_lowerbound_pct == op.evict_target_pct / 2)
           << "seed " << seed;
     }
   }
   EXPECT_GE(below, 25);
   EXPECT_LE(below, 55);
+  EXPECT_GE(frontier, below / 4);  // half of them ask for 5%, the eviction thread's default
+  EXPECT_LE(frontier, below * 3 / 4);
 }
 
 // An unmount is taken in its phases (README.md, "Unmounts"): in seed 1854 a
