@@ -93,6 +93,8 @@ REASONS = [  # (function names, mark in the block's first statement or nearest c
      r"Re-validate|!it->second.IsLeaseExpired\(now\)|refill_candidates|candidates\.size\(\) >= primary_count",
      "lane: state changed between the candidate scan and the eviction (a concurrent request; "
      "BatchEvict holds no lock across its phases)"),
+    ("BatchEvict", r"reserve_count <= frontier_limit",
+     "a frontier reserve above the frontier limit: 65,536 candidates or more; pinsim's tables hold a few objects"),
     ("BatchEvict", r"target_evict_num <= static_cast<long>\(no_pin_objects",
      "lane: pass 2A, over the candidates pass 1 skipped: one a concurrent request changed since the census "
      "(BatchEvict holds no lock across its phases), or, sequentially, perhaps one left once a group's eviction "
