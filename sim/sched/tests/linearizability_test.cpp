@@ -35,6 +35,42 @@ Op end(OpKind kind) {
   return op;
 }
 
+// A Put of `key` with no pin.
+Op unpinned_put(KeyId key) {
+  Op op = write(OpKind::PutStart);
+  op.object.key = key;
+  op.soft_pin = {};
+  return op;
+}
+
+// A model of one memory segment of 4 KiB, empty.
+Model one_segment() {
+  Config config;
+  config.segments = {{ReplicaKind::Memory, 4096}};
+  return std::get<Model>(Model::create(config));
+}
+
+Op exist_of(KeyId key) {
+  Op op;
+  op.kind = OpKind::Exist;
+  op.object = {0, key};
+  return op;
+}
+
+Op put_end_of(KeyId key) {
+  Op op = end(OpKind::PutEnd);
+  op.object.key = key;
+  return op;
+}
+
+// BatchEvict at `pct` of the candidates, its lower bound the same.
+Op evict_at(uint32_t pct) {
+  Op op;
+  op.kind = OpKind::Evict;
+  op.evict_target_pct = op.evict_lowerbound_pct = pct;
+  return op;
+}
+
 Op cleanup() {
   Op op;
   op.kind = OpKind::Cleanup;
@@ -337,23 +373,12 @@ TEST(Linearizability, AnEvictionBelowEveryCandidateMayTakeItsObjectsInAnyOrder) 
 // may go anywhere inside the call (k2's census after the Exist, k4's pass-2
 // step before its End), and not once they follow the holds.
 TEST(Linearizability, AnEvictionsStepsFollowTheHoldsTheSchedulerSaw) {
-  Config config;
-  config.segments = {{ReplicaKind::Memory, 4096}};
   const Time now = 1000;
-  Model start = std::get<Model>(Model::create(config));
-  Op put2 = write(OpKind::PutStart), end2 = end(OpKind::PutEnd), put4 = write(OpKind::PutStart);
-  put2.object.key = end2.object.key = 2;
-  put4.object.key = 4;
-  put2.soft_pin = put4.soft_pin = {};  // no pin
-  start.apply(put2, now);
-  start.apply(end2, now);
-  start.apply(put4, now);
-  Op exist, end4 = end(OpKind::PutEnd), evict;
-  exist.kind = OpKind::Exist;
-  exist.object = {0, 2};
-  end4.object.key = 4;
-  evict.kind = OpKind::Evict;
-  evict.evict_target_pct = evict.evict_lowerbound_pct = 100;
+  Model start = one_segment();
+  start.apply(unpinned_put(2), now);
+  start.apply(put_end_of(2), now);
+  start.apply(unpinned_put(4), now);
+  const Op exist = exist_of(2), end4 = put_end_of(4), evict = evict_at(100);
   Model m = start;
   const Outcome exist_out = m.apply(exist, now), end_out = m.apply(end4, now);
   const View kept = m.view(now);
@@ -384,22 +409,12 @@ TEST(Linearizability, AnEvictionsStepsFollowTheHoldsTheSchedulerSaw) {
 // full collect placed at the first Pass1 step explains it alone too; the
 // Collect and Refill steps follow the compact path Mooncake takes here.)
 TEST(Linearizability, BelowTenFortyFourthsTheEvictionCollectsAndRefillsAfterItsCensus) {
-  Config config;
-  config.segments = {{ReplicaKind::Memory, 4096}};
   const Time now = 1000;
-  Model start = std::get<Model>(Model::create(config));
-  Op put1 = write(OpKind::PutStart), end1 = end(OpKind::PutEnd), put4 = write(OpKind::PutStart);
-  put4.object.key = 4;
-  put1.soft_pin = put4.soft_pin = {};
-  ASSERT_EQ(start.apply(put1, 0).code, ErrorCode::OK);
-  ASSERT_EQ(start.apply(end1, 0).code, ErrorCode::OK);
-  ASSERT_EQ(start.apply(put4, now).code, ErrorCode::OK);
-  Op exist, end4 = end(OpKind::PutEnd), evict;
-  exist.kind = OpKind::Exist;
-  exist.object = {0, 1};
-  end4.object.key = 4;
-  evict.kind = OpKind::Evict;
-  evict.evict_target_pct = evict.evict_lowerbound_pct = 5;
+  Model start = one_segment();
+  ASSERT_EQ(start.apply(unpinned_put(1), 0).code, ErrorCode::OK);
+  ASSERT_EQ(start.apply(put_end_of(1), 0).code, ErrorCode::OK);
+  ASSERT_EQ(start.apply(unpinned_put(4), now).code, ErrorCode::OK);
+  const Op exist = exist_of(1), end4 = put_end_of(4), evict = evict_at(5);
   Model m = start;
   const Outcome exist_out = m.apply(exist, now), end_out = m.apply(end4, now);
   m.apply(evict, now);
@@ -449,11 +464,8 @@ TEST(Linearizability, AStartsQuotaEvictionMayTakeAnyOfItsTenantsCandidates) {
   ASSERT_EQ(h.final_view.objects.front().id.key, 1u);
   EXPECT_EQ(check_linearizable(start, h, 0, kCapAll), std::nullopt);
   Model both_taken = k2_taken;
-  Op evict;
-  evict.kind = OpKind::Evict;
-  evict.evict_target_pct = evict.evict_lowerbound_pct = 100;
   both_taken.scan_first_in_next_eviction({{0, 1}});
-  both_taken.apply(evict, 0);
+  both_taken.apply(evict_at(100), 0);
   h.final_view = both_taken.view(0);
   ASSERT_EQ(h.final_view.objects.size(), 1u);
   EXPECT_NE(check_linearizable(start, h, 0, kCapAll), std::nullopt);
