@@ -23,6 +23,14 @@ std::unique_ptr<Target> make(const Config& c = main_config()) {
   return t;
 }
 
+// Expectations of main's lifecycle (the soft pin committed at End, the
+// cleanup, a restore that drops pins): another tree diverges from them by its
+// known findings (scenarios/findings), which its campaigns recognise.
+#define PINSIM_MAIN_LIFECYCLE(t)                                                              \
+  if ((t)->variant() != "main")                                                               \
+  GTEST_SKIP() << "expectations of Mooncake main's lifecycle; this tree diverges from them by " \
+                  "its known findings"
+
 Op put_start(KeyId k, uint8_t action, std::optional<uint64_t> ttl = std::nullopt) {
   Op op;
   op.kind = OpKind::PutStart;
@@ -78,6 +86,7 @@ TEST(MooncakeTarget, MultiTenantModeChargesAndRefusesUnregisteredTenants) {
 TEST(MooncakeTarget, EnableCommitsAtEndAndCleanupClearsAtTheDeadline) {
   auto t = make();
   ASSERT_TRUE(t);
+  PINSIM_MAIN_LIFECYCLE(t);
   EXPECT_EQ(t->apply(put_start(1, 1, 1000), 100).code, ErrorCode::OK);
   View v = t->view(100);
   ASSERT_EQ(v.objects.size(), 1u);
@@ -121,6 +130,7 @@ TEST(MooncakeTarget, UnsupportedOpsSayUnsupported) {
 TEST(MooncakeTarget, SnapshotRestoreDropsPinsAndExpiredLeases) {
   auto t = make();
   ASSERT_TRUE(t);
+  PINSIM_MAIN_LIFECYCLE(t);
   t->apply(put_start(1, 1, 100'000), 0);
   t->apply(simple(OpKind::PutEnd, 1), 0);
   t->apply(put_start(2, 0), 0);
