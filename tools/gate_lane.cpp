@@ -41,19 +41,22 @@ LaneSeed sort_run(const Result& r, uint64_t calls, const std::function<Trace()>&
   LaneSeed out;
   out.calls = calls;
   out.failure = failure_of(r);
+  const KnownFinding* k = nullptr;
   if (!out.failure) {
     const auto e = std::find_if(r.edges.begin(), r.edges.end(), against_lock_order);  // the first such edge
-    if (e != r.edges.end())
-      out.failure = Failure{.what = "lock-order", .detail = "edge against the lock order: " + e->from + " -> " + e->to,
-                            .field = lock_kind(e->from) + "->" + lock_kind(e->to)};
-    if (!out.failure) return out;
+    if (e == r.edges.end()) return out;
+    out.failure = Failure{.what = "lock-order", .detail = "edge against the lock order: " + e->from + " -> " + e->to,
+                          .field = lock_kind(e->from) + "->" + lock_kind(e->to)};
+    out.signature = edge_signature(*e);
+    k = match_edge(known, r, *e);
+  } else {
+    out.signature = out.failure->what == "not-linearizable" || out.failure->what == "exception"
+                        ? r.signature
+                        : out.failure->what + "/" + out.failure->field;
   }
-  out.signature = out.failure->what == "not-linearizable" || out.failure->what == "exception"
-                      ? r.signature
-                      : out.failure->what + "/" + out.failure->field;
   out.trace = as_trace();
   out.trace.description = "pinsim gate " + source + " (" + out.signature + ")";
-  const KnownFinding* k = match_result(known, r);
+  if (!k) k = match_result(known, r);
   std::string how;
   if (!k && r.violation && !sequential.empty()) k = known_sequentially(out.trace, sequential, &how);
   if (k) out.known_file = k->file;

@@ -897,6 +897,12 @@ const KnownFinding* match_result(const std::vector<KnownFinding>& known, const R
   return nullptr;
 }
 
+std::string edge_signature(const Edge& e) { return "lock-order/" + lock_kind(e.from) + "/" + lock_kind(e.to); }
+
+const KnownFinding* match_edge(const std::vector<KnownFinding>& known, const Result& r, const Edge& e) {
+  return match_known(known, edge_signature(e), r.variant, ops_used(r.history), r.conditions);
+}
+
 namespace {
 
 // Of the orders that give every call its outcome (up to kNamingOrders, one

@@ -225,4 +225,10 @@ std::string lock_kind(const std::string& name);
 // client mutex.
 bool against_lock_order(const Edge& e);
 
+// An edge's signature, "lock-order/<kind>/<kind>" (the lock held, the lock
+// taken), and the finding of r's tree that names an edge against the lock
+// order by it, or null.
+std::string edge_signature(const Edge& e);
+const KnownFinding* match_edge(const std::vector<KnownFinding>& known, const Result& r, const Edge& e);
+
 }  // namespace pinsim::mooncake_lane

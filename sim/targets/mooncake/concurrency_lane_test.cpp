@@ -1001,6 +1001,7 @@ TEST(MooncakeConcurrency, EveryLaneFindingReplaysAsTheFailureItNames) {
   PINSIM_MAIN_ONLY();
   const std::vector<KnownFinding> all = load_known_findings(PINSIM_FINDINGS_DIR "/concurrency");
   for (const KnownFinding& k : all) {
+    if (!applies_to(k, "main")) continue;  // another tree's (pre2909-*), replayed on its own build
     const Trace finding = load_trace(k.file);
     const pinsim::RunResult replayed = replay_trace(finding);
     ASSERT_TRUE(replayed.error.empty()) << k.file << ": " << replayed.error;
