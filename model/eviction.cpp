@@ -243,7 +243,7 @@ void Model::close_census(EvictionRun& run, Time now) {
   run.k = std::min<int64_t>(ceil_pct(run.base, run.target), static_cast<int64_t>(run.no_pin.size()));
   if (run.k <= 0) return;
   run.cutoff = run.no_pin[run.k - 1].lease;
-  if (run.target * 44 >= 1000) return;
+  if (!collects_frontier(run.target)) return;
   // Mooncake main's pass 1 with a target below 10/44 collects its frontier by
   // re-scanning every object whose lease expired, evictable or not, through
   // IsSoftPinActive: stale pins found there are normalised (gauge -1) too
@@ -268,8 +268,7 @@ void Model::close_census(EvictionRun& run, Time now) {
 // normalised on the way, evictable or not.
 std::optional<Time> Model::frontier_candidate(ObjectId id, Time now) {
   auto* it = find_object(id);
-  if (!it || it->second.hard_pinned || now < it->second.lease) return std::nullopt;
-  if (normalise_if_expired(id, it->second, now) || !has_evictable_memory(it->second)) return std::nullopt;
+  if (!it || !evictable_candidate(id, it->second, false, now)) return std::nullopt;
   return it->second.lease;
 }
 

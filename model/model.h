@@ -44,6 +44,10 @@ inline std::vector<uint64_t> preference_order(const std::vector<SegmentConfig>& 
 // shard lock each: the census, pass 1 per candidate, the release of
 // discarded replicas, pass 2 per object (Model::evict_begin and the step
 // functions). Model::evict runs the steps back to back.
+// Whether BatchEvict at `target_pct` of its base works from a second scan
+// after its census (Mooncake main's compact frontier: below 10/44).
+inline bool collects_frontier(uint32_t target_pct) { return target_pct * 44 < 1000; }
+
 struct EvictionRun {
   struct Candidate {
     Time lease;

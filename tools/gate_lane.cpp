@@ -43,7 +43,10 @@ LaneSeed sort_run(const Result& r, uint64_t calls, const std::function<Trace()>&
   out.failure = failure_of(r);
   const KnownFinding* k = nullptr;
   if (!out.failure) {
-    const auto e = std::find_if(r.edges.begin(), r.edges.end(), against_lock_order);  // the first such edge
+    // The first edge against the order that no finding names, else the first one.
+    auto e = std::find_if(r.edges.begin(), r.edges.end(),
+                          [&](const Edge& x) { return against_lock_order(x) && !match_edge(known, r, x); });
+    if (e == r.edges.end()) e = std::find_if(r.edges.begin(), r.edges.end(), against_lock_order);
     if (e == r.edges.end()) return out;
     out.failure = Failure{.what = "lock-order", .detail = "edge against the lock order: " + e->from + " -> " + e->to,
                           .field = lock_kind(e->from) + "->" + lock_kind(e->to)};

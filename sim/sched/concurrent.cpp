@@ -256,7 +256,7 @@ std::vector<Linearized> steps_of(const Model& start, const History& h, Time now,
     }
     if (objects.empty()) objects = objects_named(start, h, now);
     steps.push_back({i, {}, EvictStage::Begin, {}});
-    const bool frontier = c.op.evict_target_pct * 44 < 1000;  // Model::close_census
+    const bool frontier = collects_frontier(c.op.evict_target_pct);
     for (EvictStage stage : {EvictStage::Census, EvictStage::Collect, EvictStage::Pass1, EvictStage::Refill,
                              EvictStage::Release, EvictStage::Pass2}) {
       if (!frontier && (stage == EvictStage::Collect || stage == EvictStage::Refill)) continue;
