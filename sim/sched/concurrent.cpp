@@ -202,12 +202,16 @@ bool evicts_in_steps(const History& h, size_t i, Capabilities caps) {
   return overlaps_another(h, i) || op.evict_target_pct < 100 || op.evict_lowerbound_pct < 100;
 }
 
-// The clock of the census's hold of `id`'s shard in eviction `c`, or 0.
-uint64_t census_hold(const Call& c, ObjectId id) {
-  for (const auto& [object, clock] : c.census_at)
+// The clock of a scan's hold of `id`'s shard (Call::census_at, collect_at), or 0.
+uint64_t hold_of(const std::vector<std::pair<ObjectId, uint64_t>>& holds, ObjectId id) {
+  for (const auto& [object, clock] : holds)
     if (object == id) return clock;
   return 0;
 }
+
+// The steps that stand for a scan's hold of an object's shard: a call
+// invoked after the hold comes after the step (Search::minimal).
+bool scan_stage(EvictStage s) { return s == EvictStage::Census || s == EvictStage::Collect; }
 
 bool is_attempt(EvictStage s) {
   return s == EvictStage::Attempt1 || s == EvictStage::Attempt2 || s == EvictStage::Attempt3;
@@ -264,8 +268,10 @@ std::vector<Linearized> steps_of(const Model& start, const History& h, Time now,
         steps.push_back({i, {}, stage, {}, h.calls[i].release_after});
         continue;
       }
-      for (ObjectId id : objects)
-        steps.push_back({i, {}, stage, id, stage == EvictStage::Census ? census_hold(h.calls[i], id) : 0});
+      const auto* holds = stage == EvictStage::Census    ? &c.census_at
+                          : stage == EvictStage::Collect ? &c.collect_at
+                                                         : nullptr;
+      for (ObjectId id : objects) steps.push_back({i, {}, stage, id, holds ? hold_of(*holds, id) : 0});
     }
   }
   return steps;
@@ -308,7 +314,7 @@ struct Search {
   struct Left {
     std::vector<int> first_stage;  // per call; INT_MAX: nothing left
     size_t first = SIZE_MAX, second = SIZE_MAX;
-    uint64_t census_open = UINT64_MAX;  // the earliest hold of a Census step left
+    uint64_t scan_open = UINT64_MAX;  // the earliest hold of a Census or Collect step left
   };
 
   Left left_at() const {
@@ -317,8 +323,7 @@ struct Search {
     for (size_t j = 0; j < steps.size(); ++j) {
       if (done[j]) continue;
       l.first_stage[steps[j].call] = std::min(l.first_stage[steps[j].call], int(steps[j].stage));
-      if (steps[j].stage == EvictStage::Census && steps[j].held)
-        l.census_open = std::min(l.census_open, steps[j].held);
+      if (scan_stage(steps[j].stage) && steps[j].held) l.scan_open = std::min(l.scan_open, steps[j].held);
     }
     for (size_t c = 0; c < h.calls.size(); ++c) {
       if (l.first_stage[c] == INT_MAX) continue;
@@ -335,11 +340,11 @@ struct Search {
   // Whether step s may come next: no step of another call left undone
   // returned before its call was invoked (or before its eviction step's
   // hold: not_before), no earlier stage of its own call is left undone, and
-  // no Census step left was held before its call was invoked.
+  // no Census or Collect step left was held before its call was invoked.
   bool minimal(size_t s, const Left& l) const {
     const Linearized& x = steps[s];
     if (int(x.stage) != l.first_stage[x.call]) return false;
-    if (x.stage != EvictStage::Census && h.calls[x.call].invoked > l.census_open) return false;
+    if (!scan_stage(x.stage) && h.calls[x.call].invoked > l.scan_open) return false;
     const size_t other = l.first == x.call ? l.second : l.first;
     return other == SIZE_MAX || !(h.calls[other].returned < not_before(x));
   }

@@ -40,6 +40,9 @@ struct Call {
   // then and before every call invoked after it. An object left out may have
   // its Census step anywhere inside the call.
   std::vector<std::pair<ObjectId, uint64_t>> census_at;
+  // Below 10/44, the same for the collect, BatchEvict's second scan: the
+  // object's Collect step comes where that scan held the object's shard.
+  std::vector<std::pair<ObjectId, uint64_t>> collect_at;
 };
 
 // A call that threw out of the target (exception_type.h): its actor's
@@ -129,8 +132,9 @@ struct Linearized {
   std::vector<uint64_t> preference;
   EvictStage stage = EvictStage::Whole;
   ObjectId object{};  // Census, Collect, Pass1, Refill, Pass2, Element, RemoveOne
-  // Census, Release: the clock of the eviction's hold of the lock the step
-  // stands for (Call::census_at, release_after); 0: anywhere inside the call.
+  // Census, Collect, Release: the clock of the eviction's hold of the lock
+  // the step stands for (Call::census_at, collect_at, release_after); 0:
+  // anywhere inside the call.
   uint64_t held = 0;
   // A start's quota eviction (Whole, Element, QuotaEvict): the objects it
   // scans first (Model::scan_first_in_next_eviction); empty: key order.

@@ -432,6 +432,42 @@ TEST(Linearizability, BelowTenFortyFourthsTheEvictionCollectsAndRefillsAfterItsC
   EXPECT_NE(check_linearizable(start, h, now, caps), std::nullopt);
 }
 
+// The collect follows its holds too (Call::collect_at). As above, k1 is the
+// census's one candidate, and after the census an ExistKey leases k1 and
+// k4's Put ends; both return before the collect holds their shards. The
+// collect then finds no candidate up to the reserve cutoff (k1 is leased,
+// k4's lease is later), so the shortfall guard collects every candidate, k4,
+// and pass 1 takes it. A master whose full collect took nothing keeps both,
+// which is explained while the Collect steps may go anywhere after the
+// census (k1 collected before the Exist, the refill before the End), and
+// not once they follow the holds.
+TEST(Linearizability, BelowTenFortyFourthsTheCollectFollowsItsHolds) {
+  const Time now = 1000;
+  Model start = one_segment();
+  ASSERT_EQ(start.apply(unpinned_put(1), 0).code, ErrorCode::OK);
+  ASSERT_EQ(start.apply(put_end_of(1), 0).code, ErrorCode::OK);
+  ASSERT_EQ(start.apply(unpinned_put(4), now).code, ErrorCode::OK);
+  const Op exist = exist_of(1), end4 = put_end_of(4), evict = evict_at(5);
+  Model m = start;
+  const Outcome exist_out = m.apply(exist, now), end_out = m.apply(end4, now);
+  const View kept = m.view(now);
+  m.apply(evict, now);
+  const View k4_taken = m.view(now);
+  ASSERT_EQ(kept.objects.size(), 2u);
+  ASSERT_EQ(k4_taken.objects.size(), 1u);
+  History h;
+  h.calls = {{1, evict, Outcome{}, 1, 10}, {0, exist, exist_out, 3, 4}, {0, end4, end_out, 5, 6}};
+  h.calls[0].census_at = {{{0, 1}, 2}, {{0, 4}, 2}};
+  h.calls[0].release_after = 7;
+  h.final_view = kept;
+  const Capabilities caps = kCapAll | kCapEvictionInSteps;
+  EXPECT_EQ(check_linearizable(start, h, now, caps), std::nullopt);
+  h.calls[0].collect_at = {{{0, 1}, 6}, {{0, 4}, 6}};
+  EXPECT_NE(check_linearizable(start, h, now, caps), std::nullopt);
+  h.final_view = k4_taken;
+  EXPECT_EQ(check_linearizable(start, h, now, caps), std::nullopt);
+}
+
 // A start's quota eviction follows Mooncake's scan, which starts at a random
 // shard. Tenant 0's quota holds two objects; k1 and k2 are written, their
 // leases expired, and a Put of k3 is refused for quota once, evicts one of

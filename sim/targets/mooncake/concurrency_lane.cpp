@@ -462,16 +462,50 @@ void name_violation(const Model& model, Time now, Capabilities caps, const Namin
   }
 }
 
-// When each BatchEvict held what its Census and Release steps stand for
-// (sched::Call::census_at, release_after). The census takes every shard's
-// lock first, before anything else of BatchEvict takes one, so its hold of
-// an object's shard is the first. The release of discarded replicas, between
-// pass 1 and pass 2, is the last hold of their lock: the census takes it too,
-// to discard a write's expired replicas, but nothing after the release does.
-// The census's holds are used for an object no write groups only: a group's
-// members route to its shard, so a write that joins a group moves its key
-// while the round runs, and the shard it routes to afterwards need not be the
-// one the census met.
+// An eviction's holds of shard locks, in order, as (shard, clock); sets
+// release_after on the way (the last hold of the discarded replicas' lock).
+std::vector<std::pair<size_t, uint64_t>> shard_holds(const Target& target, sched::Call& c) {
+  std::vector<std::pair<size_t, uint64_t>> holds;
+  for (const auto& [lock, clock] : c.acquired) {
+    const std::string lock_name = mooncake_lock_name(target, lock);
+    if (lock_name == "discarded_replicas_mutex") c.release_after = clock;
+    if (lock_name.rfind("shard[", 0) == 0) holds.push_back({std::stoul(lock_name.substr(6)), clock});
+  }
+  return holds;
+}
+
+// The scans of every shard at the start of an eviction's holds, each as the
+// clock of its hold per shard: the census, then, below 10/44 with census
+// candidates, the collect. A scan takes shards 0, 1, ... one after the other
+// (its threads run inline, one after the other); the census's length is the
+// shard count, and a collect is the same run right after it. Pass 1's
+// visits come after both.
+std::vector<std::map<size_t, uint64_t>> shard_scans(const std::vector<std::pair<size_t, uint64_t>>& holds) {
+  size_t n = 0;
+  while (n < holds.size() && holds[n].first == n) ++n;
+  std::vector<std::map<size_t, uint64_t>> scans(1);
+  for (size_t i = 0; i < n; ++i) scans[0][i] = holds[i].second;
+  if (n == 0 || holds.size() < 2 * n) return scans;
+  for (size_t i = 0; i < n; ++i)
+    if (holds[n + i].first != i) return scans;
+  scans.emplace_back();
+  for (size_t i = 0; i < n; ++i) scans[1][i] = holds[n + i].second;
+  return scans;
+}
+
+// When each BatchEvict held what its Census, Collect and Release steps stand
+// for (sched::Call::census_at, collect_at, release_after). The census takes
+// every shard's lock in shard order (its threads run inline, one after the
+// other), before anything else of BatchEvict takes one, so its hold of an
+// object's shard is the first. Below 10/44 with census candidates, the
+// collect scans every shard the same way before pass 1 visits any
+// (shard_scans). The release of discarded replicas, between pass 1 and
+// pass 2, is the last hold of their lock: the census takes it too, to
+// discard a write's expired replicas, but nothing after the release does.
+// The holds are used for an object no write groups only: a group's members
+// route to its shard, so a write that joins a group moves its key while the
+// round runs, and the shard it routes to afterwards need not be the one the
+// scans met.
 void stamp_eviction(const Scenario& scenario, const Target& target, sched::History& h) {
   std::set<ObjectId> ids, grouped;
   auto name = [&](const Op& op) {
@@ -484,15 +518,13 @@ void stamp_eviction(const Scenario& scenario, const Target& target, sched::Histo
     for (const Op& op : script) name(op);
   for (sched::Call& c : h.calls) {
     if (c.op.kind != OpKind::Evict) continue;
-    std::map<size_t, uint64_t> first;  // shard -> the clock of its first hold
-    for (const auto& [lock, clock] : c.acquired) {
-      const std::string lock_name = mooncake_lock_name(target, lock);
-      if (lock_name == "discarded_replicas_mutex") c.release_after = clock;
-      if (lock_name.rfind("shard[", 0) == 0) first.emplace(std::stoul(lock_name.substr(6)), clock);
-    }
+    std::vector<std::map<size_t, uint64_t>> scans = shard_scans(shard_holds(target, c));
+    if (!collects_frontier(c.op.evict_target_pct)) scans.resize(1);
     for (ObjectId id : ids) {
       const auto shard = grouped.count(id) ? std::nullopt : mooncake_shard_of(target, id);
-      if (shard && first.count(*shard)) c.census_at.push_back({id, first[*shard]});
+      if (!shard) continue;
+      if (scans[0].count(*shard)) c.census_at.push_back({id, scans[0].at(*shard)});
+      if (scans.size() > 1 && scans[1].count(*shard)) c.collect_at.push_back({id, scans[1].at(*shard)});
     }
   }
 }
