@@ -270,6 +270,7 @@ std::vector<Linearized> steps_of(const Model& start, const History& h, Time now,
       }
       const auto* holds = stage == EvictStage::Census    ? &c.census_at
                           : stage == EvictStage::Collect ? &c.collect_at
+                          : stage == EvictStage::Refill  ? &c.refill_after
                                                          : nullptr;
       for (ObjectId id : objects) steps.push_back({i, {}, stage, id, holds ? hold_of(*holds, id) : 0});
     }

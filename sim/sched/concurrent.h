@@ -43,6 +43,11 @@ struct Call {
   // Below 10/44, the same for the collect, BatchEvict's second scan: the
   // object's Collect step comes where that scan held the object's shard.
   std::vector<std::pair<ObjectId, uint64_t>> collect_at;
+  // And the refill's scan, when pass 1 falls short of a compact collect: the
+  // object's Refill step, which tests and visits it at once, comes no
+  // earlier than that scan's hold of its shard (after every call that
+  // returned by then), since Mooncake visits after it scans.
+  std::vector<std::pair<ObjectId, uint64_t>> refill_after;
 };
 
 // A call that threw out of the target (exception_type.h): its actor's
@@ -132,9 +137,9 @@ struct Linearized {
   std::vector<uint64_t> preference;
   EvictStage stage = EvictStage::Whole;
   ObjectId object{};  // Census, Collect, Pass1, Refill, Pass2, Element, RemoveOne
-  // Census, Collect, Release: the clock of the eviction's hold of the lock
-  // the step stands for (Call::census_at, collect_at, release_after); 0:
-  // anywhere inside the call.
+  // Census, Collect, Refill, Release: the clock of the eviction's hold of
+  // the lock the step stands for (Call::census_at, collect_at, refill_after,
+  // release_after); 0: anywhere inside the call.
   uint64_t held = 0;
   // A start's quota eviction (Whole, Element, QuotaEvict): the objects it
   // scans first (Model::scan_first_in_next_eviction); empty: key order.

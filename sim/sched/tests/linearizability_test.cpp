@@ -468,6 +468,37 @@ TEST(Linearizability, BelowTenFortyFourthsTheCollectFollowsItsHolds) {
   EXPECT_EQ(check_linearizable(start, h, now, caps), std::nullopt);
 }
 
+// And the refill no earlier than its scan (Call::refill_after). Now the
+// collect holds k1's shard before the ExistKey, so it collects k1, and pass
+// 1, after the Exist, skips it: it falls short, and the refill's scan, after
+// k4's End, finds k4 with a later lease, which pass 1 then takes. A master
+// that never refills keeps both, which is explained while a Refill step may
+// go before the End, and not once it comes after the scan.
+TEST(Linearizability, BelowTenFortyFourthsTheRefillFollowsItsScan) {
+  const Time now = 1000;
+  Model start = one_segment();
+  ASSERT_EQ(start.apply(unpinned_put(1), 0).code, ErrorCode::OK);
+  ASSERT_EQ(start.apply(put_end_of(1), 0).code, ErrorCode::OK);
+  ASSERT_EQ(start.apply(unpinned_put(4), now).code, ErrorCode::OK);
+  const Op exist = exist_of(1), end4 = put_end_of(4), evict = evict_at(5);
+  Model m = start;
+  const Outcome exist_out = m.apply(exist, now), end_out = m.apply(end4, now);
+  const View kept = m.view(now);
+  m.apply(evict, now);
+  const View k4_taken = m.view(now);
+  History h;
+  h.calls = {{1, evict, Outcome{}, 1, 10}, {0, exist, exist_out, 3, 4}, {0, end4, end_out, 5, 6}};
+  h.calls[0].census_at = h.calls[0].collect_at = {{{0, 1}, 2}, {{0, 4}, 2}};
+  h.calls[0].release_after = 7;
+  h.final_view = kept;
+  const Capabilities caps = kCapAll | kCapEvictionInSteps;
+  EXPECT_EQ(check_linearizable(start, h, now, caps), std::nullopt);
+  h.calls[0].refill_after = {{{0, 1}, 6}, {{0, 4}, 6}};
+  EXPECT_NE(check_linearizable(start, h, now, caps), std::nullopt);
+  h.final_view = k4_taken;
+  EXPECT_EQ(check_linearizable(start, h, now, caps), std::nullopt);
+}
+
 // A start's quota eviction follows Mooncake's scan, which starts at a random
 // shard. Tenant 0's quota holds two objects; k1 and k2 are written, their
 // leases expired, and a Put of k3 is refused for quota once, evicts one of

@@ -2,8 +2,10 @@
 #include "concurrency_lane.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <variant>
 
@@ -462,46 +464,77 @@ void name_violation(const Model& model, Time now, Capabilities caps, const Namin
   }
 }
 
-// An eviction's holds of shard locks, in order, as (shard, clock); sets
-// release_after on the way (the last hold of the discarded replicas' lock).
-std::vector<std::pair<size_t, uint64_t>> shard_holds(const Target& target, sched::Call& c) {
-  std::vector<std::pair<size_t, uint64_t>> holds;
+// An eviction's holds of shard locks, in order, as (shard, clock), and how
+// many came before its release of discarded replicas (the last hold of
+// their lock, between pass 1 and pass 2), whose clock it sets as
+// release_after.
+struct Holds {
+  std::vector<std::pair<size_t, uint64_t>> shards;
+  size_t before_release = SIZE_MAX;
+};
+Holds shard_holds(const Target& target, sched::Call& c) {
+  Holds holds;
   for (const auto& [lock, clock] : c.acquired) {
     const std::string lock_name = mooncake_lock_name(target, lock);
-    if (lock_name == "discarded_replicas_mutex") c.release_after = clock;
-    if (lock_name.rfind("shard[", 0) == 0) holds.push_back({std::stoul(lock_name.substr(6)), clock});
+    if (lock_name == "discarded_replicas_mutex") c.release_after = clock, holds.before_release = holds.shards.size();
+    if (lock_name.rfind("shard[", 0) == 0) holds.shards.push_back({std::stoul(lock_name.substr(6)), clock});
   }
   return holds;
 }
 
-// The scans of every shard at the start of an eviction's holds, each as the
-// clock of its hold per shard: the census, then, below 10/44 with census
-// candidates, the collect. A scan takes shards 0, 1, ... one after the other
-// (its threads run inline, one after the other); the census's length is the
-// shard count, and a collect is the same run right after it. Pass 1's
-// visits come after both.
-std::vector<std::map<size_t, uint64_t>> shard_scans(const std::vector<std::pair<size_t, uint64_t>>& holds) {
+using Scan = std::map<size_t, uint64_t>;  // shard -> the clock of a scan's hold of it
+
+// The scan of shards 0..n-1 one after the other that starts at hold `from`
+// and ends before hold `end`, if one does (a scan's threads run inline, one
+// after the other).
+std::optional<Scan> scan_at(const std::vector<std::pair<size_t, uint64_t>>& holds, size_t from, size_t n,
+                            size_t end) {
+  if (n == 0 || from + n > std::min(end, holds.size())) return std::nullopt;
+  Scan scan;
+  for (size_t i = 0; i < n; ++i) {
+    if (holds[from + i].first != i) return std::nullopt;
+    scan[i] = holds[from + i].second;
+  }
+  return scan;
+}
+
+// BatchEvict's scans of every shard before its release. The census comes
+// first; its length is the shard count. Below 10/44 with census candidates
+// the collect comes right after it, and then either the shortfall guard's
+// full collect, right after that too, or pass 1's visits of the collected
+// candidates, one hold each, and, when pass 1 falls short, the refill's scan.
+struct Scans {
+  Scan census, collect, refill;
+};
+Scans shard_scans(const Holds& holds) {
+  const auto& h = holds.shards;
+  const size_t end = holds.before_release;
   size_t n = 0;
-  while (n < holds.size() && holds[n].first == n) ++n;
-  std::vector<std::map<size_t, uint64_t>> scans(1);
-  for (size_t i = 0; i < n; ++i) scans[0][i] = holds[i].second;
-  if (n == 0 || holds.size() < 2 * n) return scans;
-  for (size_t i = 0; i < n; ++i)
-    if (holds[n + i].first != i) return scans;
-  scans.emplace_back();
-  for (size_t i = 0; i < n; ++i) scans[1][i] = holds[n + i].second;
+  while (n < h.size() && h[n].first == n) ++n;
+  Scans scans;
+  if (n == 0) return scans;
+  scans.census = *scan_at(h, 0, n, SIZE_MAX);
+  const std::optional<Scan> collect = scan_at(h, n, n, end);
+  if (!collect) return scans;
+  scans.collect = *collect;
+  if (scan_at(h, 2 * n, n, end)) return scans;  // the shortfall guard: no refill
+  for (size_t from = 2 * n + 1; from + n <= std::min(end, h.size()); ++from)
+    if (std::optional<Scan> refill = scan_at(h, from, n, end)) {
+      scans.refill = *refill;
+      break;
+    }
   return scans;
 }
 
-// When each BatchEvict held what its Census, Collect and Release steps stand
-// for (sched::Call::census_at, collect_at, release_after). The census takes
-// every shard's lock in shard order (its threads run inline, one after the
-// other), before anything else of BatchEvict takes one, so its hold of an
-// object's shard is the first. Below 10/44 with census candidates, the
-// collect scans every shard the same way before pass 1 visits any
-// (shard_scans). The release of discarded replicas, between pass 1 and
-// pass 2, is the last hold of their lock: the census takes it too, to
-// discard a write's expired replicas, but nothing after the release does.
+// When each BatchEvict held what its Census, Collect, Refill and Release
+// steps stand for (sched::Call::census_at, collect_at, refill_after,
+// release_after): the holds of shard_scans and shard_holds. The census
+// takes the discarded replicas' lock too, to discard a write's expired
+// replicas, but nothing after the release does. A BatchEvict that collected
+// and did not refill would have refilled before its release: its Refill
+// steps come no earlier than that (on a correct master they then find
+// nothing to do; on one that skips a refill it should take, the model's
+// refill still sees what the master's would have).
 // The holds are used for an object no write groups only: a group's members
 // route to its shard, so a write that joins a group moves its key while the
 // round runs, and the shard it routes to afterwards need not be the one the
@@ -518,13 +551,18 @@ void stamp_eviction(const Scenario& scenario, const Target& target, sched::Histo
     for (const Op& op : script) name(op);
   for (sched::Call& c : h.calls) {
     if (c.op.kind != OpKind::Evict) continue;
-    std::vector<std::map<size_t, uint64_t>> scans = shard_scans(shard_holds(target, c));
-    if (!collects_frontier(c.op.evict_target_pct)) scans.resize(1);
+    Scans scans = shard_scans(shard_holds(target, c));
+    if (!collects_frontier(c.op.evict_target_pct)) scans.collect.clear(), scans.refill.clear();
     for (ObjectId id : ids) {
       const auto shard = grouped.count(id) ? std::nullopt : mooncake_shard_of(target, id);
       if (!shard) continue;
-      if (scans[0].count(*shard)) c.census_at.push_back({id, scans[0].at(*shard)});
-      if (scans.size() > 1 && scans[1].count(*shard)) c.collect_at.push_back({id, scans[1].at(*shard)});
+      if (scans.census.count(*shard)) c.census_at.push_back({id, scans.census.at(*shard)});
+      if (scans.collect.count(*shard)) c.collect_at.push_back({id, scans.collect.at(*shard)});
+      if (scans.refill.count(*shard)) {
+        c.refill_after.push_back({id, scans.refill.at(*shard)});
+      } else if (!scans.collect.empty() && c.release_after) {
+        c.refill_after.push_back({id, c.release_after});  // no refill: it would have scanned by the release
+      }
     }
   }
 }
