@@ -99,6 +99,71 @@ TEST(MooncakeConcurrency, BatchEvictCensusThreadsRunOnTheActor) {
   EXPECT_GT(r.history.run.decisions, 1024u);  // at least a lock per shard
 }
 
+namespace {
+
+// A corpus trace of the lane (scenarios/lane/) replayed under its schedule.
+Result replay_lane_trace(const std::string& name) {
+  const Trace trace = load_trace(std::string(PINSIM_FINDINGS_DIR "/../lane/") + name);
+  std::vector<uint32_t> schedule;
+  std::string why;
+  const std::optional<Scenario> s = scenario_of(trace, &schedule, &why);
+  EXPECT_TRUE(s) << name << ": " << why;
+  if (!s) return {};
+  bool diverged = false;
+  Result r = replay(*s, schedule, &diverged, true);
+  EXPECT_FALSE(diverged) << name;
+  return r;
+}
+
+const sched::Call* call_of(const sched::History& h, OpKind kind) {
+  for (const sched::Call& c : h.calls)
+    if (c.op.kind == kind) return &c;
+  return nullptr;
+}
+
+// The clocks k1 and k4 (tenant 0) were stamped with; 0 for one left out.
+std::vector<uint64_t> clocks(const std::vector<std::pair<ObjectId, uint64_t>>& holds) {
+  std::vector<uint64_t> out;
+  for (KeyId k : {1, 4}) {
+    out.push_back(0);
+    for (const auto& [id, clock] : holds)
+      if (id == ObjectId{0, k}) out.back() = clock;
+  }
+  return out;
+}
+
+}  // namespace
+
+// Below 10/44 the lane stamps BatchEvict's collect and refill where they
+// scanned (Call::collect_at, refill_after; stamp_eviction). In the shortfall
+// trace the collect scans after the ExistKey and the Put's End returned, and
+// no refill follows, so the Refill steps wait for the release. In the refill
+// trace the collect scans before the ExistKey is invoked and the refill after
+// the End returned.
+TEST(MooncakeConcurrency, BelowTenFortyFourthsTheCollectAndTheRefillAreStampedWhereTheyScanned) {
+  PINSIM_MAIN_ONLY();
+  Result r = replay_lane_trace("evict-shortfall-collects-every-candidate.json");
+  const sched::Call* evict = call_of(r.history, OpKind::Evict);
+  const sched::Call* exist = call_of(r.history, OpKind::Exist);
+  const sched::Call* end = call_of(r.history, OpKind::PutEnd);
+  ASSERT_TRUE(evict && exist && end);
+  ASSERT_GT(evict->release_after, 0u);
+  for (uint64_t clock : clocks(evict->collect_at)) EXPECT_GE(clock, end->returned);
+  for (uint64_t clock : clocks(evict->refill_after)) EXPECT_EQ(clock, evict->release_after);
+  r = replay_lane_trace("evict-refill-takes-a-write-ended-meanwhile.json");
+  evict = call_of(r.history, OpKind::Evict), exist = call_of(r.history, OpKind::Exist);
+  end = call_of(r.history, OpKind::PutEnd);
+  ASSERT_TRUE(evict && exist && end);
+  for (uint64_t clock : clocks(evict->collect_at)) {
+    EXPECT_GT(clock, 0u);
+    EXPECT_LT(clock, exist->invoked);
+  }
+  for (uint64_t clock : clocks(evict->refill_after)) {
+    EXPECT_GE(clock, end->returned);
+    EXPECT_LE(clock, evict->release_after);
+  }
+}
+
 // Clients, eviction and cleanup keep the lock order and never deadlock;
 // clients and cleanup are linearizable (eviction is not one atomic step:
 // the next test).
