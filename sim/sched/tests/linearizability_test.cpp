@@ -398,74 +398,70 @@ TEST(Linearizability, AnEvictionsStepsFollowTheHoldsTheSchedulerSaw) {
   EXPECT_EQ(check_linearizable(start, h, now, caps), std::nullopt);
 }
 
+// k1 is the census's one candidate at 5%; k4 is still being written. After
+// the census an ExistKey leases k1 (calls[1]) and k4's Put ends (calls[2]),
+// while BatchEvict (calls[0]) runs; the census held both shards at clock 2
+// and the release came at 7. `kept`: nothing taken; `k4_taken`: k4 taken.
+struct LeasedCandidateAndEndedWrite {
+  static constexpr Time now = 1000;
+  Model start = one_segment();
+  History h;
+  View kept, k4_taken;
+  LeasedCandidateAndEndedWrite() {
+    start.apply(unpinned_put(1), 0);
+    start.apply(put_end_of(1), 0);
+    start.apply(unpinned_put(4), now);
+    const Op exist = exist_of(1), end4 = put_end_of(4), evict = evict_at(5);
+    Model m = start;
+    const Outcome exist_out = m.apply(exist, now), end_out = m.apply(end4, now);
+    kept = m.view(now);
+    m.apply(evict, now);
+    k4_taken = m.view(now);
+    h.calls = {{1, evict, Outcome{}, 1, 10}, {0, exist, exist_out, 3, 4}, {0, end4, end_out, 5, 6}};
+    h.calls[0].census_at = {{{0, 1}, 2}, {{0, 4}, 2}};
+    h.calls[0].release_after = 7;
+  }
+  bool explained() const {
+    return check_linearizable(start, h, now, kCapAll | kCapEvictionInSteps) == std::nullopt;
+  }
+};
+
 // Below 10/44 of the objects BatchEvict works from a second scan, the
 // collect, and refills pass 1 when it falls short (Mooncake's compact
-// frontier; Model::evict_collect_step, evict_refill_step). k1 is the census's
-// one candidate; k4 is still being written. After the census, an ExistKey
-// leases k1 and k4's Put ends. Pass 1 skips k1, and Mooncake then takes k4:
-// by its full collect when the Exist came before the collect, by the refill
-// when it came after. At 25% there is no second scan: pass 2A's cutoff is
-// k1's old lease, and k4, leased at this instant, stays. (At this size the
-// full collect placed at the first Pass1 step explains it alone too; the
-// Collect and Refill steps follow the compact path Mooncake takes here.)
+// frontier; Model::evict_collect_step, evict_refill_step). Pass 1 skips k1,
+// and Mooncake then takes k4: by its full collect when the Exist came before
+// the collect, by the refill when it came after. At 25% there is no second
+// scan: pass 2A's cutoff is k1's old lease, and k4, leased at this instant,
+// stays. (At this size the full collect placed at the first Pass1 step
+// explains it alone too; the Collect and Refill steps follow the compact
+// path Mooncake takes here.)
 TEST(Linearizability, BelowTenFortyFourthsTheEvictionCollectsAndRefillsAfterItsCensus) {
-  const Time now = 1000;
-  Model start = one_segment();
-  ASSERT_EQ(start.apply(unpinned_put(1), 0).code, ErrorCode::OK);
-  ASSERT_EQ(start.apply(put_end_of(1), 0).code, ErrorCode::OK);
-  ASSERT_EQ(start.apply(unpinned_put(4), now).code, ErrorCode::OK);
-  const Op exist = exist_of(1), end4 = put_end_of(4), evict = evict_at(5);
-  Model m = start;
-  const Outcome exist_out = m.apply(exist, now), end_out = m.apply(end4, now);
-  m.apply(evict, now);
-  const View k4_taken = m.view(now);
-  ASSERT_EQ(k4_taken.objects.size(), 1u);
-  ASSERT_EQ(k4_taken.objects.front().id.key, 1u);
-  History h;
-  h.calls = {{1, evict, Outcome{}, 1, 10}, {0, exist, exist_out, 3, 4}, {0, end4, end_out, 5, 6}};
-  h.calls[0].census_at = {{{0, 1}, 2}, {{0, 4}, 2}};
-  h.calls[0].release_after = 7;
-  h.final_view = k4_taken;
-  const Capabilities caps = kCapAll | kCapEvictionInSteps;
-  EXPECT_EQ(check_linearizable(start, h, now, caps), std::nullopt);
-  h.calls[0].op.evict_target_pct = h.calls[0].op.evict_lowerbound_pct = 25;
-  EXPECT_NE(check_linearizable(start, h, now, caps), std::nullopt);
+  LeasedCandidateAndEndedWrite x;
+  ASSERT_EQ(x.kept.objects.size(), 2u);
+  ASSERT_EQ(x.k4_taken.objects.size(), 1u);
+  ASSERT_EQ(x.k4_taken.objects.front().id.key, 1u);
+  x.h.final_view = x.k4_taken;
+  EXPECT_TRUE(x.explained());
+  x.h.calls[0].op.evict_target_pct = x.h.calls[0].op.evict_lowerbound_pct = 25;
+  EXPECT_FALSE(x.explained());
 }
 
-// The collect follows its holds too (Call::collect_at). As above, k1 is the
-// census's one candidate, and after the census an ExistKey leases k1 and
-// k4's Put ends; both return before the collect holds their shards. The
-// collect then finds no candidate up to the reserve cutoff (k1 is leased,
-// k4's lease is later), so the shortfall guard collects every candidate, k4,
-// and pass 1 takes it. A master whose full collect took nothing keeps both,
-// which is explained while the Collect steps may go anywhere after the
-// census (k1 collected before the Exist, the refill before the End), and
-// not once they follow the holds.
+// The collect follows its holds too (Call::collect_at). Here the Exist and
+// the End return before the collect holds their shards. The collect then
+// finds no candidate up to the reserve cutoff (k1 is leased, k4's lease is
+// later), so the shortfall guard collects every candidate, k4, and pass 1
+// takes it. A master whose full collect took nothing keeps both, which is
+// explained while the Collect steps may go anywhere after the census (k1
+// collected before the Exist, the refill before the End), and not once they
+// follow the holds.
 TEST(Linearizability, BelowTenFortyFourthsTheCollectFollowsItsHolds) {
-  const Time now = 1000;
-  Model start = one_segment();
-  ASSERT_EQ(start.apply(unpinned_put(1), 0).code, ErrorCode::OK);
-  ASSERT_EQ(start.apply(put_end_of(1), 0).code, ErrorCode::OK);
-  ASSERT_EQ(start.apply(unpinned_put(4), now).code, ErrorCode::OK);
-  const Op exist = exist_of(1), end4 = put_end_of(4), evict = evict_at(5);
-  Model m = start;
-  const Outcome exist_out = m.apply(exist, now), end_out = m.apply(end4, now);
-  const View kept = m.view(now);
-  m.apply(evict, now);
-  const View k4_taken = m.view(now);
-  ASSERT_EQ(kept.objects.size(), 2u);
-  ASSERT_EQ(k4_taken.objects.size(), 1u);
-  History h;
-  h.calls = {{1, evict, Outcome{}, 1, 10}, {0, exist, exist_out, 3, 4}, {0, end4, end_out, 5, 6}};
-  h.calls[0].census_at = {{{0, 1}, 2}, {{0, 4}, 2}};
-  h.calls[0].release_after = 7;
-  h.final_view = kept;
-  const Capabilities caps = kCapAll | kCapEvictionInSteps;
-  EXPECT_EQ(check_linearizable(start, h, now, caps), std::nullopt);
-  h.calls[0].collect_at = {{{0, 1}, 6}, {{0, 4}, 6}};
-  EXPECT_NE(check_linearizable(start, h, now, caps), std::nullopt);
-  h.final_view = k4_taken;
-  EXPECT_EQ(check_linearizable(start, h, now, caps), std::nullopt);
+  LeasedCandidateAndEndedWrite x;
+  x.h.final_view = x.kept;
+  EXPECT_TRUE(x.explained());
+  x.h.calls[0].collect_at = {{{0, 1}, 6}, {{0, 4}, 6}};
+  EXPECT_FALSE(x.explained());
+  x.h.final_view = x.k4_taken;
+  EXPECT_TRUE(x.explained());
 }
 
 // And the refill no earlier than its scan (Call::refill_after). Now the
@@ -475,28 +471,14 @@ TEST(Linearizability, BelowTenFortyFourthsTheCollectFollowsItsHolds) {
 // that never refills keeps both, which is explained while a Refill step may
 // go before the End, and not once it comes after the scan.
 TEST(Linearizability, BelowTenFortyFourthsTheRefillFollowsItsScan) {
-  const Time now = 1000;
-  Model start = one_segment();
-  ASSERT_EQ(start.apply(unpinned_put(1), 0).code, ErrorCode::OK);
-  ASSERT_EQ(start.apply(put_end_of(1), 0).code, ErrorCode::OK);
-  ASSERT_EQ(start.apply(unpinned_put(4), now).code, ErrorCode::OK);
-  const Op exist = exist_of(1), end4 = put_end_of(4), evict = evict_at(5);
-  Model m = start;
-  const Outcome exist_out = m.apply(exist, now), end_out = m.apply(end4, now);
-  const View kept = m.view(now);
-  m.apply(evict, now);
-  const View k4_taken = m.view(now);
-  History h;
-  h.calls = {{1, evict, Outcome{}, 1, 10}, {0, exist, exist_out, 3, 4}, {0, end4, end_out, 5, 6}};
-  h.calls[0].census_at = h.calls[0].collect_at = {{{0, 1}, 2}, {{0, 4}, 2}};
-  h.calls[0].release_after = 7;
-  h.final_view = kept;
-  const Capabilities caps = kCapAll | kCapEvictionInSteps;
-  EXPECT_EQ(check_linearizable(start, h, now, caps), std::nullopt);
-  h.calls[0].refill_after = {{{0, 1}, 6}, {{0, 4}, 6}};
-  EXPECT_NE(check_linearizable(start, h, now, caps), std::nullopt);
-  h.final_view = k4_taken;
-  EXPECT_EQ(check_linearizable(start, h, now, caps), std::nullopt);
+  LeasedCandidateAndEndedWrite x;
+  x.h.calls[0].collect_at = x.h.calls[0].census_at;
+  x.h.final_view = x.kept;
+  EXPECT_TRUE(x.explained());
+  x.h.calls[0].refill_after = {{{0, 1}, 6}, {{0, 4}, 6}};
+  EXPECT_FALSE(x.explained());
+  x.h.final_view = x.k4_taken;
+  EXPECT_TRUE(x.explained());
 }
 
 // A start's quota eviction follows Mooncake's scan, which starts at a random
