@@ -532,6 +532,22 @@ TEST(MooncakeConcurrency, AFailureIsNamedByACallAndWhatSawIt) {
   EXPECT_FALSE(known_finding(half));
 }
 
+// The model refuses a replacement for quota in the last state the start may
+// have seen too: the calls that returned before it returned, in the order
+// they returned (lane seed 667: an ExistKey leases the Upsert's key after a
+// 75% eviction began, so the eviction takes the other object only, and the
+// Upsert, which MasterService admits by erasing the leased key, is refused in
+// the model). In the order the calls began the eviction takes both, and the
+// model admits it.
+TEST(MooncakeConcurrency, AReplacementRefusedInTheLastStateItMaySeeMeetsTheQuotaConditions) {
+  PINSIM_MAIN_ONLY();
+  const Result r = run(make_scenario(667, kClients), 667, 20);
+  ASSERT_TRUE(r.violation);
+  EXPECT_EQ(r.signature, "not-linearizable/outcomes/put_end:ILLEGAL_CLIENT") << *r.violation;
+  EXPECT_EQ(r.conditions, (std::vector<std::string>{"expected_quota_exceeded", "quota_refused_replacement"}));
+  EXPECT_TRUE(known_finding(r));
+}
+
 // A run given the known findings names a failure they know by the first
 // signature one of them names, without searching for the rest: the same
 // finding matches as when every signature is computed (seed 1 by one call

@@ -28,6 +28,22 @@ Model model_before(const Model& start, const sched::History& history, const sche
   return m;
 }
 
+// The state after the calls that returned before `call` returned, applied
+// in the order they returned: the last state the call may have seen, when
+// a call it overlaps changed what an earlier one found (an ExistKey's lease
+// taken before an eviction that began first: lane seed 667).
+Model model_before_return(const Model& start, const sched::History& history, const sched::Call& call, Time now) {
+  std::vector<const sched::Call*> done;
+  for (const sched::Call& before : history.calls)
+    if (&before != &call && before.returned < call.returned) done.push_back(&before);
+  std::stable_sort(done.begin(), done.end(), [](const sched::Call* a, const sched::Call* b) {
+    return a->returned < b->returned;
+  });
+  Model m = start;
+  for (const sched::Call* before : done) m.apply(before->op, now);
+  return m;
+}
+
 // Whether `by` refused for quota what `other` did not: the call, or one of a
 // batch's elements (the model's outcome against the target's, or back).
 bool refused_for_quota_only_by(const Outcome& by, const Outcome& other) {
@@ -141,13 +157,16 @@ bool start_changes_group(const Model& start, const sched::History& history, Time
 }
 
 // "expected_quota_exceeded", with "quota_refused_replacement" when the start
-// replaces an object (lane_conditions).
+// replaces an object (lane_conditions): the model refuses for quota, from one
+// of the states the start may have begun from or the last it may have seen,
+// a start the target admitted.
 std::vector<std::string> model_quota_conditions(const Model& start, const sched::History& history, Time now) {
   std::vector<std::string> met;
   for (const sched::Call& call : history.calls) {
     if (!is_start(call.op.kind)) continue;
-    for (int prefix = 0; prefix < kPrefixes; ++prefix) {
-      Model m = model_before(start, history, call, prefix, now);
+    for (int prefix = 0; prefix <= kPrefixes; ++prefix) {  // and the state by return order
+      Model m = prefix < kPrefixes ? model_before(start, history, call, prefix, now)
+                                   : model_before_return(start, history, call, now);
       const std::vector<ObjectId> ids = named_objects(call.op);
       const bool replaces = std::any_of(ids.begin(), ids.end(), [&](ObjectId id) { return m.objects().contains(id); });
       if (!refused_for_quota_only_by(m.apply(call.op, now), call.outcome)) continue;
