@@ -202,7 +202,7 @@ bool evicts_in_steps(const History& h, size_t i, Capabilities caps) {
   return overlaps_another(h, i) || op.evict_target_pct < 100 || op.evict_lowerbound_pct < 100;
 }
 
-// The clock of a scan's hold of `id`'s shard (Call::census_at, collect_at), or 0.
+// The clock of a scan's hold of `id`'s shard (Call::census_at, collect_at, refill_after), or 0.
 uint64_t hold_of(const std::vector<std::pair<ObjectId, uint64_t>>& holds, ObjectId id) {
   for (const auto& [object, clock] : holds)
     if (object == id) return clock;
