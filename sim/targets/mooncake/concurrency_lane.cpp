@@ -482,45 +482,45 @@ Holds shard_holds(const Target& target, sched::Call& c) {
   return holds;
 }
 
-using Scan = std::map<size_t, uint64_t>;  // shard -> the clock of a scan's hold of it
-
-// The scan of shards 0..n-1 one after the other that starts at hold `from`
-// and ends before hold `end`, if one does (a scan's threads run inline, one
-// after the other).
-std::optional<Scan> scan_at(const std::vector<std::pair<size_t, uint64_t>>& holds, size_t from, size_t n,
-                            size_t end) {
-  if (n == 0 || from + n > std::min(end, holds.size())) return std::nullopt;
-  Scan scan;
-  for (size_t i = 0; i < n; ++i) {
-    if (holds[from + i].first != i) return std::nullopt;
-    scan[i] = holds[from + i].second;
-  }
-  return scan;
+// Whether the holds from `from` on, before hold `end`, scan shards 0..n-1
+// one after the other (a scan's threads run inline, one after the other).
+bool scans_at(const std::vector<std::pair<size_t, uint64_t>>& holds, size_t from, size_t n, size_t end) {
+  if (n == 0 || from + n > std::min(end, holds.size())) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (holds[from + i].first != i) return false;
+  return true;
 }
 
-// BatchEvict's scans of every shard before its release. The census comes
-// first; its length is the shard count. Below 10/44 with census candidates
-// the collect comes right after it, and then either the shortfall guard's
-// full collect, right after that too, or pass 1's visits of the collected
-// candidates, one hold each, and, when pass 1 falls short, the refill's scan.
+// BatchEvict's scans of every shard before its release, each as the hold it
+// starts at (its hold of shard s is `from + s`). The census comes first; its
+// length is the shard count. Below 10/44 with census candidates the collect
+// comes right after it, and then either the shortfall guard's full collect,
+// right after that too, or pass 1's visits of the collected candidates, one
+// hold each, and, when pass 1 falls short, the refill's scan.
 struct Scans {
-  Scan census, collect, refill;
+  const Holds& holds;
+  size_t n = 0;  // the shard count
+  std::optional<size_t> census, collect, refill;
+  // The clock of `scan`'s hold of `shard`, if it scanned it.
+  std::optional<uint64_t> clock(std::optional<size_t> scan, size_t shard) const {
+    if (!scan || shard >= n) return std::nullopt;
+    return holds.shards[*scan + shard].second;
+  }
 };
 Scans shard_scans(const Holds& holds) {
   const auto& h = holds.shards;
   const size_t end = holds.before_release;
-  size_t n = 0;
-  while (n < h.size() && h[n].first == n) ++n;
-  Scans scans;
+  Scans scans{holds};
+  while (scans.n < h.size() && h[scans.n].first == scans.n) ++scans.n;
+  const size_t n = scans.n;
   if (n == 0) return scans;
-  scans.census = *scan_at(h, 0, n, SIZE_MAX);
-  const std::optional<Scan> collect = scan_at(h, n, n, end);
-  if (!collect) return scans;
-  scans.collect = *collect;
-  if (scan_at(h, 2 * n, n, end)) return scans;  // the shortfall guard: no refill
+  scans.census = 0;
+  if (!scans_at(h, n, n, end)) return scans;
+  scans.collect = n;
+  if (scans_at(h, 2 * n, n, end)) return scans;  // the shortfall guard: no refill
   for (size_t from = 2 * n + 1; from + n <= std::min(end, h.size()); ++from)
-    if (std::optional<Scan> refill = scan_at(h, from, n, end)) {
-      scans.refill = *refill;
+    if (scans_at(h, from, n, end)) {
+      scans.refill = from;
       break;
     }
   return scans;
@@ -551,16 +551,17 @@ void stamp_eviction(const Scenario& scenario, const Target& target, sched::Histo
     for (const Op& op : script) name(op);
   for (sched::Call& c : h.calls) {
     if (c.op.kind != OpKind::Evict) continue;
-    Scans scans = shard_scans(shard_holds(target, c));
-    if (!collects_frontier(c.op.evict_target_pct)) scans.collect.clear(), scans.refill.clear();
+    const Holds holds = shard_holds(target, c);
+    Scans scans = shard_scans(holds);
+    if (!collects_frontier(c.op.evict_target_pct)) scans.collect.reset(), scans.refill.reset();
     for (ObjectId id : ids) {
       const auto shard = grouped.count(id) ? std::nullopt : mooncake_shard_of(target, id);
       if (!shard) continue;
-      if (scans.census.count(*shard)) c.census_at.push_back({id, scans.census.at(*shard)});
-      if (scans.collect.count(*shard)) c.collect_at.push_back({id, scans.collect.at(*shard)});
-      if (scans.refill.count(*shard)) {
-        c.refill_after.push_back({id, scans.refill.at(*shard)});
-      } else if (!scans.collect.empty() && c.release_after) {
+      if (const auto clock = scans.clock(scans.census, *shard)) c.census_at.push_back({id, *clock});
+      if (const auto clock = scans.clock(scans.collect, *shard)) c.collect_at.push_back({id, *clock});
+      if (const auto clock = scans.clock(scans.refill, *shard)) {
+        c.refill_after.push_back({id, *clock});
+      } else if (scans.collect && c.release_after) {
         c.refill_after.push_back({id, c.release_after});  // no refill: it would have scanned by the release
       }
     }

@@ -103,16 +103,13 @@ namespace {
 
 // A corpus trace of the lane (scenarios/lane/) replayed under its schedule.
 Result replay_lane_trace(const std::string& name) {
-  const Trace trace = load_trace(std::string(PINSIM_FINDINGS_DIR "/../lane/") + name);
-  std::vector<uint32_t> schedule;
   std::string why;
-  const std::optional<Scenario> s = scenario_of(trace, &schedule, &why);
-  EXPECT_TRUE(s) << name << ": " << why;
-  if (!s) return {};
-  bool diverged = false;
-  Result r = replay(*s, schedule, &diverged, true);
-  EXPECT_FALSE(diverged) << name;
-  return r;
+  const std::optional<Replayed> r = replay_recorded(load_trace(std::string(PINSIM_FINDINGS_DIR "/../lane/") + name),
+                                                    &why, true);
+  EXPECT_TRUE(r) << name << ": " << why;
+  if (!r) return {};
+  EXPECT_FALSE(r->diverged) << name;
+  return r->result;
 }
 
 const sched::Call* call_of(const sched::History& h, OpKind kind) {
