@@ -102,6 +102,10 @@ string(FIND "${MC_SEGMENT_TEXT}" "GetSegmentStatusById(" _get_status)
 if(_get_allocator EQUAL -1 OR _get_status EQUAL -1)
   mc_feature(GRACEFUL_UNMOUNT 0)
 endif()
+# The segment manager's release of its capacity metrics, which ~MasterService
+# calls last (the totals and the labels of the segments still mounted): the
+# Mooncake target's restore stands for a restarted master and calls it first.
+mc_feature_if_text(RELEASE_CAPACITY MC_SEGMENT_TEXT "void releaseCapacityMetrics()")
 mc_feature_if_text(LOCAL_SSD_VIEW MC_CODEC_TEXT "LocalSsdManager& local_ssd_manager")
 # The PR 2835 tree (based on main of 2026-07-10) predates more of main: tenant
 # ids are plain strings, there is no snapshot codec, no eviction test hook,

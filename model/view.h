@@ -81,6 +81,12 @@ struct View {
   // leaving one included until its unmount ends (Mooncake's total memory
   // capacity), which a restore rebuilds. Compared with kCapSegments.
   uint64_t capacity = 0;
+  // The same two metrics per memory segment, in config order (Mooncake's
+  // metrics labelled by segment): its bytes allocated (memory_used), and its
+  // capacity while it is mounted or leaving, 0 once unmounted. Compared with
+  // kCapSegments.
+  std::vector<int64_t> segment_allocated;
+  std::vector<int64_t> segment_capacity;
   // Disk replicas whose file another live object's disk replica names too:
   // two objects, one file. Always 0 for a correct master (docs/interpretations.md,
   // "Disk replicas"); compared with kCapObjects.
@@ -124,8 +130,11 @@ struct View {
     fresh.quotas.swap(quotas);
     fresh.memory_used.swap(memory_used);
     fresh.mounted.swap(mounted);
+    fresh.segment_allocated.swap(segment_allocated);
+    fresh.segment_capacity.swap(segment_capacity);
     *this = std::move(fresh);
     objects.clear(), retention.clear(), usage.clear(), quotas.clear(), memory_used.clear(), mounted.clear();
+    segment_allocated.clear(), segment_capacity.clear();
   }
 };
 
@@ -173,6 +182,20 @@ inline uint64_t mounted_capacity(const std::vector<SegmentConfig>& segments, con
     ++m;
   }
   return n;
+}
+
+// The per-segment metrics the segments' bytes and states imply (View's
+// segment_allocated and segment_capacity), from memory_used and mounted.
+inline void segment_metrics(const std::vector<SegmentConfig>& segments, View* v) {
+  v->segment_allocated.assign(v->memory_used.begin(), v->memory_used.end());
+  v->segment_capacity.clear();
+  size_t m = 0;
+  for (const SegmentConfig& s : segments) {
+    if (s.kind != ReplicaKind::Memory) continue;
+    const bool counts = m < v->mounted.size() && v->mounted[m] != kUnmounted;
+    v->segment_capacity.push_back(counts ? static_cast<int64_t>(s.capacity) : 0);
+    ++m;
+  }
 }
 
 // The cached-objects gauge a View's objects imply.

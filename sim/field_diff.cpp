@@ -45,8 +45,12 @@ json view_tree(const View& v) {
     segments["segment " + std::to_string(i)] = {{"bytes allocated", j["memory_used"][i]}};
   for (size_t i = 0; i < j["mounted"].size(); ++i)
     segments["segment " + std::to_string(i)]["mounted"] = j["mounted"][i];
+  for (size_t i = 0; i < j["segment_allocated"].size(); ++i)
+    segments["segment " + std::to_string(i)]["allocated metric"] = j["segment_allocated"][i];
+  for (size_t i = 0; i < j["segment_capacity"].size(); ++i)
+    segments["segment " + std::to_string(i)]["capacity metric"] = j["segment_capacity"][i];
   j["memory_used"] = segments;
-  j.erase("mounted");
+  j.erase("mounted"), j.erase("segment_allocated"), j.erase("segment_capacity");
   return j;
 }
 

@@ -426,6 +426,8 @@ json encode_view(const View& v) {
   j["cached"] = v.cached;
   j["allocated"] = v.allocated;
   j["capacity"] = v.capacity;
+  j["segment_allocated"] = v.segment_allocated;
+  j["segment_capacity"] = v.segment_capacity;
   if (v.memory_hit_bytes) j["memory_hit_bytes"] = v.memory_hit_bytes;
   if (v.disk_hit_bytes) j["disk_hit_bytes"] = v.disk_hit_bytes;
   if (v.memory_hits) j["memory_hits"] = v.memory_hits;

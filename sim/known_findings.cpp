@@ -159,6 +159,17 @@ std::vector<ObjectId> processing_on(const Model& m, const Op& unmount) {
   return out;
 }
 
+// Whether the restore `failing`, applied to `m`, leaves a memory segment
+// unmounted that was mounted or leaving before it.
+bool restore_unmounts_segment(Model& m, const TraceStep& failing) {
+  const std::vector<uint8_t> before = m.view(failing.t).mounted;
+  m.apply(failing.op, failing.t);
+  const std::vector<uint8_t> after = m.view(failing.t).mounted;
+  for (size_t s = 0; s < before.size() && s < after.size(); ++s)
+    if (before[s] != kUnmounted && after[s] == kUnmounted) return true;
+  return false;
+}
+
 // The conditions read off the model, replayed once through the trace up to
 // the failing step `step`, in this order:
 // "model_quota_evicted": the model ran a quota eviction at `step` (a Start,
@@ -171,7 +182,10 @@ std::vector<ObjectId> processing_on(const Model& m, const Op& unmount) {
 // "unmount_takes_processing": an unmount before `step` takes a segment
 // holding a PROCESSING replica of an object that no later step names up to
 // `step`: in Mooncake that replica stays in the object's metadata until a
-// call on the key (or a RemoveAll) drops it.
+// call on the key (or a RemoveAll) drops it;
+// "restore_unmounts_segment": `step` is a restore after which a memory
+// segment mounted (or leaving) before it is unmounted in the model (the
+// snapshot it applies had the segment unmounted).
 void model_conditions(const Trace& trace, size_t step, std::vector<std::string>* met) {
   auto created = Model::create(trace.config);
   Model* model = std::get_if<Model>(&created);
@@ -187,18 +201,20 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
       for (ObjectId id : processing_on(*model, op)) held.push_back(id);
     model->apply(op, trace.steps[i].t);
   }
-  bool preempts = false, quota_evicted = false, admitted = false;
+  bool preempts = false, quota_evicted = false, admitted = false, unmounts = false;
   if (step < trace.steps.size()) {
     const TraceStep& failing = trace.steps[step];
     preempts = preempts_write(*model, failing.op);
     const auto before = model->hits().count[static_cast<int>(Rule::QuotaEviction)];
     if (may_evict_for_quota(failing.op.kind)) admitted = admits_past_quota(model->apply(failing.op, failing.t));
     quota_evicted = model->hits().count[static_cast<int>(Rule::QuotaEviction)] != before;
+    if (failing.op.kind == OpKind::Restore) unmounts = restore_unmounts_segment(*model, failing);
   }
   if (quota_evicted) met->push_back("model_quota_evicted");
   if (quota_evicted && admitted) met->push_back("quota_retry_admitted");
   if (preempts) met->push_back("start_preempts_write");
   if (!held.empty()) met->push_back("unmount_takes_processing");
+  if (unmounts) met->push_back("restore_unmounts_segment");
 }
 
 }  // namespace
@@ -220,8 +236,8 @@ std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
   if (dfs) met.push_back("dfs_asked");
   if (step < trace.steps.size()) {
     const Op& failing = trace.steps[step].op;
-    if (failing.kind == OpKind::Restore && snapshots > (failing.fail_first_candidate ? 1u : 0u))
-      met.push_back("restore_applied");
+    if (failing.kind == OpKind::Restore)
+      met.push_back(snapshots > (failing.fail_first_candidate ? 1u : 0u) ? "restore_applied" : "restore_started_empty");
   }
   if (step < trace.steps.size() && at_task_timeout(trace, step)) met.push_back("at_task_timeout");
   if (end_after_copy_end(trace, step)) met.push_back("end_after_copy_end");

@@ -38,7 +38,8 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // `trace` met at or before step `step`: "proposal_id_reused", a propose
 // naming an id an earlier propose of its tenant named for another key;
 // "restore_applied", the failing step is a restore that had a snapshot
-// candidate to apply (not one that finds none usable and starts empty);
+// candidate to apply, "restore_started_empty" one that finds none usable and
+// starts empty;
 // "dfs_asked", a Start at or before it asked for a DFS replica;
 // "at_task_timeout", the failing step runs exactly at the release timeout
 // of a task an earlier step may have started (an End's offload, a read's or
@@ -53,7 +54,9 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // "start_preempts_write", the failing step is a Start naming an object whose
 // write is in flight in the model before it; "unmount_takes_processing", an
 // unmount before it takes a segment holding a PROCESSING replica of an
-// object no step names from then up to the failing one.
+// object no step names from then up to the failing one; "restore_unmounts_segment",
+// the failing step is a restore after which the model has a memory segment
+// unmounted that was mounted or leaving before it.
 // The Mooncake concurrency lane computes its own (lane_conditions in
 // sim/targets/mooncake/concurrency_lane.h): "expected_quota_exceeded" as
 // above, and "quota_refused_replacement", a start the model refuses for
@@ -87,13 +90,15 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // admits with the unmount applied first at one of its prefixes and refuses
 // without it, its key's write in progress there. A sequential run never meets the last eleven.
 inline constexpr std::string_view kFindingConditions[] = {
-    "proposal_id_reused",      "restore_applied",     "dfs_asked",
+    "proposal_id_reused",      "restore_applied",     "restore_started_empty", "dfs_asked",
     "at_task_timeout",         "end_after_copy_end",  "expected_quota_exceeded",
     "model_quota_evicted",     "quota_refused_replacement", "quota_refused_erased",
     "preserved_pin_dropped",   "preserve_resizes",    "start_changes_group",
     "start_preempts_write",    "unmount_takes_processing", "quota_retry_admitted",
     "start_keeps_group",       "replacement_meets_quota", "unmount_frees_quota_for_start",
-    "refused_start_preempts_write", "remove_all_counts_unmounted", "lost_write_blocks_start"};
+    "refused_start_preempts_write", "remove_all_counts_unmounted", "lost_write_blocks_start",
+    "restore_unmounts_segment",  // a sequential condition, listed last as the newest
+};
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 
 // Every *.json under `dir` (sorted by name); a trace without a `finding`

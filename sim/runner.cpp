@@ -82,7 +82,10 @@ View masked(View v, Capabilities caps) {
     v.usage.clear();
     v.quotas.clear();
   }
-  if (!(caps & kCapSegments)) v.memory_used.clear(), v.mounted.clear(), v.allocated = 0, v.capacity = 0;
+  if (!(caps & kCapSegments)) {
+    v.memory_used.clear(), v.mounted.clear(), v.allocated = 0, v.capacity = 0;
+    v.segment_allocated.clear(), v.segment_capacity.clear();
+  }
   if (!(caps & kCapCached)) v.cached = 0;
   if (!(caps & kCapHits))
     v.memory_hit_bytes = 0, v.disk_hit_bytes = 0, v.memory_hits = 0, v.disk_hits = 0, v.reads_served = 0;
@@ -182,6 +185,16 @@ Difference describe_difference(const View& e, const View& a) {
   if (e.capacity != a.capacity)
     return {"capacity", "memory-capacity metric: expected " + std::to_string(e.capacity) +
                             " bytes of mounted memory segments, got " + std::to_string(a.capacity)};
+  for (size_t s = 0; s < std::min(e.segment_allocated.size(), a.segment_allocated.size()); ++s)
+    if (e.segment_allocated[s] != a.segment_allocated[s])
+      return {"segment_metrics", "memory segment " + std::to_string(s) + ": allocated-memory metric expected " +
+                                     std::to_string(e.segment_allocated[s]) + " bytes, got " +
+                                     std::to_string(a.segment_allocated[s])};
+  for (size_t s = 0; s < std::min(e.segment_capacity.size(), a.segment_capacity.size()); ++s)
+    if (e.segment_capacity[s] != a.segment_capacity[s])
+      return {"segment_metrics", "memory segment " + std::to_string(s) + ": memory-capacity metric expected " +
+                                     std::to_string(e.segment_capacity[s]) + " bytes, got " +
+                                     std::to_string(a.segment_capacity[s])};
   if (e.cached != a.cached)
     return {"cached",
             "cached-objects gauge: expected " + std::to_string(e.cached) + ", got " + std::to_string(a.cached)};

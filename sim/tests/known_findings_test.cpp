@@ -56,16 +56,18 @@ TEST(KnownFindings, AFindingThatNeedsAnOpMatchesOnlyInARunThatUsedIt) {
 }
 
 // "restore_applied": the failing restore had a snapshot to apply (the newest
-// one unless it is made to fail); one that finds none is not that condition.
+// one unless it is made to fail); one that finds none is not that condition
+// but "restore_started_empty".
 TEST(KnownFindings, ARestoreAppliesOnlyWithAUsableSnapshot) {
   Trace t;
   for (OpKind k : {OpKind::Restore, OpKind::Snapshot, OpKind::Restore, OpKind::Restore})
     t.steps.push_back({0, Op{k}, {}, {}});
   t.steps[3].op.fail_first_candidate = true;
-  EXPECT_EQ(conditions_met(t, 0), std::vector<std::string>{});  // no snapshot yet
+  const std::vector<std::string> empty{"restore_started_empty"};
+  EXPECT_EQ(conditions_met(t, 0), empty);                       // no snapshot yet
   EXPECT_EQ(conditions_met(t, 1), std::vector<std::string>{});  // not a restore
   EXPECT_EQ(conditions_met(t, 2), std::vector<std::string>{"restore_applied"});
-  EXPECT_EQ(conditions_met(t, 3), std::vector<std::string>{});  // its only candidate fails
+  EXPECT_EQ(conditions_met(t, 3), empty);  // its only candidate fails
   const std::vector<KnownFinding> known{{"e.json", "main", {"view/restore/allocated"}, {}, {}, {"restore_applied"}}};
   EXPECT_EQ(match_known(known, "view/restore/allocated", "main", {}, conditions_met(t, 2)), &known[0]);
   EXPECT_EQ(match_known(known, "view/restore/allocated", "main", {}, conditions_met(t, 3)), nullptr);

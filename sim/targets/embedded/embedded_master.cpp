@@ -170,6 +170,7 @@ void EmbeddedMaster::view_into(Time now, View* out) const {
   v.cached = cached_objects(v.objects);
   v.allocated = allocated_memory(v.memory_used);
   v.capacity = mounted_capacity(config_.segments, v.mounted);
+  segment_metrics(config_.segments, &v);
   v.memory_hit_bytes = memory_hit_bytes_.load();
   v.disk_hit_bytes = disk_hit_bytes_.load();
   v.memory_hits = memory_hits_.load();

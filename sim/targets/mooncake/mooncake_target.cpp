@@ -488,8 +488,19 @@ class MooncakeTarget final : public Target {
 #endif
     for (size_t i = 0; i < config_.segments.size(); ++i)
       if (config_.segments[i].kind == ReplicaKind::Memory) memory_segments_.push_back(i);
+    zero_segment_metrics();
     if (!mount_segments(error)) return false;
     return mount_local_disk(error);
+  }
+
+  // The metrics labelled by segment are process-wide too, and the segments'
+  // names are the same in every run: a run starts them at zero, whatever the
+  // master before it (or a kept master's reset, which leaves them) counted.
+  void zero_segment_metrics() {
+    for (size_t i : memory_segments_) {
+      mc::MasterMetricManager::instance().reset_segment_allocated_mem_size(segment_name(i));
+      mc::MasterMetricManager::instance().reset_segment_total_mem_capacity(segment_name(i));
+    }
   }
 
   std::string_view name() const override { return "mooncake"; }
@@ -1095,6 +1106,11 @@ class MooncakeTarget final : public Target {
 #endif
     v.allocated = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_allocated_mem_size());
     v.capacity = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_total_mem_capacity());
+    for (size_t i : memory_segments_) {  // the metrics labelled by the segment's name
+      auto& metrics = mc::MasterMetricManager::instance();
+      v.segment_allocated.push_back(metrics.get_segment_allocated_mem_size(segment_name(i)));
+      v.segment_capacity.push_back(metrics.get_segment_total_mem_capacity(segment_name(i)));
+    }
 #if PINSIM_MC_HAS_DFS
     // Under each shard's handle lock (dfs_records.h); the metadata's DFS
     // replicas are in the objects, read under the metadata shards' locks.
@@ -1446,6 +1462,12 @@ class MooncakeTarget final : public Target {
       const std::lock_guard lock(bookkeeping_);
       snapshots = snapshots_;
     }
+    // The restarted master is a new MasterService: the old one's destructor
+    // released its segments' capacity metrics (totals and labels) before
+    // its objects and allocators went, which ResetState does here.
+#if PINSIM_MC_HAS_RELEASE_CAPACITY && !PINSIM_MC_HAS_SEGMENT_POOL
+    Access::ReleaseCapacityMetrics(*service_);
+#endif
     bool fell_back = false;
     for (size_t i = snapshots.size(), tried = 0; i-- > 0; ++tried) {
       Access::ResetState(*service_);
