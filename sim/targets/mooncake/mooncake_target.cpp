@@ -1004,15 +1004,55 @@ class MooncakeTarget final : public Target {
     return shared;
   }
 
-  void refresh() const {
+  // Each segment's metrics (the labels Mooncake keeps beside the totals),
+  // read again only when what moves them may have moved: Mooncake changes a
+  // label with its total (inc/dec name both), or resets or removes it at a
+  // restore (a whole View), an unmount (the segment's state changes) or a
+  // mount (the capacity total). So the labels are read when the totals, a
+  // segment's bytes or state changed since the last read, on a whole View
+  // and on every kFullViewEvery-th; a cheap op that moves none of them reuses
+  // them. PINSIM_MOONCAKE_CHECK_VIEW=1 compares them with a read every View.
+  void segment_labels(View& v) const {
+    auto& metrics = mc::MasterMetricManager::instance();
+    auto read = [&](std::vector<int64_t>* allocated, std::vector<int64_t>* capacity) {
+      allocated->clear(), capacity->clear();
+      for (size_t i : memory_segments_) {
+        allocated->push_back(metrics.get_segment_allocated_mem_size(segment_name(i)));
+        capacity->push_back(metrics.get_segment_total_mem_capacity(segment_name(i)));
+      }
+    };
+    const bool moved = labels_stale_ || v.allocated != labels_.allocated || v.capacity != labels_.capacity ||
+                       v.memory_used != labels_.memory_used || v.mounted != labels_.mounted;
+    if (moved) {
+      read(&labels_.segment_allocated, &labels_.segment_capacity);
+      labels_.allocated = v.allocated, labels_.capacity = v.capacity;
+      labels_.memory_used = v.memory_used, labels_.mounted = v.mounted;
+      labels_stale_ = false;
+    } else if (check_view()) {
+      std::vector<int64_t> allocated, capacity;
+      read(&allocated, &capacity);
+      if (allocated != labels_.segment_allocated || capacity != labels_.segment_capacity)
+        throw std::logic_error("mooncake target: the segments' metrics moved with nothing that moves them");
+    }
+    v.segment_allocated = labels_.segment_allocated;
+    v.segment_capacity = labels_.segment_capacity;
+  }
+
+  static bool check_view() {
     static const bool check = [] {
       const char* v = std::getenv("PINSIM_MOONCAKE_CHECK_VIEW");
       return v && *v && std::string(v) != "0";
     }();
+    return check;
+  }
+
+  void refresh() const {
+    const bool check = check_view();
     const bool full = all_dirty_ || ++views_since_full_ >= kFullViewEvery;
     if (full) {
       shard_objects_ = read_all(&shard_disk_files_);
       views_since_full_ = 0;
+      labels_stale_ = true;
     } else {
       for (size_t i : dirty_) {
         std::vector<std::string> files;
@@ -1106,11 +1146,6 @@ class MooncakeTarget final : public Target {
 #endif
     v.allocated = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_allocated_mem_size());
     v.capacity = static_cast<uint64_t>(mc::MasterMetricManager::instance().get_total_mem_capacity());
-    for (size_t i : memory_segments_) {  // the metrics labelled by the segment's name
-      auto& metrics = mc::MasterMetricManager::instance();
-      v.segment_allocated.push_back(metrics.get_segment_allocated_mem_size(segment_name(i)));
-      v.segment_capacity.push_back(metrics.get_segment_total_mem_capacity(segment_name(i)));
-    }
 #if PINSIM_MC_HAS_DFS
     // Under each shard's handle lock (dfs_records.h); the metadata's DFS
     // replicas are in the objects, read under the metadata shards' locks.
@@ -1137,6 +1172,7 @@ class MooncakeTarget final : public Target {
       }
     }
 #endif
+    segment_labels(v);
 #if PINSIM_MC_HAS_MULTI_TENANT
     for (const auto& [name, bytes] : charges_)
       if (auto t = parse_tenant(name)) v.usage.push_back({*t, bytes});
@@ -1563,6 +1599,8 @@ class MooncakeTarget final : public Target {
   mutable std::set<TenantId> dirty_tenants_;
   mutable std::map<std::string, uint64_t> charges_;  // tenant name -> charged bytes, when not 0
   mutable std::map<std::string, uint64_t> quotas_;   // tenant name -> effective quota, tenants with a policy
+  mutable View labels_;               // segment_labels: the labels and the totals, bytes and states they were read with
+  mutable bool labels_stale_ = true;  // read them at the next View
   mutable bool all_dirty_ = false;  // a run's master starts empty (see kFullViewEvery)
   mutable uint64_t views_since_full_ = 0;
   mutable std::set<TenantId> named_tenants_;  // the configuration's and every op's tenant (under bookkeeping_)
