@@ -286,8 +286,6 @@ void Model::view(Time now, View* out) const {
     v.mounted.push_back(!segments_[s].mounted ? kUnmounted : segments_[s].leaving ? kLeaving : kMounted);
   }
   v.cached = cached_objects(v.objects);
-  v.allocated = allocated_memory(v.memory_used);
-  v.capacity = mounted_capacity(config_.segments, v.mounted);
   segment_metrics(config_.segments, &v);
   v.memory_hit_bytes = memory_hit_bytes_;
   v.disk_hit_bytes = disk_hit_bytes_;

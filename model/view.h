@@ -162,30 +162,12 @@ enum Capability : uint32_t {
 };
 using Capabilities = uint32_t;
 
-// The allocated-memory metric the segments' bytes imply.
 enum : uint8_t { kUnmounted = 0, kMounted = 1, kLeaving = 2 };  // View::mounted
 
-inline uint64_t allocated_memory(const std::vector<uint64_t>& memory_used) {
-  uint64_t n = 0;
-  for (const uint64_t used : memory_used) n += used;
-  return n;
-}
-
-// The memory-capacity metric the segments' states imply: each memory
-// segment (in config order, as `mounted`) counts while it is not unmounted.
-inline uint64_t mounted_capacity(const std::vector<SegmentConfig>& segments, const std::vector<uint8_t>& mounted) {
-  uint64_t n = 0;
-  size_t m = 0;
-  for (const SegmentConfig& s : segments) {
-    if (s.kind != ReplicaKind::Memory) continue;
-    if (m < mounted.size() && mounted[m] != kUnmounted) n += s.capacity;
-    ++m;
-  }
-  return n;
-}
-
-// The per-segment metrics the segments' bytes and states imply (View's
-// segment_allocated and segment_capacity), from memory_used and mounted.
+// The memory metrics the segments' bytes and states imply, from memory_used
+// and mounted (in config order): per segment (segment_allocated,
+// segment_capacity) and their totals (allocated, capacity). A segment's bytes
+// count as they are; its capacity counts while it is not unmounted.
 inline void segment_metrics(const std::vector<SegmentConfig>& segments, View* v) {
   v->segment_allocated.assign(v->memory_used.begin(), v->memory_used.end());
   v->segment_capacity.clear();
@@ -196,6 +178,9 @@ inline void segment_metrics(const std::vector<SegmentConfig>& segments, View* v)
     v->segment_capacity.push_back(counts ? static_cast<int64_t>(s.capacity) : 0);
     ++m;
   }
+  v->allocated = v->capacity = 0;
+  for (const uint64_t used : v->memory_used) v->allocated += used;
+  for (const int64_t capacity : v->segment_capacity) v->capacity += static_cast<uint64_t>(capacity);
 }
 
 // The cached-objects gauge a View's objects imply.

@@ -168,8 +168,6 @@ void EmbeddedMaster::view_into(Time now, View* out) const {
   segments_.memory_used(&v.memory_used);
   segments_.mount_states(&v.mounted);
   v.cached = cached_objects(v.objects);
-  v.allocated = allocated_memory(v.memory_used);
-  v.capacity = mounted_capacity(config_.segments, v.mounted);
   segment_metrics(config_.segments, &v);
   v.memory_hit_bytes = memory_hit_bytes_.load();
   v.disk_hit_bytes = disk_hit_bytes_.load();

@@ -1021,21 +1021,22 @@ class MooncakeTarget final : public Target {
         capacity->push_back(metrics.get_segment_total_mem_capacity(segment_name(i)));
       }
     };
-    const bool moved = labels_stale_ || v.allocated != labels_.allocated || v.capacity != labels_.capacity ||
-                       v.memory_used != labels_.memory_used || v.mounted != labels_.mounted;
+    const bool moved = labels_stale_ || v.allocated != labels_.allocated_total ||
+                       v.capacity != labels_.capacity_total || v.memory_used != labels_.memory_used ||
+                       v.mounted != labels_.mounted;
     if (moved) {
-      read(&labels_.segment_allocated, &labels_.segment_capacity);
-      labels_.allocated = v.allocated, labels_.capacity = v.capacity;
+      read(&labels_.allocated, &labels_.capacity);
+      labels_.allocated_total = v.allocated, labels_.capacity_total = v.capacity;
       labels_.memory_used = v.memory_used, labels_.mounted = v.mounted;
       labels_stale_ = false;
     } else if (check_view()) {
       std::vector<int64_t> allocated, capacity;
       read(&allocated, &capacity);
-      if (allocated != labels_.segment_allocated || capacity != labels_.segment_capacity)
+      if (allocated != labels_.allocated || capacity != labels_.capacity)
         throw std::logic_error("mooncake target: the segments' metrics moved with nothing that moves them");
     }
-    v.segment_allocated = labels_.segment_allocated;
-    v.segment_capacity = labels_.segment_capacity;
+    v.segment_allocated = labels_.allocated;
+    v.segment_capacity = labels_.capacity;
   }
 
   static bool check_view() {
@@ -1599,7 +1600,14 @@ class MooncakeTarget final : public Target {
   mutable std::set<TenantId> dirty_tenants_;
   mutable std::map<std::string, uint64_t> charges_;  // tenant name -> charged bytes, when not 0
   mutable std::map<std::string, uint64_t> quotas_;   // tenant name -> effective quota, tenants with a policy
-  mutable View labels_;               // segment_labels: the labels and the totals, bytes and states they were read with
+  // segment_labels: the labels as last read, and the totals, bytes and states they were read with.
+  struct SegmentLabels {
+    std::vector<int64_t> allocated, capacity;
+    uint64_t allocated_total = 0, capacity_total = 0;
+    std::vector<uint64_t> memory_used;
+    std::vector<uint8_t> mounted;
+  };
+  mutable SegmentLabels labels_;
   mutable bool labels_stale_ = true;  // read them at the next View
   mutable bool all_dirty_ = false;  // a run's master starts empty (see kFullViewEvery)
   mutable uint64_t views_since_full_ = 0;
