@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
+#include <set>
+#include <string>
 
 #include "crash_report.h"
 #include "seed_processes.h"
@@ -60,6 +63,28 @@ std::optional<uint64_t> first_seed(const CampaignOptions& o) {
   return o.first == o.last ? std::nullopt : next_seed_after(o, o.first);
 }
 
+// Goes on past a failure that matches one of `known` marked goes_on.
+GoesOn going_on_past(std::vector<KnownFinding> known) {
+  std::erase_if(known, [](const KnownFinding& k) { return !k.goes_on; });
+  if (known.empty()) return {};
+  auto shared = std::make_shared<const std::vector<KnownFinding>>(std::move(known));
+  return [shared](const Failure& f, const Trace& t, std::string_view variant) -> std::optional<WentOnPast> {
+    const std::string sig = failure_signature(f, t);
+    const KnownFinding* k =
+        match_known(*shared, sig, std::string(variant), ops_used(t, f.step), conditions_met(t, f.step));
+    if (!k) return std::nullopt;
+    return WentOnPast{f.step, k->file, sig, k->needs, k->when};
+  };
+}
+
+// The findings a replayed trace went on past, as findings of the replay's
+// tree: each its recorded signature, with the op kinds and conditions it needs.
+std::vector<KnownFinding> as_findings(const std::vector<WentOnPast>& recorded, const std::string& variant) {
+  std::vector<KnownFinding> known;
+  for (const WentOnPast& w : recorded) known.push_back({w.finding, variant, {w.signature}, w.needs, {}, w.when, true});
+  return known;
+}
+
 }  // namespace
 
 RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory factory,
@@ -93,6 +118,7 @@ RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory fact
     if (i + 1 == options.steps) lockstep.view_whole_next();
     result.failure = lockstep.step(op, std::nullopt, &result.trace);
   }
+  result.trace.went_on = lockstep.went_on();
   result.comparisons = lockstep.comparisons();
   result.hits = lockstep.model().hits();
   result.steps = result.trace.steps.size();
@@ -102,10 +128,12 @@ RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory fact
 CampaignSummary run_campaign(const CampaignOptions& o, TargetFactory factory, const TargetOptions& target_options,
                              const Checks& checks, const SeedCallback& on_seed) {
   CampaignSummary sum;
+  Checks with_known = checks;
+  if (!with_known.goes_on) with_known.goes_on = going_on_past(o.known);
   SeedProcesses processes({o.jobs,
                            [&](uint64_t seed) {
                              if (o.seed_runner) return o.seed_runner(seed);
-                             return run_seed(seed, o.seed, factory, target_options, checks);
+                             return run_seed(seed, o.seed, factory, target_options, with_known);
                            },
                            [&o](uint64_t seed) { return next_seed_after(o, seed); }, o.passing_traces});
   for (std::optional<uint64_t> seed = first_seed(o); seed; seed = next_seed_after(o, *seed)) {
@@ -123,8 +151,11 @@ CampaignSummary run_campaign(const CampaignOptions& o, TargetFactory factory, co
     sum.lock_edges = std::max(sum.lock_edges, r.lock_edges);
     for (int i = 0; i < kRuleCount; ++i) sum.seeds_hitting.count[i] += r.hits.count[i] != 0;
     const KnownFinding* k = known_failure(o.known, r);
-    if (k) ++sum.known[k->file];
-    else if (r.failure) ++sum.failures;
+    std::set<std::string> met;  // each known finding the seed met, once
+    for (const WentOnPast& w : r.trace.went_on) met.insert(w.finding);
+    if (k) met.insert(k->file);
+    for (const std::string& file : met) ++sum.known[file];
+    if (!k && r.failure) ++sum.failures;
     if (on_seed && !on_seed(*seed, r, k)) break;
   }
   return sum;
@@ -158,7 +189,9 @@ RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions&
   auto target = factory(trace.config, target_options, &result.error);
   if (!target) return result;
   result.variant = std::string(target->variant());
-  Lockstep lockstep(trace.config, *target, checks);
+  Checks as_recorded = checks;
+  if (!as_recorded.goes_on) as_recorded.goes_on = going_on_past(as_findings(trace.went_on, result.variant));
+  Lockstep lockstep(trace.config, *target, as_recorded);
   const std::string what = trace.description.empty() ? "a trace" : "'" + trace.description + "'";
   const crash_report::Scope crash_scope("the replay of " + what, &result.trace);
   for (const TraceStep& step : trace.steps) {
@@ -171,6 +204,7 @@ RunResult replay(const Trace& trace, TargetFactory factory, const TargetOptions&
     result.trace.steps.back().expect_state = step.expect_state;
     if (result.failure) break;
   }
+  result.trace.went_on = lockstep.went_on();
   result.comparisons = lockstep.comparisons();
   result.hits = lockstep.model().hits();
   result.steps = result.trace.steps.size();

@@ -48,7 +48,7 @@ RunResult run_seed(uint64_t seed, const SeedOptions& options, TargetFactory fact
 // What a campaign did, summed over its seeds.
 struct CampaignSummary {
   uint64_t seeds = 0, refused = 0, steps = 0, comparisons = 0, failures = 0;
-  std::map<std::string, uint64_t> known;  // finding file -> failing seeds recognised as it
+  std::map<std::string, uint64_t> known;  // finding file -> seeds that met it (failed there or went on past it)
   RuleHits hits;
   RuleHits seeds_hitting;  // per rule: how many run seeds applied it at least once
   // The concurrent lane's figures, summed (lock_edges: the most in one round).
@@ -58,7 +58,10 @@ struct CampaignSummary {
 // The one seed loop: seeds first..last in order, only those of one shard
 // (seed % shard_n == shard_k), while `more` allows. A configuration the
 // target refuses is counted, not run. A failure matching a known finding of
-// the target's tree is counted as known, not as a failure.
+// the target's tree is counted as known, not as a failure. One matching a
+// finding marked goes_on (a standing offset of a metric) does not end its
+// seed: the run goes on, comparing the metric against the offset, and the
+// trace records it (`went_on`), so that a replay goes on past it too.
 //
 // With `jobs` > 1 the seeds run in that many worker processes, ahead of the
 // loop, and come back in seed order (seed_processes.h): the loop, its

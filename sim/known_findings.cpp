@@ -31,7 +31,7 @@ std::vector<KnownFinding> load_known_findings(const std::string& dir) {
     const Trace t = load_trace(file);
     if (!t.finding) throw DecodeError(file + ": $.finding: missing (a finding names its tree and signatures)");
     known.push_back({file, t.finding->tree, t.finding->signatures, t.finding->needs, t.finding->also_on,
-                     t.finding->when});
+                     t.finding->when, t.finding->goes_on});
   }
   if (known.empty()) throw DecodeError(dir + ": no finding traces (*.json)");
   return known;

@@ -26,6 +26,7 @@ struct KnownFinding {
   std::vector<OpKind> needs;            // op kinds the failing run must have used (FindingInfo::needs)
   std::vector<std::string> also_on;     // other trees it was confirmed on (FindingInfo::also_on)
   std::vector<std::string> when;        // conditions the failing run must meet (FindingInfo::when)
+  bool goes_on = false;                 // a campaign goes on past it (FindingInfo::goes_on)
 };
 
 // Whether `k` is a finding of the tree `variant` (found there, or confirmed there too).

@@ -43,7 +43,7 @@ std::string encode_run_result(const RunResult& r, bool with_trace) {
     trace = write_trace(r.trace);
   } else {  // the trace without its steps, which are not copied
     const Trace& t = r.trace;
-    trace = write_trace(Trace{t.description, t.rule, t.seed, t.finding, t.run, t.config, {}, t.concurrent});
+    trace = write_trace(Trace{t.description, t.rule, t.seed, t.finding, t.run, t.config, {}, t.concurrent, t.went_on});
   }
   json j;
   if (r.failure) j["failure"] = encode_failure(*r.failure);

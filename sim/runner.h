@@ -5,8 +5,10 @@
 #pragma once
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <vector>
 
@@ -39,12 +41,26 @@ struct Failure {
   std::string left, right;
 };
 
+// View fields where a known divergence may be a standing offset: a metric
+// the target reports off by an amount that later steps carry unchanged (a
+// known finding with `goes_on`). A run goes on past such a finding, and
+// compares the field against the model's plus the offset from then on.
+inline constexpr std::string_view kOffsetFields[] = {"segment_metrics"};
+bool is_offset_field(std::string_view field);
+
+// Given a View failure on an offset field, the trace so far (the failing step
+// last) and the target's variant: the known finding the run goes on past
+// (its step is filled in by the caller), or nullopt to stop there.
+using GoesOn = std::function<std::optional<WentOnPast>(const Failure&, const Trace&, std::string_view variant)>;
+
 // What a run checks besides lockstep equality.
 struct Checks {
   std::vector<const StepCheck*> properties;  // evaluated on both Views each step
   // Off when a property must be shown to fail on a faulty target: the
   // comparison with the model would otherwise stop the run first.
   bool compare_with_model = true;
+  // Empty: every failure stops the run. Only ever asked with a trace to record into.
+  GoesOn goes_on;
 };
 
 class Lockstep {
@@ -71,8 +87,12 @@ class Lockstep {
   Time now() const { return now_; }
   const Model& model() const { return model_; }
   uint64_t comparisons() const { return comparisons_; }
+  // The known findings the run went on past (Checks::goes_on), in step order.
+  const std::vector<WentOnPast>& went_on() const { return went_on_; }
 
  private:
+  std::optional<Failure> compare_views(size_t index, const View& vm, const View& vt, Trace* record);
+  bool within_offsets(const View& vm, const View& vt, Capabilities caps);
   void follow_eviction_choice(const Op& op, const Model& before, Outcome* om, View* vm, const Outcome& ot,
                               const View& vt);
   std::optional<Failure> check_outcome_expectation(const Outcome& expect, const Outcome& got, std::string_view side);
@@ -97,6 +117,10 @@ class Lockstep {
   size_t index_ = 0;
   uint64_t comparisons_ = 0;
   uint64_t unchecked_ = 0;
+  // The target's per-segment metrics minus the model's, standing since a
+  // finding the run went on past; a segment's is 0 again once the two agree.
+  std::vector<int64_t> allocated_offset_, capacity_offset_;
+  std::vector<WentOnPast> went_on_;
 };
 
 // Keeps only what `caps` covers, so Views of two targets compare directly.

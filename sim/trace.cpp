@@ -28,6 +28,13 @@ std::string write_trace(const Trace& trace) {
     for (OpKind k : trace.finding->needs) j["finding"]["needs"].push_back(std::string(to_string(k)));
     for (const std::string& t : trace.finding->also_on) j["finding"]["also_on"].push_back(t);
     for (const std::string& c : trace.finding->when) j["finding"]["when"].push_back(c);
+    if (trace.finding->goes_on) j["finding"]["goes_on"] = true;
+  }
+  for (const WentOnPast& w : trace.went_on) {
+    json e = {{"step", w.step}, {"finding", w.finding}, {"signature", w.signature}};
+    for (OpKind k : w.needs) e["needs"].push_back(std::string(to_string(k)));
+    for (const std::string& c : w.when) e["when"].push_back(c);
+    j["went_on"].push_back(std::move(e));
   }
   if (trace.run) {
     json run = {{"target", trace.run->target}, {"faults", trace.run->faults}, {"compare", trace.run->compare}};
@@ -72,11 +79,42 @@ std::string write_trace(const Trace& trace) {
 
 namespace {
 
+// `needs` of a finding (or of a finding gone past): op names, optional.
+std::vector<OpKind> decode_needs(const json& f, const std::string& path) {
+  std::vector<OpKind> out;
+  if (!f.contains("needs")) return out;
+  const json& needs = f["needs"];
+  if (!needs.is_array()) throw DecodeError(path + ".needs: expected an array of op names");
+  for (size_t i = 0; i < needs.size(); ++i) {
+    const auto kind = needs[i].is_string() ? parse_op_kind(needs[i].get<std::string>()) : std::nullopt;
+    if (!kind) throw DecodeError(path + ".needs[" + std::to_string(i) + "]: expected an op name");
+    out.push_back(*kind);
+  }
+  return out;
+}
+
+// `when` of a finding (or of a finding gone past): conditions of kFindingConditions, optional.
+std::vector<std::string> decode_when(const json& f, const std::string& path) {
+  std::vector<std::string> out;
+  if (!f.contains("when")) return out;
+  const json& when = f["when"];
+  for (size_t i = 0; i < (when.is_array() ? when.size() : 1); ++i) {
+    const std::string c = when.is_array() && when[i].is_string() ? when[i].get<std::string>() : "";
+    if (std::find(std::begin(kFindingConditions), std::end(kFindingConditions), c) == std::end(kFindingConditions)) {
+      std::string names;
+      for (std::string_view n : kFindingConditions) names += (names.empty() ? "" : ", ") + std::string(n);
+      throw DecodeError(path + ".when: expected an array of conditions (" + names + ")");
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
 FindingInfo decode_finding(const json& f) {
   if (!f.is_object()) throw DecodeError("$.finding: expected an object");
   for (auto it = f.begin(); it != f.end(); ++it)
     if (it.key() != "tree" && it.key() != "signatures" && it.key() != "needs" && it.key() != "also_on" &&
-        it.key() != "when")
+        it.key() != "when" && it.key() != "goes_on")
       throw DecodeError("$.finding." + it.key() + ": unknown field");
   FindingInfo info;
   if (!f.contains("tree") || !f["tree"].is_string() || f["tree"].get<std::string>().empty())
@@ -91,31 +129,51 @@ FindingInfo decode_finding(const json& f) {
       throw DecodeError("$.finding.signatures[" + std::to_string(i) + "]: expected \"what/op/field\"");
     info.signatures.push_back(text);
   }
+  info.needs = decode_needs(f, "$.finding");
   const json none = json::array();
-  const json& needs = f.contains("needs") ? f["needs"] : none;
-  if (!needs.is_array()) throw DecodeError("$.finding.needs: expected an array of op names");
-  for (size_t i = 0; i < needs.size(); ++i) {
-    const auto kind = needs[i].is_string() ? parse_op_kind(needs[i].get<std::string>()) : std::nullopt;
-    if (!kind) throw DecodeError("$.finding.needs[" + std::to_string(i) + "]: expected an op name");
-    info.needs.push_back(*kind);
-  }
   const json& also = f.contains("also_on") ? f["also_on"] : none;
   for (size_t i = 0; i < (also.is_array() ? also.size() : 1); ++i) {
     if (!also.is_array() || !also[i].is_string() || also[i].get<std::string>().empty())
       throw DecodeError("$.finding.also_on: expected an array of tree names");
     info.also_on.push_back(also[i].get<std::string>());
   }
-  const json& when = f.contains("when") ? f["when"] : none;
-  for (size_t i = 0; i < (when.is_array() ? when.size() : 1); ++i) {
-    const std::string c = when.is_array() && when[i].is_string() ? when[i].get<std::string>() : "";
-    if (std::find(std::begin(kFindingConditions), std::end(kFindingConditions), c) == std::end(kFindingConditions)) {
-      std::string names;
-      for (std::string_view n : kFindingConditions) names += (names.empty() ? "" : ", ") + std::string(n);
-      throw DecodeError("$.finding.when: expected an array of conditions (" + names + ")");
-    }
-    info.when.push_back(c);
+  info.when = decode_when(f, "$.finding");
+  if (f.contains("goes_on")) {
+    if (!f["goes_on"].is_boolean()) throw DecodeError("$.finding.goes_on: expected true or false");
+    info.goes_on = f["goes_on"].get<bool>();
+    std::string fields;
+    for (std::string_view n : kOffsetFields) fields += (fields.empty() ? "" : ", ") + std::string(n);
+    for (const std::string& sig : info.signatures)
+      if (info.goes_on && !is_offset_field(sig.substr(sig.rfind('/') + 1)))
+        throw DecodeError("$.finding.goes_on: a run goes on only past a standing offset of a metric (a "
+                          "signature's field among: " + fields + "), not past " + printable(sig));
   }
   return info;
+}
+
+// "went_on": [{"step", "finding", "signature"}, ...], each field required.
+std::vector<WentOnPast> decode_went_on(const json& w) {
+  if (!w.is_array()) throw DecodeError("$.went_on: expected an array");
+  std::vector<WentOnPast> out;
+  for (size_t i = 0; i < w.size(); ++i) {
+    const std::string path = "$.went_on[" + std::to_string(i) + "]";
+    const json& e = w[i];
+    if (!e.is_object() || !e.contains("step") || !e.contains("finding") || !e.contains("signature"))
+      throw DecodeError(path + ": expected {\"step\", \"finding\", \"signature\"} (\"needs\", \"when\" optional)");
+    for (auto it = e.begin(); it != e.end(); ++it)
+      if (it.key() != "step" && it.key() != "finding" && it.key() != "signature" && it.key() != "needs" &&
+          it.key() != "when")
+        throw DecodeError(path + "." + printable(it.key()) + ": unknown field");
+    if (!e["step"].is_number_unsigned()) throw DecodeError(path + ".step: expected a non-negative integer");
+    if (!e["finding"].is_string() || e["finding"].get<std::string>().empty())
+      throw DecodeError(path + ".finding: expected the finding's file");
+    const std::string sig = e["signature"].is_string() ? e["signature"].get<std::string>() : "";
+    if (std::count(sig.begin(), sig.end(), '/') != 2)
+      throw DecodeError(path + ".signature: expected \"what/op/field\"");
+    out.push_back({e["step"].get<uint64_t>(), e["finding"].get<std::string>(), sig, decode_needs(e, path),
+                   decode_when(e, path)});
+  }
+  return out;
 }
 
 std::vector<std::string> decode_names(const json& run, const char* key) {
@@ -199,8 +257,8 @@ json parse_strict(const std::string& text) {
 Trace decode_header(const json& j) {
   if (!j.is_object()) throw DecodeError("$: expected a JSON object");
   for (auto it = j.begin(); it != j.end(); ++it) {
-    static const char* known[] = {"format", "version", "description", "rule", "seed", "finding", "run", "config",
-                                  "steps", "concurrent"};
+    static const char* known[] = {"format", "version", "description", "rule",  "seed",      "finding",
+                                  "run",    "config",  "steps",       "concurrent", "went_on"};
     if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known))
       throw DecodeError("$." + printable(it.key()) + ": unknown field");
   }
@@ -226,6 +284,7 @@ Trace decode_header(const json& j) {
   }
   if (j.contains("finding")) trace.finding = decode_finding(j["finding"]);
   if (j.contains("run")) trace.run = decode_run(j["run"]);
+  if (j.contains("went_on")) trace.went_on = decode_went_on(j["went_on"]);
   return trace;
 }
 

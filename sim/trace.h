@@ -42,6 +42,24 @@ struct FindingInfo {
   // Conditions the defect needs ("when", optional; kFindingConditions in
   // known_findings.h), for a defect only a certain use of an op shows.
   std::vector<std::string> when;
+  // The divergence is a standing offset of a metric ("goes_on", optional;
+  // only with signatures of an offset field, kOffsetFields in runner.h): a
+  // campaign goes on past it and compares the metric against the offset.
+  bool goes_on = false;
+};
+
+// A known finding a run went on past (`"went_on"` in the trace): its step,
+// the finding's file, the failure's signature and what the finding needs
+// besides (its `needs` and `when`). A replay of the trace goes on past a
+// failure that matches it so, as the campaign did, so that what came after
+// reproduces (and shrinks) as it was found.
+struct WentOnPast {
+  uint64_t step = 0;
+  std::string finding;
+  std::string signature;
+  std::vector<OpKind> needs;
+  std::vector<std::string> when;
+  bool operator==(const WentOnPast&) const = default;
 };
 
 // The flags that shaped a recorded run (`"run"` in the trace): the target it
@@ -68,6 +86,7 @@ struct Trace {
   std::vector<TraceStep> steps;
   // Rounds of several actors at once after the steps (concurrent_trace.h).
   std::optional<ConcurrentRun> concurrent;
+  std::vector<WentOnPast> went_on;
 };
 
 std::string write_trace(const Trace& trace);

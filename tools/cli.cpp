@@ -325,6 +325,8 @@ bool finish_replay(const po::variables_map& vm, const TraceRun& run, RunResult* 
   r->trace.run = run.flags;
   r->trace.run->tree = r->variant;
   if (vm.count("record")) write_file(vm["record"].as<std::string>(), write_trace(r->trace));
+  for (const WentOnPast& w : r->trace.went_on)
+    std::cout << "went on past known finding " << w.finding << " at step " << w.step << " (" << w.signature << ")\n";
   if (r->failure) print_failure(*r->failure, "");
   return r->failure.has_value();
 }

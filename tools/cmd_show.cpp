@@ -82,6 +82,7 @@ int cmd_show(const std::vector<std::string>& args) {
   in.title = path + (trace.description.empty() ? "" : ": " + trace.description);
   in.target = run.flags.target;
   in.failure = r.failure;
+  in.went_on = r.trace.went_on;
   in.steps = record(trace, run.factory, run.options, r.failure ? r.failure->step : trace.steps.size());
   write_file(out, render_show_html(in));
   std::cout << out << ": " << in.steps.size() << " steps drawn" << (r.failure ? ", failing at step " + std::to_string(r.failure->step) : "")

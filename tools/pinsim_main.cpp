@@ -121,8 +121,10 @@ int cmd_replay(const std::vector<std::string>& args) {
       return 1;
     }
   }
-  std::printf("%s: %zu steps replayed against %s, all matched\n", path.c_str(), trace.steps.size(),
-              run.flags.target.c_str());
+  const size_t gone_past = r.trace.went_on.size();
+  std::printf("%s: %zu steps replayed against %s, all matched%s\n", path.c_str(), trace.steps.size(),
+              run.flags.target.c_str(),
+              gone_past ? (" but " + std::to_string(gone_past) + " known finding(s) gone past").c_str() : "");
   if (r.unchecked_expectations)
     std::printf("%s: %llu expected state fields were not compared on %s (it cannot show them)\n", path.c_str(),
                 static_cast<unsigned long long>(r.unchecked_expectations), run.flags.target.c_str());

@@ -10,6 +10,8 @@ done
 # A concurrent run's trace (rounds with scripts and schedules).
 "$P" run --target embedded --seed 12 --actors 2 --background evict,cleanup --trace "$T/c12.json" >/dev/null
 cp "$(dirname "$SCHEMA")"/../docs/examples/interleaving-*.json "$T"/
+# A Mooncake run that went on past a known finding (went_on).
+cp "$(dirname "$SCHEMA")"/../docs/examples/mooncake-went-on-past-*.json "$T"/
 # Traces that pass on main and fail on an open Mooncake PR (docs/pr-gates.md).
 cp "$(dirname "$SCHEMA")"/../docs/examples/pr-gates/*.json "$T"/
 # The hand-written scenarios (state expectations included) validate too.

@@ -90,8 +90,12 @@ void step_marks(std::ostringstream& svg, const ShowInput& in, int height) {
   for (size_t i = 0; i < in.steps.size(); ++i) {
     const int x = kLeft + static_cast<int>(i) * kStepW;
     const bool failing = in.failure && in.failure->step == i;
-    svg << "<g class=\"step\"" << (failing ? " data-failing=\"true\"" : "") << "><line x1=\"" << x << "\" y1=\"20\" x2=\"" << x
-        << "\" y2=\"" << height << "\" stroke=\"" << (failing ? "#c62828" : "#eeeeee") << "\"" << (failing ? " stroke-width=\"3\"" : "")
+    const bool gone_past =
+        std::any_of(in.went_on.begin(), in.went_on.end(), [i](const WentOnPast& w) { return w.step == i; });
+    const char* colour = failing ? "#c62828" : gone_past ? "#ef6c00" : "#eeeeee";
+    svg << "<g class=\"step\"" << (failing ? " data-failing=\"true\"" : gone_past ? " data-gone-past=\"true\"" : "")
+        << "><line x1=\"" << x << "\" y1=\"20\" x2=\"" << x << "\" y2=\"" << height << "\" stroke=\"" << colour << "\""
+        << (failing || gone_past ? " stroke-width=\"3\"" : "")
         << "/><text x=\"" << x + 2 << "\" y=\"30\" font-size=\"9\" transform=\"rotate(-30 " << x + 2 << " 30)\">"
         << markup_escape(std::string(to_string(in.steps[i].op.kind))) << "</text><text x=\"" << x + 2 << "\" y=\"" << kTop - 8
         << "\" font-size=\"8\" fill=\"#757575\">" << in.steps[i].t << "</text></g>";
@@ -112,6 +116,9 @@ std::string diff_table(const Failure& f) {
 // At the failing step: what failed, the fields that differ, then the model's and the target's View
 // (and, for an expectation, the expected and actual values) side by side.
 void failure_table(std::ostringstream& html, const ShowInput& in) {
+  for (const WentOnPast& w : in.went_on)
+    html << "<p class=\"gone-past\">Went on past known finding " << markup_escape(w.finding) << " at step " << w.step
+         << " (" << markup_escape(w.signature) << ", amber): a standing offset of a metric, compared so after it.</p>";
   if (!in.failure) {
     html << "<p class=\"verdict pass\">Every step matched.</p>";
     return;

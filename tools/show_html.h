@@ -26,6 +26,7 @@ struct ShowInput {
   std::string target;  // "" when only the model ran
   std::vector<ShownStep> steps;
   std::optional<Failure> failure;
+  std::vector<WentOnPast> went_on;  // known findings the replay went on past (amber marks)
 };
 
 std::string render_show_html(const ShowInput& in);

@@ -6,6 +6,7 @@
 // lane's corpus is replayed before the presets, and its rows and failures
 // are the lane's.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -109,7 +110,10 @@ TEST(GateLane, AShardRunsItsOwnLaneSeeds) {
 std::string corpus_trace(uint64_t seed) {
   Trace t;
   t.seed = seed;
-  const std::string path = testing::TempDir() + "/gate-lane-corpus-" + std::to_string(seed) + ".json";
+  // Named by the process too: ctest runs the tests of this file in parallel processes, and one
+  // writing a trace another was reading made a test fail now and then.
+  const std::string path =
+      testing::TempDir() + "/gate-lane-corpus-" + std::to_string(getpid()) + "-" + std::to_string(seed) + ".json";
   std::ofstream(path) << write_trace(t);
   return path;
 }
