@@ -281,12 +281,10 @@ bool is_offset_field(std::string_view field) {
   return std::find(std::begin(kOffsetFields), std::end(kOffsetFields), field) != std::end(kOffsetFields);
 }
 
-// Whether the Views agree once the standing offsets are taken off the
-// target's metrics. A segment whose metric now equals the model's has its
-// offset cleared (a restore that resets the labels ends the offset there).
-bool Lockstep::within_offsets(const View& vm, const View& vt, Capabilities caps) {
-  if (allocated_offset_.empty() && capacity_offset_.empty()) return false;
-  View adjusted = vt;
+// Takes the standing offsets off the target's metrics in `vt`. A segment
+// whose metric equals the model's has its offset cleared (a restore that
+// resets the labels ends the offset there); none left, none stand.
+void Lockstep::take_off_offsets(const View& vm, View* vt) {
   const auto take_off = [](const std::vector<int64_t>& model, std::vector<int64_t>& target,
                            std::vector<int64_t>& offset) {
     for (size_t s = 0; s < std::min({model.size(), target.size(), offset.size()}); ++s) {
@@ -294,23 +292,23 @@ bool Lockstep::within_offsets(const View& vm, const View& vt, Capabilities caps)
       else target[s] -= offset[s];
     }
   };
-  take_off(vm.segment_allocated, adjusted.segment_allocated, allocated_offset_);
-  take_off(vm.segment_capacity, adjusted.segment_capacity, capacity_offset_);
+  take_off(vm.segment_allocated, vt->segment_allocated, allocated_offset_);
+  take_off(vm.segment_capacity, vt->segment_capacity, capacity_offset_);
   const auto zero = [](const std::vector<int64_t>& v) {
     return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 0; });
   };
   if (zero(allocated_offset_) && zero(capacity_offset_)) allocated_offset_.clear(), capacity_offset_.clear();
-  return same_masked(vm, adjusted, caps);
 }
 
-// The Views differ: a failure, unless the standing offsets account for it,
-// or it is a known offset finding the run goes on past (the offsets then
-// become the target's metrics minus the model's, and the rest must agree).
+// The Views differ, or offsets stand: a failure unless the offsets account
+// for the difference, or it is a known offset finding the run goes on past
+// (the offsets then grow by what differs, and the rest must agree).
 std::optional<Failure> Lockstep::compare_views(size_t index, const View& vm, const View& vt, Trace* record) {
   const Capabilities caps = target_->capabilities();
-  if (within_offsets(vm, vt, caps)) return std::nullopt;
   const View mm = masked(vm, caps);
   View mt = masked(vt, caps);
+  take_off_offsets(mm, &mt);
+  if (mm == mt) return std::nullopt;
   const auto failure = [&] {
     const Difference d = describe_difference(mm, mt);
     const std::string after = went_on_.empty() ? "" : " (the run went on past " + went_on_.back().finding +
@@ -323,16 +321,13 @@ std::optional<Failure> Lockstep::compare_views(size_t index, const View& vm, con
   std::optional<WentOnPast> known = checks_.goes_on(f, *record, target_->variant());
   if (!known) return f;
   known->step = index;
-  const auto offset = [](const std::vector<int64_t>& model, const std::vector<int64_t>& target) {
-    std::vector<int64_t> out(std::min(model.size(), target.size()));
-    for (size_t s = 0; s < out.size(); ++s) out[s] = target[s] - model[s];
-    return out;
-  };
-  allocated_offset_ = offset(mm.segment_allocated, mt.segment_allocated);
-  capacity_offset_ = offset(mm.segment_capacity, mt.segment_capacity);
   went_on_.push_back(std::move(*known));
-  for (size_t s = 0; s < allocated_offset_.size(); ++s) mt.segment_allocated[s] -= allocated_offset_[s];
-  for (size_t s = 0; s < capacity_offset_.size(); ++s) mt.segment_capacity[s] -= capacity_offset_[s];
+  const auto grow = [](const std::vector<int64_t>& model, std::vector<int64_t>& target, std::vector<int64_t>& offset) {
+    offset.resize(std::min(model.size(), target.size()));
+    for (size_t s = 0; s < offset.size(); ++s) offset[s] += target[s] - model[s], target[s] = model[s];
+  };
+  grow(mm.segment_allocated, mt.segment_allocated, allocated_offset_);
+  grow(mm.segment_capacity, mt.segment_capacity, capacity_offset_);
   if (mm == mt) return std::nullopt;
   return failure();  // another field differs as well
 }

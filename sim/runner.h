@@ -92,7 +92,7 @@ class Lockstep {
 
  private:
   std::optional<Failure> compare_views(size_t index, const View& vm, const View& vt, Trace* record);
-  bool within_offsets(const View& vm, const View& vt, Capabilities caps);
+  void take_off_offsets(const View& vm, View* vt);
   void follow_eviction_choice(const Op& op, const Model& before, Outcome* om, View* vm, const Outcome& ot,
                               const View& vt);
   std::optional<Failure> check_outcome_expectation(const Outcome& expect, const Outcome& got, std::string_view side);

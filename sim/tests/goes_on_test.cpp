@@ -137,6 +137,16 @@ TEST(GoesOn, AnotherFieldAtTheSameStepStillFails) {
   EXPECT_EQ(failure->field, "cached");
 }
 
+// A later step where another field differs is named by that field, not by the offset standing.
+TEST(GoesOn, ALaterFailureIsNamedByItsOwnField) {
+  Counting counting;
+  const auto failure = run({{0, 32}, 4}, &counting, 6, nullptr);
+  ASSERT_TRUE(failure);
+  EXPECT_EQ(failure->step, 3u);
+  EXPECT_EQ(failure->field, "cached");
+  EXPECT_EQ(counting.asked, 1);
+}
+
 // Only an offset field is ever gone past: a gauge off by one is not asked about.
 TEST(GoesOn, NotAskedAboutOtherFields) {
   Counting counting;
