@@ -1,7 +1,8 @@
 // The lockstep runner: every step goes to the model and
 // to the target at the same virtual time; outcomes and Views are compared on
 // the target's capabilities; the first difference stops the run with a
-// Failure naming the step, what differed, the expected and the actual value.
+// Failure naming the step, what differed, the expected and the actual value
+// (unless it is a known standing offset of a metric: Checks::goes_on).
 #pragma once
 #include <cstdint>
 #include <exception>
@@ -50,7 +51,7 @@ bool is_offset_field(std::string_view field);
 
 // Given a View failure on an offset field, the trace so far (the failing step
 // last) and the target's variant: the known finding the run goes on past
-// (its step is filled in by the caller), or nullopt to stop there.
+// (Lockstep sets its step), or nullopt to stop there.
 using GoesOn = std::function<std::optional<WentOnPast>(const Failure&, const Trace&, std::string_view variant)>;
 
 // What a run checks besides lockstep equality.
