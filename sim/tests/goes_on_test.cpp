@@ -128,24 +128,22 @@ TEST(GoesOn, AMetricBackAtTheModelsEndsTheOffset) {
   EXPECT_EQ(went_on[1].step, 4u);
 }
 
-// Another field (the cached-objects gauge) differs at the step gone past.
-TEST(GoesOn, AnotherFieldAtTheSameStepStillFails) {
+// The offset of step 1 is gone past (the finding asked once), and the
+// cached-objects gauge, off from op `cached_from` on, fails at `step`.
+void expect_gauge_failure(size_t cached_from, size_t step) {
   Counting counting;
-  const auto failure = run({{0, 32}, 2}, &counting, 4, nullptr);
+  const auto failure = run({{0, 32}, cached_from}, &counting, 6, nullptr);
   ASSERT_TRUE(failure);
-  EXPECT_EQ(failure->step, 1u);
-  EXPECT_EQ(failure->field, "cached");
-}
-
-// A later step where another field differs is named by that field, not by the offset standing.
-TEST(GoesOn, ALaterFailureIsNamedByItsOwnField) {
-  Counting counting;
-  const auto failure = run({{0, 32}, 4}, &counting, 6, nullptr);
-  ASSERT_TRUE(failure);
-  EXPECT_EQ(failure->step, 3u);
-  EXPECT_EQ(failure->field, "cached");
+  EXPECT_EQ(failure->step, step);
+  EXPECT_EQ(failure->field, "cached");  // not segment_metrics, which the offset accounts for
   EXPECT_EQ(counting.asked, 1);
 }
+
+// Another field differs at the step gone past.
+TEST(GoesOn, AnotherFieldAtTheSameStepStillFails) { expect_gauge_failure(2, 1); }
+
+// A later step where another field differs is named by that field.
+TEST(GoesOn, ALaterFailureIsNamedByItsOwnField) { expect_gauge_failure(4, 3); }
 
 // Only an offset field is ever gone past: a gauge off by one is not asked about.
 TEST(GoesOn, NotAskedAboutOtherFields) {
