@@ -146,6 +146,9 @@ REASONS = [  # (function names, mark in the block's first statement or nearest c
      "outside: HA / oplog"),
     ("CopyEnd|CopyRevoke", r"MOVE instead of COPY",
      "a Copy End or Revoke of a key whose task is a Move: the harness drives no Move (MoveStart, MoveEnd, MoveRevoke)"),
+    ("RemoveAll", r"get_local_disk_client_id",
+     "a tenant's RemoveAll (multi-tenant mode) of an object with a local-disk replica: the local-disk tier is not "
+     "combined with multi-tenant mode yet (Config::local_disk_combines)"),
     ("PutEnd|UpsertEnd", r"const std::string& key,",
      "the overload that takes a bare key: the adapter calls the ObjectMeta one, which carries an End's checksum"),
     ("BatchEvictDiskReplica", r"",
