@@ -277,32 +277,34 @@ Failure Lockstep::thrown(size_t index, const Outcome& om, const std::exception& 
                  std::string(target_->name())};
 }
 
-bool is_offset_field(std::string_view field) {
-  return std::find(std::begin(kOffsetFields), std::end(kOffsetFields), field) != std::end(kOffsetFields);
+const OffsetField* offset_field(std::string_view field) {
+  for (const OffsetField& row : kOffsetFields)
+    if (row.field == field) return &row;
+  return nullptr;
 }
 
 // Takes the standing offsets off the target's metrics in `vt`. A segment
 // whose metric equals the model's has its offset cleared (a restore that
 // resets the labels ends the offset there); none left, none stand.
 void Lockstep::take_off_offsets(const View& vm, View* vt) {
-  const auto take_off = [](const std::vector<int64_t>& model, std::vector<int64_t>& target,
-                           std::vector<int64_t>& offset) {
-    for (size_t s = 0; s < std::min({model.size(), target.size(), offset.size()}); ++s) {
-      if (target[s] == model[s]) offset[s] = 0;
-      else target[s] -= offset[s];
+  bool standing = false;
+  for (size_t r = 0; r < std::size(kOffsetFields); ++r)
+    for (size_t m = 0; m < 2; ++m) {
+      const std::vector<int64_t>& model = vm.*kOffsetFields[r].metrics[m];
+      std::vector<int64_t>& target = (*vt).*kOffsetFields[r].metrics[m];
+      std::vector<int64_t>& offset = offsets_[r][m];
+      for (size_t s = 0; s < std::min({model.size(), target.size(), offset.size()}); ++s) {
+        if (target[s] == model[s]) offset[s] = 0;
+        else target[s] -= offset[s];
+        standing |= offset[s] != 0;
+      }
     }
-  };
-  take_off(vm.segment_allocated, vt->segment_allocated, allocated_offset_);
-  take_off(vm.segment_capacity, vt->segment_capacity, capacity_offset_);
-  const auto zero = [](const std::vector<int64_t>& v) {
-    return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 0; });
-  };
-  if (zero(allocated_offset_) && zero(capacity_offset_)) allocated_offset_.clear(), capacity_offset_.clear();
+  offsets_standing_ = standing;
 }
 
 // The Views differ, or offsets stand: a failure unless the offsets account
 // for the difference, or it is a known offset finding the run goes on past
-// (the offsets then grow by what differs, and the rest must agree).
+// (the offsets of its field then grow by what differs, and the rest must agree).
 std::optional<Failure> Lockstep::compare_views(size_t index, const View& vm, const View& vt, Trace* record) {
   const Capabilities caps = target_->capabilities();
   const View mm = masked(vm, caps);
@@ -317,17 +319,20 @@ std::optional<Failure> Lockstep::compare_views(size_t index, const View& vm, con
                    diff_views(mm, mt), "model", std::string(target_->name())};
   };
   const Failure f = failure();
-  if (!checks_.goes_on || !record || !is_offset_field(f.field)) return f;
+  const OffsetField* row = offset_field(f.field);
+  if (!checks_.goes_on || !record || !row) return f;
   std::optional<WentOnPast> known = checks_.goes_on(f, *record, target_->variant());
   if (!known) return f;
   known->step = index;
   went_on_.push_back(std::move(*known));
-  const auto grow = [](const std::vector<int64_t>& model, std::vector<int64_t>& target, std::vector<int64_t>& offset) {
+  for (size_t m = 0; m < 2; ++m) {
+    const std::vector<int64_t>& model = mm.*row->metrics[m];
+    std::vector<int64_t>& target = mt.*row->metrics[m];
+    std::vector<int64_t>& offset = offsets_[row - kOffsetFields][m];
     offset.resize(std::min(model.size(), target.size()));
     for (size_t s = 0; s < offset.size(); ++s) offset[s] += target[s] - model[s], target[s] = model[s];
-  };
-  grow(mm.segment_allocated, mt.segment_allocated, allocated_offset_);
-  grow(mm.segment_capacity, mt.segment_capacity, capacity_offset_);
+  }
+  offsets_standing_ = true;
   if (mm == mt) return std::nullopt;
   return failure();  // another field differs as well
 }
@@ -381,8 +386,8 @@ std::optional<Failure> Lockstep::step(const Op& op, const std::optional<Outcome>
   }
   if (checks_.compare_with_model) {
     ++comparisons_;
-    const bool offsets = !allocated_offset_.empty() || !capacity_offset_.empty();  // each step, to clear them
-    if (offsets || (!views_equal && !same_masked(vm, vt, caps)))
+    // While offsets stand, every step: they are taken off, or cleared where the two agree again.
+    if (offsets_standing_ || (!views_equal && !same_masked(vm, vt, caps)))
       if (auto f = compare_views(index, vm, vt, record)) return f;
   }
   views_equal_ = views_equal;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,8 +47,17 @@ struct Failure {
 // the target reports off by an amount that later steps carry unchanged (a
 // known finding with `goes_on`). A run goes on past such a finding, and
 // compares the field against the model's plus the offset from then on.
-inline constexpr std::string_view kOffsetFields[] = {"segment_metrics"};
-bool is_offset_field(std::string_view field);
+// One row a field: its name (a View difference's field) and the metrics it
+// covers, each a value per memory segment.
+struct OffsetField {
+  std::string_view field;
+  std::vector<int64_t> View::*metrics[2];
+};
+inline constexpr OffsetField kOffsetFields[] = {
+    {"segment_metrics", {&View::segment_allocated, &View::segment_capacity}},
+};
+// The row of kOffsetFields named `field`, or nullptr.
+const OffsetField* offset_field(std::string_view field);
 
 // Given a View failure on an offset field, the trace so far (the failing step
 // last) and the target's variant: the known finding the run goes on past
@@ -118,9 +128,11 @@ class Lockstep {
   size_t index_ = 0;
   uint64_t comparisons_ = 0;
   uint64_t unchecked_ = 0;
-  // The target's per-segment metrics minus the model's, standing since a
-  // finding the run went on past; a segment's is 0 again once the two agree.
-  std::vector<int64_t> allocated_offset_, capacity_offset_;
+  // The target's metrics minus the model's (per kOffsetFields row and
+  // metric, per segment), standing since a finding the run went on past; a
+  // segment's is 0 again once the two agree, and none stand once all are 0.
+  std::vector<int64_t> offsets_[std::size(kOffsetFields)][2];
+  bool offsets_standing_ = false;
   std::vector<WentOnPast> went_on_;
 };
 

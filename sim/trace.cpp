@@ -141,12 +141,13 @@ FindingInfo decode_finding(const json& f) {
   if (f.contains("goes_on")) {
     if (!f["goes_on"].is_boolean()) throw DecodeError("$.finding.goes_on: expected true or false");
     info.goes_on = f["goes_on"].get<bool>();
-    std::string fields;
-    for (std::string_view n : kOffsetFields) fields += (fields.empty() ? "" : ", ") + std::string(n);
-    for (const std::string& sig : info.signatures)
-      if (info.goes_on && !is_offset_field(sig.substr(sig.rfind('/') + 1)))
-        throw DecodeError("$.finding.goes_on: a run goes on only past a standing offset of a metric (a "
-                          "signature's field among: " + fields + "), not past " + printable(sig));
+    for (const std::string& sig : info.signatures) {
+      if (!info.goes_on || offset_field(sig.substr(sig.rfind('/') + 1))) continue;
+      std::string fields;
+      for (const OffsetField& row : kOffsetFields) fields += (fields.empty() ? "" : ", ") + std::string(row.field);
+      throw DecodeError("$.finding.goes_on: a run goes on only past a standing offset of a metric (a "
+                        "signature's field among: " + fields + "), not past " + printable(sig));
+    }
   }
   return info;
 }
