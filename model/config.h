@@ -70,6 +70,12 @@ struct Config {
   // Whether the local-disk tier combines with the rest of this config: it
   // is modelled on its own so far (docs/interpretations.md).
   bool local_disk_combines() const { return !multi_tenant && !disk_replica && !dfs_slots && !dynamic_replication; }
+  // Mooncake's HA-OpLog mode (enable_ha, enable_oplog): the master logs each
+  // change and applies some (a Remove's erase) once its log entry is
+  // durable. No rule depends on it: a target settles the log after each op,
+  // so what a request answers and leaves is what it is without the log
+  // (docs/interpretations.md, "HA-OpLog mode"). Mooncake refuses it with DFS.
+  bool ha_oplog = false;
   // PR 2835 group retention.
   uint64_t max_retained_groups = 65'536;
   uint64_t max_group_retention_ttl_ms = 24ull * 3600 * 1000;

@@ -90,6 +90,8 @@ std::optional<std::string> validate(const Config& c) {
   // The local-disk tier is modelled on its own so far (docs/interpretations.md, "The local-disk tier").
   if (c.local_disk && !c.local_disk_combines())
     return "local_disk is not combined with multi_tenant, disk_replica, dfs_slots or dynamic_replication yet";
+  if (c.ha_oplog && c.dfs_slots)  // Mooncake's constructor refuses DFS with oplog recovery
+    return "ha_oplog is not combined with dfs_slots: Mooncake refuses DFS with its operation log";
   return std::nullopt;
 }
 

@@ -24,9 +24,11 @@ void draw_seed(RandomChoices& choices, const SeedOptions& options, WorkloadConfi
     draw_dynamic_replication(side, workload, config);
     if (side.chance(15)) config->dfs_slots = 1 + static_cast<uint32_t>(side.pick(4));  // DFS (rules dfs.*)
     drawn = workload->weights;
-    draw_local_disk(side, workload, config);  // the local-disk tier (rules local.*), last
+    draw_local_disk(side, workload, config);  // the local-disk tier (rules local.*)
+    config->ha_oplog = side.chance(25);       // HA-OpLog mode, drawn after the rest so they are as they were
   }
   if (options.preset) options.preset->shape(choices, *workload, *config);
+  if (config->dfs_slots) config->ha_oplog = false;  // Mooncake refuses DFS with its operation log
   // A preset that adds a mechanism the tier is not combined with yet turns it
   // off again: every weight as it would have been without the tier's draw.
   if (config->local_disk && !config->local_disk_combines()) {

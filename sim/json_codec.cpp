@@ -327,6 +327,7 @@ json encode_config(const Config& c) {
   if (c.disk_replica) j["disk_replica"] = true;  // written only when on: older traces stay as they were
   if (c.dfs_slots) j["dfs_slots"] = c.dfs_slots;
   if (c.local_disk) j["local_disk"] = true;
+  if (c.ha_oplog) j["ha_oplog"] = true;
   if (const auto& dr = c.dynamic_replication)
     j["dynamic_replication"] = {{"window_s", dr->window_s}, {"min_hits", dr->min_hits},
                                 {"max_memory_replicas", dr->max_memory_replicas}};
@@ -362,6 +363,7 @@ Config decode_config(const json& j, const std::string& path) {
   c.disk_replica = f.boolean_or("disk_replica", c.disk_replica);
   c.dfs_slots = f.u32_or("dfs_slots", c.dfs_slots);
   c.local_disk = f.boolean_or("local_disk", c.local_disk);
+  c.ha_oplog = f.boolean_or("ha_oplog", c.ha_oplog);
   if (f.has("dynamic_replication")) c.dynamic_replication = decode_dynamic_replication(f);
   if (f.has("tenant_quota_bytes")) {
     const json& q = f.raw("tenant_quota_bytes");

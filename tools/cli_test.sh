@@ -37,6 +37,8 @@ echo '{"format":"pinsim-trace","version":1,"config":{},"steps":[{"t":0,"op":"zap
 check 2 "steps\[0\].op: unknown op 'zap'" replay "$T/op.json"
 echo '{"format":"pinsim-trace","version":1,"config":{"max_kv_soft_pin_ttl_ms":1},"steps":[]}' >"$T/cfg.json"
 check 2 "exceeds max_kv_soft_pin_ttl_ms" replay "$T/cfg.json"
+echo '{"format":"pinsim-trace","version":1,"config":{"ha_oplog":true,"dfs_slots":1},"steps":[]}' >"$T/ha.json"
+check 2 "ha_oplog is not combined with dfs_slots" replay "$T/ha.json"
 echo '{"format":"pinsim-trace","version":1,"config":{},"steps":[{"t":0,"op":"get","key":1,"expect":{"code":"OK"}}]}' >"$T/exp.json"
 check 1 - replay "$T/exp.json"
 cat >"$T/planted.json" <<'J'

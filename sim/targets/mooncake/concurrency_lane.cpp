@@ -575,6 +575,10 @@ Result run_under(const Scenario& scenario, const Naming& naming,
     r.error = kEvictNotSeedable;
     return r;
   }
+  if (scenario.config.ha_oplog) {  // its writer's threads are outside the scheduler (oplog_mode.h)
+    r.error = "the concurrency lane does not run HA-OpLog mode yet";
+    return r;
+  }
   auto target = make_mooncake_target(scenario.config, TargetOptions{}, &r.error);
   if (!target) return r;
   r.variant = std::string(target->variant());

@@ -86,6 +86,14 @@ TEST(MooncakeConcurrency, TheSameSeedGivesTheSameRun) {
   }
 }
 
+// A scenario in HA-OpLog mode is refused with its reason, not run: the log
+// writer's threads are outside the scheduler.
+TEST(MooncakeConcurrency, RefusesHaOplogMode) {
+  Scenario s = make_scenario(3, kClients, {}, kBefore30);
+  s.config.ha_oplog = true;
+  EXPECT_EQ(run(s, 3, 100).error, "the concurrency lane does not run HA-OpLog mode yet");
+}
+
 // BatchEvict's census starts sixteen threads; under a schedule they run
 // inline on the evict actor, so their shard locks are scheduled.
 TEST(MooncakeConcurrency, BatchEvictCensusThreadsRunOnTheActor) {

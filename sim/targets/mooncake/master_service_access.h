@@ -38,6 +38,14 @@ class MasterServiceSnapshotTestBase {
  public:
   using Clock = std::chrono::system_clock;
 
+#if PINSIM_MC_HAS_OPLOG_WRITER_FACTORY
+  // The factory InitializeBatchOpLogWriter makes its writer with (oplog_mode.h),
+  // set again for each run of a kept master (the public setter takes one once).
+  static void SetOpLogWriterFactory(MasterService& s, MasterService::BatchOpLogWriterFactory factory) {
+    s.batch_oplog_writer_factory_ = std::move(factory);
+  }
+#endif
+
   // Stops and joins the threads the constructor started, as ~MasterService
   // does; the destructor then finds nothing joinable.
   static void Quiesce(MasterService& s) {

@@ -37,6 +37,7 @@
 #include "local_disk_holder.h"
 #include "master_metric_manager.h"
 #include "master_service_access.h"
+#include "oplog_mode.h"
 #include "unexported_metrics.h"
 #if PINSIM_MC_HAS_RANDOM_ENGINE
 #include "random.h"
@@ -139,6 +140,9 @@ mc::MasterServiceConfig service_config(const Config& c, const std::string& polic
   if (c.disk_replica) m.root_fs_dir = "/pinsim-disk-replicas";
 #if PINSIM_MC_HAS_LOCAL_DISK
   if (c.local_disk) mooncake_local::configure(m);  // the local-disk tier (local_disk_holder.h)
+#endif
+#if PINSIM_MC_HAS_OPLOG_WRITER_FACTORY
+  if (c.ha_oplog) mooncake_oplog::configure(m);  // HA-OpLog mode (oplog_mode.h)
 #endif
 #if PINSIM_MC_HAS_RETAIN_GROUPS
   m.max_retained_groups = c.max_retained_groups;
@@ -465,6 +469,9 @@ class MooncakeTarget final : public Target {
       if (!(service_ = construct(config_, policy_file_, error))) return false;
       zero_memory_metrics();  // process-wide: the constructor does not zero them
     }
+#if PINSIM_MC_HAS_OPLOG_WRITER_FACTORY
+    if (config_.ha_oplog && !(oplog_ = mooncake_oplog::install(*service_, error))) return false;
+#endif
 #if PINSIM_MC_HAS_RANDOM_ENGINE
     // Every run starts from the same engine state, whatever ran before it here.
     mc::threadLocalRandomEngine().seed(0x72756eull);
@@ -489,8 +496,9 @@ class MooncakeTarget final : public Target {
     for (size_t i = 0; i < config_.segments.size(); ++i)
       if (config_.segments[i].kind == ReplicaKind::Memory) memory_segments_.push_back(i);
     zero_segment_metrics();
-    if (!mount_segments(error)) return false;
-    return mount_local_disk(error);
+    if (!mount_segments(error) || !mount_local_disk(error)) return false;
+    settle_log();
+    return true;
   }
 
   // The metrics labelled by segment are process-wide too, and the segments'
@@ -552,6 +560,7 @@ class MooncakeTarget final : public Target {
 #endif
     touch(op, tenant, now);  // where the op's keys were
     const Outcome out = perform(op, now, tenant);
+    settle_log();
     touch(op, tenant, now);  // where they are now
     return out;
   }
@@ -560,6 +569,13 @@ class MooncakeTarget final : public Target {
     if (sweep_pending_.exchange(false)) Access::SweepAfterUnmount(*service_);
   }
   void defer_unmount_sweep(bool deferred) { defer_sweep_ = deferred; }
+
+  // HA-OpLog mode: the op's log entries durable and their callbacks run.
+  void settle_log() {
+#if PINSIM_MC_HAS_OPLOG_WRITER_FACTORY
+    if (oplog_) mooncake_oplog::settle(*oplog_);
+#endif
+  }
 
   // The metadata shard an object's key routes to now (its group's, on a tree
   // with group routes).
@@ -1556,6 +1572,9 @@ class MooncakeTarget final : public Target {
 
   Config config_;
   std::unique_ptr<mc::MasterService> service_;
+#if PINSIM_MC_HAS_OPLOG_WRITER_FACTORY
+  std::shared_ptr<mooncake_oplog::Log> oplog_;  // HA-OpLog mode's log (oplog_mode.h)
+#endif
   bool defer_sweep_ = false;                // mooncake_defer_unmount_sweep
   std::atomic<bool> sweep_pending_{false};  // an unmount's sweep left for settle (set on an actor's thread)
   std::vector<size_t> memory_segments_;
@@ -1693,6 +1712,9 @@ std::string_view mooncake_target_description() {
 #if !PINSIM_MC_HAS_LOCAL_DISK
          ", the local-disk tier"
 #endif
+#if !PINSIM_MC_HAS_OPLOG_WRITER_FACTORY
+         ", HA-OpLog mode"
+#endif
       ;
 }
 
@@ -1808,6 +1830,8 @@ std::string refusal(const Config& config) {
   if (config.dfs_slots > 0 && !PINSIM_MC_HAS_DFS) return "this Mooncake tree has no DFS replicas";
   if (config.local_disk && !PINSIM_MC_HAS_LOCAL_DISK)
     return "this Mooncake tree has no local-disk tier (PromotionAllocStart)";
+  if (config.ha_oplog && !PINSIM_MC_HAS_OPLOG_WRITER_FACTORY)
+    return "this Mooncake tree's MasterService takes no operation-log writer (SetBatchOpLogWriterFactoryForTesting)";
   if (!mooncake_dfs::settings(config))
     return std::to_string(config.dfs_slots) + " DFS slots as large as the largest memory segment do not fit "
                                               "in one DFS shard";

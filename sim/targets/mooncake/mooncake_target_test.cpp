@@ -83,6 +83,38 @@ TEST(MooncakeTarget, MultiTenantModeChargesAndRefusesUnregisteredTenants) {
   EXPECT_GT(v.usage[0].bytes, 0u);
 }
 
+// HA-OpLog mode: a Remove leaves its erase to the log entry's durable
+// callback, which the target runs before the op returns (oplog_mode.h), so
+// the View after it shows the object gone, as without the log; a Remove
+// before the write ends erases it the same way. A tree without the writer
+// factory refuses the mode.
+TEST(MooncakeTarget, HaOplogModeSettlesEachOpsLogEntries) {
+  Config c = main_config();
+  c.ha_oplog = true;
+  std::string error;
+  auto t = make_mooncake_target(c, {}, &error);
+  if (mooncake_target_description().find("HA-OpLog") != std::string_view::npos) {
+    EXPECT_FALSE(t) << "a tree without the writer factory must refuse HA-OpLog mode";
+    return;
+  }
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(t->apply(put_start(1, 0), 0).code, ErrorCode::OK);
+  EXPECT_EQ(t->apply(simple(OpKind::PutEnd, 1), 0).code, ErrorCode::OK);
+  EXPECT_EQ(t->view(0).objects.size(), 1u);
+  Op remove = simple(OpKind::Remove, 1);
+  remove.force = true;
+  EXPECT_EQ(t->apply(remove, 0).code, ErrorCode::OK);
+  View v = t->view(0);
+  EXPECT_TRUE(v.objects.empty());
+  EXPECT_EQ(v.allocated, 0u);
+  EXPECT_EQ(t->apply(simple(OpKind::Get, 1), 0).code, ErrorCode::OBJECT_NOT_FOUND);
+  EXPECT_EQ(t->apply(put_start(2, 0), 0).code, ErrorCode::OK);
+  EXPECT_EQ(t->apply(simple(OpKind::PutRevoke, 2), 0).code, ErrorCode::OK);
+  v = t->view(0);
+  EXPECT_TRUE(v.objects.empty());
+  EXPECT_EQ(v.allocated, 0u);
+}
+
 TEST(MooncakeTarget, EnableCommitsAtEndAndCleanupClearsAtTheDeadline) {
   auto t = make();
   ASSERT_TRUE(t);

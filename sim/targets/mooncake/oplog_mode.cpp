@@ -1,0 +1,155 @@
+// HA-OpLog mode; see oplog_mode.h.
+#include "oplog_mode.h"
+#if PINSIM_MC_HAS_OPLOG_WRITER_FACTORY
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "ha/kv/ha_kv_backend.h"
+#include "ha/oplog/ordered_oplog_writer.h"
+#include "master_service_access.h"
+
+namespace pinsim::mooncake_oplog {
+namespace mc = mooncake;
+
+namespace {
+
+// The log's store: what etcd holds for a cluster, in a map. Get of a missing
+// key and a transaction whose comparison fails answer as the etcd backend does.
+class MemoryKv final : public mc::HaKvBackend {
+ public:
+  mc::ErrorCode Get(std::string_view key, std::string& value) override {
+    const std::lock_guard lock(mutex_);
+    auto it = kv_.find(std::string(key));
+    if (it == kv_.end()) return mc::ErrorCode::ETCD_KEY_NOT_EXIST;
+    value = it->second;
+    return mc::ErrorCode::OK;
+  }
+  mc::ErrorCode Put(std::string_view key, std::string_view value) override {
+    const std::lock_guard lock(mutex_);
+    kv_[std::string(key)] = std::string(value);
+    return mc::ErrorCode::OK;
+  }
+  mc::ErrorCode Range(std::string_view begin, std::string_view end, size_t limit,
+                      std::vector<mc::KvPair>& kvs) override {
+    const std::lock_guard lock(mutex_);
+    kvs.clear();
+    for (auto it = kv_.lower_bound(std::string(begin)); it != kv_.end() && it->first < end; ++it) {
+      if (limit != 0 && kvs.size() == limit) break;
+      kvs.push_back({it->first, it->second});
+    }
+    return mc::ErrorCode::OK;
+  }
+  bool SupportsTxn() const override { return true; }
+  mc::ErrorCode Txn(const mc::KvTxn& txn) override {
+    const std::lock_guard lock(mutex_);
+    for (const mc::KvCompare& c : txn.compares) {
+      auto it = kv_.find(c.key);
+      const bool holds = c.kind == mc::KvCompareKind::kKeyNotExists
+                             ? it == kv_.end()
+                             : it != kv_.end() && it->second == c.expected_value;
+      if (!holds) return mc::ErrorCode::ETCD_TRANSACTION_FAIL;
+    }
+    for (const mc::KvPair& p : txn.puts) kv_[p.key] = p.value;
+    return mc::ErrorCode::OK;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::string> kv_;
+};
+
+// Mooncake's ordered writer, whose durable callbacks wait for settle().
+class SettlingWriter final : public mc::OrderedOpLogWriter {
+ public:
+  using OrderedOpLogWriter::OrderedOpLogWriter;
+  ~SettlingWriter() override { Stop(); }
+
+  tl::expected<PendingHandle, mc::ErrorCode> Commit(Reservation&& reservation, mc::OpLogEntry entry,
+                                                    DurableCallback callback) override {
+    auto handle = OrderedOpLogWriter::Commit(
+        std::move(reservation), std::move(entry), [this, callback = std::move(callback)](const mc::OpLogEntry& e) {
+          {
+            std::unique_lock lock(mutex_);
+            cv_.wait(lock, [&] { return stopping_ || e.sequence_id <= released_; });
+          }
+          if (callback) callback(e);
+          const std::lock_guard lock(mutex_);
+          ++completed_;
+          cv_.notify_all();
+        });
+    if (handle) {
+      const std::lock_guard lock(mutex_);
+      ++committed_;
+      last_committed_ = std::max(last_committed_, handle->sequence_id());
+    }
+    return handle;
+  }
+
+  void settle() {
+    std::unique_lock lock(mutex_);
+    released_ = last_committed_;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return stopping_ || completed_ == committed_; });
+  }
+
+  uint64_t completed() const {
+    const std::lock_guard lock(mutex_);
+    return completed_;
+  }
+
+  void Stop() override {
+    {
+      const std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    OrderedOpLogWriter::Stop();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  uint64_t committed_ = 0, completed_ = 0, last_committed_ = 0, released_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace
+
+class Log {
+ public:
+  std::shared_ptr<MemoryKv> kv = std::make_shared<MemoryKv>();
+  SettlingWriter* writer = nullptr;  // owned by the master
+};
+
+void configure(mc::MasterServiceConfig& config) {
+  config.enable_ha = true;
+  config.enable_oplog = true;
+  config.ha_backend_type = "etcd";  // the mode's only backend; the store is installed, never dialled
+  config.cluster_id = "pinsim";
+}
+
+std::shared_ptr<Log> install(mc::MasterService& service, std::string* error) {
+  auto log = std::make_shared<Log>();
+  mc::test::MasterServiceSnapshotTestBase::SetOpLogWriterFactory(
+      service, [raw = log.get()](mc::OrderedOpLogWriterConfig config, mc::OrderedOpLogWriter::WriteBatchFn write) {
+        auto writer = std::make_unique<SettlingWriter>(std::move(config), std::move(write));
+        raw->writer = writer.get();
+        return std::unique_ptr<mc::OrderedOpLogWriter>(std::move(writer));
+      });
+  const mc::ErrorCode err = service.SetBatchOpLogBackendForTesting(log->kv);
+  if (err != mc::ErrorCode::OK || !log->writer) {
+    *error = "MasterService did not start its operation log: " + std::string(mc::toString(err));
+    return nullptr;
+  }
+  return log;
+}
+
+void settle(Log& log) { log.writer->settle(); }
+
+uint64_t durable_entries(const Log& log) { return log.writer->completed(); }
+
+}  // namespace pinsim::mooncake_oplog
+#endif

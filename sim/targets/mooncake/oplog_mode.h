@@ -1,0 +1,39 @@
+// HA-OpLog mode (README.md, "HA-OpLog mode"): MasterService with its
+// operation log on, the log kept in memory. Mooncake's ordered writer seals
+// entries into batches on its own thread and runs each entry's durable
+// callback (a Remove's erase, a revoked replica's release) on another; left
+// alone, when a callback runs against the next op would depend on those
+// threads. Here the callbacks wait until the adapter settles the log after
+// each op: every entry the op committed is written, then its callbacks run
+// in sequence order, before the op's View is read. So a run in this mode is
+// as deterministic as one without it, and sees what a primary shows once
+// its log has caught up. The batches written stay in the in-memory store.
+// Only on trees whose MasterService takes a writer factory
+// (PINSIM_MC_HAS_OPLOG_WRITER_FACTORY).
+#pragma once
+#if PINSIM_MC_HAS_OPLOG_WRITER_FACTORY
+#include <memory>
+
+#include "master_service.h"
+
+namespace pinsim::mooncake_oplog {
+
+class Log;
+
+// The master's configuration for the mode: HA with the operation log on, at
+// Mooncake's default batch size (1,024 entries: no op here reserves that many).
+void configure(mooncake::MasterServiceConfig& config);
+
+// Installs a fresh log on `service` (a writer and an empty store); a kept
+// master gets a new one each run. Returns it, or nullptr with `error` set.
+std::shared_ptr<Log> install(mooncake::MasterService& service, std::string* error);
+
+// Waits until every entry committed so far is durable and its callback has
+// run. Never called on a thread that holds a lock a callback takes.
+void settle(Log& log);
+
+// The number of entries the log has made durable (for tests and the note).
+uint64_t durable_entries(const Log& log);
+
+}  // namespace pinsim::mooncake_oplog
+#endif
