@@ -41,7 +41,9 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // "restore_applied", the failing step is a restore that had a snapshot
 // candidate to apply, "restore_started_empty" one that finds none usable and
 // starts empty;
-// "dfs_asked", a Start at or before it asked for a DFS replica;
+// "dfs_asked", a Start at or before it asked for a DFS replica; "ha_oplog",
+// the trace's master runs in HA-OpLog mode; "batch_repeats_key", the failing
+// step is a batch that names one key more than once;
 // "at_task_timeout", the failing step runs exactly at the release timeout
 // of a task an earlier step may have started (an End's offload, a read's or
 // a holder's promotion, a copy); "end_after_copy_end", a write's End at or
@@ -98,7 +100,7 @@ inline constexpr std::string_view kFindingConditions[] = {
     "start_preempts_write",    "unmount_takes_processing", "quota_retry_admitted",
     "start_keeps_group",       "replacement_meets_quota", "unmount_frees_quota_for_start",
     "refused_start_preempts_write", "remove_all_counts_unmounted", "lost_write_blocks_start",
-    "restore_unmounts_segment",  // a sequential condition, listed last as the newest
+    "restore_unmounts_segment", "ha_oplog", "batch_repeats_key",  // sequential conditions, listed last as the newest
 };
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 

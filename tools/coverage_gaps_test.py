@@ -18,7 +18,7 @@ void MasterService::PutEnd(int x) {
     }
     VLOG(1) << "x=" << x
             << ", action=end";
-    if (enable_oplog_) {
+    if (standby_) {
         Persist(x);
     }
     if (!ledger) {
@@ -33,10 +33,16 @@ void MasterService::PutStart(int x) {
         PersistStaleHandleCleanupForHA(x);
     }
 }
+void MasterService::Remove(int x) {
+    if (enable_oplog_) {
+        AppendOpLog(x);
+    }
+}
 """
 # line: count (None = not code)
 COUNTS = {1: 5, 2: 5, 3: 0, 4: 5, 6: 5, 7: 0, 8: 5, 9: 0, 11: 5, 12: 0, 14: 5, 15: 0}
 PUT_START_COUNTS = {18: 5, 19: 5, 20: 0}
+REMOVE_COUNTS = {23: 5, 24: 5, 25: 0}
 
 
 def main():
@@ -50,18 +56,21 @@ def main():
                 "PutEnd": {"absent": False, "definitions": [[1, 17]],
                            "counts": {str(l): c for l, c in COUNTS.items()}},
                 "PutStart": {"absent": False, "definitions": [[18, 22]],
-                             "counts": {str(l): c for l, c in PUT_START_COUNTS.items()}}}}, f)
+                             "counts": {str(l): c for l, c in PUT_START_COUNTS.items()}},
+                "Remove": {"absent": False, "definitions": [[23, 27]],
+                           "counts": {str(l): c for l, c in REMOVE_COUNTS.items()}}}}, f)
         out = subprocess.run([sys.executable, os.path.join(HERE, "coverage_gaps.py"), src, cov],
                              check=True, capture_output=True, text=True).stdout
     expected = [
         "3 executed statement",          # the second operand of a condition that ran
         "7 verbose logging",             # a VLOG continuation
-        "9 outside: HA / oplog",         # under if (enable_oplog_)
+        "9 outside: HA standby and promotion",  # no standby is driven
+        "25 reachable: no reason recorded",     # the primary's log is driven (HA-OpLog mode)
         "12 guard: internal-error",      # an INTERNAL_ERROR return
         "15 reachable: no reason recorded",
         # Only a concurrent request runs it: reachable, though its text names the HA persistence.
         "20 reachable: lane: the stale-handle cleanup",
-        "reach goal: 10/12 reachable lines executed",  # 9 ran + line 3; lines 7, 9, 12 left out
+        "reach goal: 12/15 reachable lines executed",  # 11 ran + line 3; lines 7, 9, 12 left out
     ]
     missing = [e for e in expected if e not in out]
     if missing:
