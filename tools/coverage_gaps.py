@@ -15,8 +15,9 @@ source given, at run time:
   (the harness calls BatchEvict itself), kv events, allocator and placement
   options, metrics. (DFS writes and reads, the disk tier's offloads and
   promotions, copies, dynamic replication and, since session 49, the primary's
-  operation log (HA-OpLog mode) are driven: their blocks are reachable.) The block's own text or the condition of a branch that
-  encloses it names the mechanism. Left out of the goal's denominator.
+  operation log (HA-OpLog mode) are driven: their blocks are reachable.)
+  The block's own text or the condition of a branch that encloses it names
+  the mechanism. Left out of the goal's denominator.
 - **guard**: a path that runs only when an invariant of Mooncake's is already
   broken (internal errors, ledger mismatches, overflow guards, defensive
   early returns that callers make unreachable). Left out of the denominator.
@@ -60,7 +61,8 @@ OUTSIDE = [  # (kind, marks in the block or an enclosing condition)
      r"|preferred_segment|GetUnreadySegments"),
     ("metrics", r"MasterMetricManager|EVICT-DIAG"),
 ]
-STRICTLY_OUTSIDE = {"HA standby and promotion (not driven yet)", "DFS eviction (the eviction thread's)", "NoF segments", "snapshot catalogue (HA)"}
+STRICTLY_OUTSIDE = {"HA standby and promotion (not driven yet)", "DFS eviction (the eviction thread's)", "NoF segments",
+                    "snapshot catalogue (HA)"}
 GUARD = (r"INTERNAL_ERROR|AccountingMismatch|LogTenantQuota|mismatch|throw |overflow"
          r"|numeric_limits<uint64_t>::max\(\)|assert\(")
 

@@ -85,9 +85,9 @@ TEST(MooncakeTarget, MultiTenantModeChargesAndRefusesUnregisteredTenants) {
 
 // HA-OpLog mode: a Remove leaves its erase to the log entry's durable
 // callback, which the target runs before the op returns (oplog_mode.h), so
-// the View after it shows the object gone, as without the log; a Remove
-// before the write ends erases it the same way. A tree without the writer
-// factory refuses the mode.
+// the View after it shows the object gone, as without the log; a Revoke of a
+// write in flight erases it the same way. A tree without the writer factory
+// refuses the mode.
 TEST(MooncakeTarget, HaOplogModeSettlesEachOpsLogEntries) {
   Config c = main_config();
   c.ha_oplog = true;

@@ -4,6 +4,8 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -32,11 +34,17 @@ class MemoryKv final : public mc::HaKvBackend {
     kv_[std::string(key)] = std::string(value);
     return mc::ErrorCode::OK;
   }
+  // [begin, end), or the key `begin` alone when `end` is empty (as etcd).
   mc::ErrorCode Range(std::string_view begin, std::string_view end, size_t limit,
                       std::vector<mc::KvPair>& kvs) override {
     const std::lock_guard lock(mutex_);
     kvs.clear();
-    for (auto it = kv_.lower_bound(std::string(begin)); it != kv_.end() && it->first < end; ++it) {
+    auto it = kv_.lower_bound(std::string(begin));
+    if (end.empty()) {
+      if (it != kv_.end() && it->first == begin) kvs.push_back({it->first, it->second});
+      return mc::ErrorCode::OK;
+    }
+    for (; it != kv_.end() && it->first < end; ++it) {
       if (limit != 0 && kvs.size() == limit) break;
       kvs.push_back({it->first, it->second});
     }
@@ -61,10 +69,17 @@ class MemoryKv final : public mc::HaKvBackend {
   std::map<std::string, std::string> kv_;
 };
 
-// Mooncake's ordered writer, whose durable callbacks wait for settle().
+// Mooncake's ordered writer, whose durable callbacks wait for settle(), and
+// whose batch writes are watched: a write the store refuses makes settle()
+// throw (the writer would retry on the virtual clock, which never moves).
 class SettlingWriter final : public mc::OrderedOpLogWriter {
  public:
-  using OrderedOpLogWriter::OrderedOpLogWriter;
+  SettlingWriter(mc::OrderedOpLogWriterConfig config, WriteBatchFn write)
+      : OrderedOpLogWriter(std::move(config), [this, write = std::move(write)](const auto& batch, const auto& prefix) {
+          const mc::ErrorCode err = write(batch, prefix);
+          if (err != mc::ErrorCode::OK) fail(err);
+          return err;
+        }) {}
   ~SettlingWriter() override { Stop(); }
 
   tl::expected<PendingHandle, mc::ErrorCode> Commit(Reservation&& reservation, mc::OpLogEntry entry,
@@ -88,16 +103,18 @@ class SettlingWriter final : public mc::OrderedOpLogWriter {
     return handle;
   }
 
+  // Releases every entry committed so far, again at each wake-up (a callback
+  // may commit more), until each callback has run or a write failed.
   void settle() {
     std::unique_lock lock(mutex_);
-    released_ = last_committed_;
-    cv_.notify_all();
-    cv_.wait(lock, [&] { return stopping_ || completed_ == committed_; });
-  }
-
-  uint64_t completed() const {
-    const std::lock_guard lock(mutex_);
-    return completed_;
+    while (!stopping_ && !failed_ && completed_ != committed_) {
+      released_ = last_committed_;
+      cv_.notify_all();
+      cv_.wait(lock);
+    }
+    if (failed_)
+      throw std::runtime_error("mooncake target: the operation log's store refused a batch write: " +
+                               std::string(mc::toString(*failed_)));
   }
 
   void Stop() override {
@@ -110,10 +127,17 @@ class SettlingWriter final : public mc::OrderedOpLogWriter {
   }
 
  private:
-  mutable std::mutex mutex_;
+  void fail(mc::ErrorCode err) {
+    const std::lock_guard lock(mutex_);
+    failed_ = err;
+    cv_.notify_all();
+  }
+
+  std::mutex mutex_;
   std::condition_variable cv_;
   uint64_t committed_ = 0, completed_ = 0, last_committed_ = 0, released_ = 0;
   bool stopping_ = false;
+  std::optional<mc::ErrorCode> failed_;
 };
 
 }  // namespace
@@ -134,9 +158,10 @@ void configure(mc::MasterServiceConfig& config) {
 std::shared_ptr<Log> install(mc::MasterService& service, std::string* error) {
   auto log = std::make_shared<Log>();
   mc::test::MasterServiceSnapshotTestBase::SetOpLogWriterFactory(
-      service, [raw = log.get()](mc::OrderedOpLogWriterConfig config, mc::OrderedOpLogWriter::WriteBatchFn write) {
+      service, [weak = std::weak_ptr<Log>(log)](mc::OrderedOpLogWriterConfig config,
+                                                mc::OrderedOpLogWriter::WriteBatchFn write) {
         auto writer = std::make_unique<SettlingWriter>(std::move(config), std::move(write));
-        raw->writer = writer.get();
+        if (auto held = weak.lock()) held->writer = writer.get();
         return std::unique_ptr<mc::OrderedOpLogWriter>(std::move(writer));
       });
   const mc::ErrorCode err = service.SetBatchOpLogBackendForTesting(log->kv);
@@ -148,8 +173,6 @@ std::shared_ptr<Log> install(mc::MasterService& service, std::string* error) {
 }
 
 void settle(Log& log) { log.writer->settle(); }
-
-uint64_t durable_entries(const Log& log) { return log.writer->completed(); }
 
 }  // namespace pinsim::mooncake_oplog
 #endif

@@ -1,7 +1,8 @@
 // HA-OpLog mode (README.md, "HA-OpLog mode"): MasterService with its
 // operation log on, the log kept in memory. Mooncake's ordered writer seals
-// entries into batches on its own thread and runs each entry's durable
-// callback (a Remove's erase, a revoked replica's release) on another; left
+// entries into batches (in Commit and on its own thread), writes them on
+// that thread and runs each entry's durable callback (a Remove's erase, a
+// revoked replica's release) on another; left
 // alone, when a callback runs against the next op would depend on those
 // threads. Here the callbacks wait until the adapter settles the log after
 // each op: every entry the op committed is written, then its callbacks run
@@ -29,11 +30,9 @@ void configure(mooncake::MasterServiceConfig& config);
 std::shared_ptr<Log> install(mooncake::MasterService& service, std::string* error);
 
 // Waits until every entry committed so far is durable and its callback has
-// run. Never called on a thread that holds a lock a callback takes.
+// run; throws std::runtime_error if the store refused a write. Never called
+// on a thread that holds a lock a callback takes.
 void settle(Log& log);
-
-// The number of entries the log has made durable (for tests and the note).
-uint64_t durable_entries(const Log& log);
 
 }  // namespace pinsim::mooncake_oplog
 #endif
