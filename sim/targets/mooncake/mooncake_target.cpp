@@ -266,8 +266,10 @@ struct Kept {
 };
 // About 20 MB a master. The swarm draws more constructor configurations than
 // that; 1,000 seeds with --jobs 1 (session 22): 16 kept 51 s and 360 MB,
-// 32 kept 45 s and 670 MB, 64 kept 41 s and 1.3 GB.
-constexpr size_t kMaxKept = 32;
+// 32 kept 45 s and 670 MB, 64 kept 41 s and 1.3 GB. HA-OpLog mode doubles
+// the configurations (session 49, 1,000 swarm seeds x 200 steps, --jobs 1):
+// 32 kept 24.6 s, 64 kept 18.7 s and 660 MB at most.
+constexpr size_t kMaxKept = 64;
 
 // A forked process (a --jobs worker) does not take the masters its parent
 // kept: their policy files and DFS roots are the parent's, and two workers
