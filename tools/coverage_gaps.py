@@ -165,9 +165,19 @@ REASONS = [  # (function names, mark in the block's first statement or nearest c
      "lane: the stale-handle cleanup of an object an unmount left without a valid replica, before the unmount's "
      "sweep (the replica-cleanup worker's): the sequential adapter sweeps inside UnmountSegment, so only a call "
      "that overlaps the unmount meets it"),
-    (".*", r"persist_result|persist_err|OpLog persist|OpLog queue failed",
+    (".*", r"persist_result|persist_err|OpLog persist|OpLog queue failed|!reservation\b|persist_evict_oplog_or_skip",
      "a write to the operation log that fails: the harness's in-memory log store never fails and no call reserves "
      "1,024 entries (a failing store is a later step)"),
+    ("PutStart", r"if \(!err\) \{",  # PersistRemoveForHA's refusal
+     "a write to the operation log that fails: the harness's in-memory log store never fails and no call reserves "
+     "1,024 entries (a failing store is a later step)"),
+    ("PutStart|UpsertStart", r"OBJECT_ALREADY_EXISTS\);[\s\S]*enable_oplog_",
+     "HA-OpLog mode: a Start that meets an object whose stale handles the unmount's sweep has not taken yet (a "
+     "call that overlaps the unmount): the concurrency lane reaches it without the log, and does not run the mode"),
+    ("Finalize.*AfterDurable", r"^\s*return;",
+     "HA-OpLog mode: a durable callback that finds its tenant or object gone, or its replicas or task changed, "
+     "since its entry: only a call between the op and its callback does that, and the target settles the log "
+     "after every op (exploring that window is a later step)"),
     ("BatchEvict", r"tenant_it = shard->tenants\.erase\(tenant_it\)",
      "a tenant that pass 2A leaves without objects: where the lane ran pass 2A, its tenant kept other objects"),
     ("BatchRemove", r"IsValid|OBJECT_NOT_FOUND",
