@@ -239,10 +239,11 @@ std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
     const Op& failing = trace.steps[step].op;
     if (failing.kind == OpKind::Restore)
       met.push_back(snapshots > (failing.fail_first_candidate ? 1u : 0u) ? "restore_applied" : "restore_started_empty");
-    std::vector<KeyId> keys = failing.keys;
-    std::sort(keys.begin(), keys.end());
-    if (is_batch(failing.kind) && std::adjacent_find(keys.begin(), keys.end()) != keys.end())
-      met.push_back("batch_repeats_key");
+    if (is_batch(failing.kind)) {
+      std::vector<KeyId> keys = failing.keys;
+      std::sort(keys.begin(), keys.end());
+      if (std::adjacent_find(keys.begin(), keys.end()) != keys.end()) met.push_back("batch_repeats_key");
+    }
   }
   if (step < trace.steps.size() && at_task_timeout(trace, step)) met.push_back("at_task_timeout");
   if (end_after_copy_end(trace, step)) met.push_back("end_after_copy_end");

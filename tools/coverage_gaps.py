@@ -66,6 +66,13 @@ STRICTLY_OUTSIDE = {"HA standby and promotion (not driven yet)", "DFS eviction (
 GUARD = (r"INTERNAL_ERROR|AccountingMismatch|LogTenantQuota|mismatch|throw |overflow"
          r"|numeric_limits<uint64_t>::max\(\)|assert\(")
 
+# Two reasons several rows give: the window HA-OpLog mode's settling closes,
+# and a log the in-memory store never refuses.
+HA_WINDOW = ("HA-OpLog mode, between an op and its log entries' durable callbacks: the Mooncake target settles the "
+             "log after every op, so no call meets the window (exploring it is a later step)")
+LOG_REFUSED = ("a write to the operation log that fails: the harness's in-memory log store never fails and no call "
+               "reserves 1,024 entries (a failing store is a later step)")
+
 # Blocks of the public API's reach that a campaign did not execute, by
 # function and a mark of the block (or its enclosing condition): the reason.
 # A reason that starts with "guard:" files the block as a guard.
@@ -147,8 +154,7 @@ REASONS = [  # (function names, mark in the block's first statement or nearest c
     ("UpsertStart", r"OBJECT_REPLICA_BUSY|object_replica_busy",
      "an Upsert of an object whose replica is busy with an offload or a copy: both are driven, not yet aimed at"),
     ("CopyEnd|CopyRevoke", r"durable_cleanup_pending",
-     "HA-OpLog mode, between an op and its log entries' durable callbacks: the Mooncake target settles the log "
-     "after every op, so no call meets the window (exploring it is a later step)"),
+     HA_WINDOW),
     ("CopyEnd|CopyRevoke", r"MOVE instead of COPY",
      "a Copy End or Revoke of a key whose task is a Move: the harness drives no Move (MoveStart, MoveEnd, MoveRevoke)"),
     ("RemoveAll", r"get_local_disk_client_id",
@@ -159,18 +165,15 @@ REASONS = [  # (function names, mark in the block's first statement or nearest c
     ("BatchEvictDiskReplica", r"",
      "a client's report that it evicted disk replicas: the harness's local-disk holder never evicts"),
     ("GetReplicaList|BatchGetReplicaList", r"REMOVED",
-     "HA-OpLog mode, between an op and its log entries' durable callbacks: the Mooncake target settles the log "
-     "after every op, so no call meets the window (exploring it is a later step)"),
+     HA_WINDOW),
     ("PutStart|UpsertStart|BatchRemove", r"cleanup_plan\.removed_ids",
      "lane: the stale-handle cleanup of an object an unmount left without a valid replica, before the unmount's "
      "sweep (the replica-cleanup worker's): the sequential adapter sweeps inside UnmountSegment, so only a call "
      "that overlaps the unmount meets it"),
     (".*", r"persist_result|persist_err|OpLog persist|OpLog queue failed|!reservation\b|persist_evict_oplog_or_skip",
-     "a write to the operation log that fails: the harness's in-memory log store never fails and no call reserves "
-     "1,024 entries (a failing store is a later step)"),
+     LOG_REFUSED),
     ("PutStart", r"if \(!err\) \{",  # PersistRemoveForHA's refusal
-     "a write to the operation log that fails: the harness's in-memory log store never fails and no call reserves "
-     "1,024 entries (a failing store is a later step)"),
+     LOG_REFUSED),
     ("PutStart|UpsertStart", r"OBJECT_ALREADY_EXISTS\);[\s\S]*enable_oplog_",
      "HA-OpLog mode: a Start that meets an object whose stale handles the unmount's sweep has not taken yet (a "
      "call that overlaps the unmount): the concurrency lane reaches it without the log, and does not run the mode"),
