@@ -155,6 +155,8 @@ mc_feature_if_text(OBJECT_META_BATCH MC_RPC_TEXT "struct ObjectMeta")
 mc_feature_if_text(HARD_PIN MC_MS_TEXT "IsHardPinned")
 # HA-OpLog mode (oplog_mode.h): a writer factory the adapter can hand MasterService.
 mc_feature_if_text(OPLOG_WRITER_FACTORY MC_MS_TEXT "SetBatchOpLogWriterFactoryForTesting")
+# Failover in that mode: a standby's snapshot restored into a new master.
+mc_feature_if_text(STANDBY_RESTORE MC_MS_TEXT "RestoreFromStandbySnapshot")
 
 # --- Compile flags of Mooncake's master_service.cpp --------------------------
 set(MC_CC "${MC_BUILD}/compile_commands.json")

@@ -46,6 +46,7 @@ Outcome Model::dispatch(const Op& op, Time now) {
     case OpKind::Cleanup: return cleanup(now);
     case OpKind::Snapshot: return snapshot();
     case OpKind::Restore: return restore(op, now);
+    case OpKind::Failover: return failover(now);
     case OpKind::Advance: return Outcome{};
     case OpKind::BatchExist:
     case OpKind::BatchGet:

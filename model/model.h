@@ -338,6 +338,10 @@ class Model {
   void restore_discarded(const SnapshotImage& image);
   void restore_segments(const std::vector<MountState>& segments);
   void restore_leaving();
+  void reset_for_restore();
+  // failover.cpp (rules failover.*)
+  Outcome failover(Time now);
+  void reinstate_committed(ObjectId id, const Object& saved, Time now);
   // segments.cpp
   Outcome unmount(const Op& op);
   Outcome mount(const Op& op);

@@ -76,6 +76,7 @@ inline constexpr uint32_t kBatchFields = kFieldTenant | kFieldKeys;
   X(Cleanup, "cleanup", Master, 5, 0)                                                               \
   X(Snapshot, "snapshot", Master, 2, 0)                                                             \
   X(Restore, "restore", Master, 2, kFieldRestore)                                                   \
+  X(Failover, "failover", Master, 0, 0)                                                             \
   X(Advance, "advance", Clock, 16, kFieldAdvance)                                                   \
   X(BatchExist, "batch_exist", Read, 2, kBatchFields)                                               \
   X(BatchGet, "batch_get", Read, 3, kBatchFields)                                                   \

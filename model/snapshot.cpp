@@ -50,16 +50,21 @@ void Model::restore_leaving() {
     if (segments_[s].leaving) unmount_segment(s);
 }
 
-Outcome Model::restore(const Op& op, Time now) {
-  const ProfileRules rules = rules_for(config_.profile);
-  // MetadataSerializer::Reset: every object goes (destructors -1), the index
-  // is cleared, and so are group routes and the retention table.
+// MetadataSerializer::Reset: every object goes (destructors -1), the index
+// is cleared, and so are group routes and the retention table (PR 2835 rule
+// 9: it is not durable). A failover starts its new master the same way.
+void Model::reset_for_restore() {
   while (!objects_.empty()) erase_object(&objects_.unordered().back());
   groups_needing_refresh_.clear();
   release_discarded(kTimeMax);
   if (!retention_.empty()) hits_.hit(Rule::Pr2835Restore);
   retention_.clear();
   retained_group_count_ = 0;
+}
+
+Outcome Model::restore(const Op& op, Time now) {
+  const ProfileRules rules = rules_for(config_.profile);
+  reset_for_restore();
   size_t skip = 0;
   if (op.fail_first_candidate) {
     hits_.hit(Rule::RestoreFallback);

@@ -2,7 +2,7 @@
 // changes only by an explicit write commit (the End that makes the object go
 // from zero to one complete replica), by removal, or by expiry once now >= D.
 // Duplicate and later Ends never refresh it; an Upsert Start only carries it
-// (same value) or drops it when expired; restore is P9's business.
+// (same value) or drops it when expired; restore and failover are P9's business.
 #include "property.h"
 
 namespace pinsim {
@@ -11,7 +11,7 @@ PINSIM_PROPERTY(DeadlineChangesOnlyByCommit, "P4", "RFC 3028 rules 1, 2: a deadl
                 kCapObjects | kCapDeadline)
 
 std::optional<std::string> DeadlineChangesOnlyByCommit::check(const StepContext& s) const {
-  if (s.op.kind == OpKind::Restore) return std::nullopt;
+  if (s.op.kind == OpKind::Restore || s.op.kind == OpKind::Failover) return std::nullopt;
   for (const ObjectView& a : s.after.objects) {
     const ObjectView* b = find_object(s.before, a.id);
     const std::optional<Time> old = b ? b->deadline : std::nullopt;

@@ -20,7 +20,7 @@ bool written_by(const Op& op, ObjectId id) { return is_start(element_kind(op.kin
 }  // namespace
 
 std::optional<std::string> HardPin::check(const StepContext& s) const {
-  if (s.op.kind == OpKind::Restore) return std::nullopt;  // the snapshot's objects come back (P9)
+  if (s.op.kind == OpKind::Restore || s.op.kind == OpKind::Failover) return std::nullopt;  // objects come back (P9)
   for (const ObjectView& b : s.before.objects) {
     if (written_by(s.op, b.id)) continue;
     const ObjectView* a = find_object(s.after, b.id);

@@ -15,7 +15,7 @@ namespace {
 
 bool restores(const Trace& t) {
   return std::any_of(t.steps.begin(), t.steps.end(), [](const TraceStep& s) {
-    return s.op.kind == OpKind::Snapshot || s.op.kind == OpKind::Restore;
+    return s.op.kind == OpKind::Snapshot || s.op.kind == OpKind::Restore || s.op.kind == OpKind::Failover;
   });
 }
 

@@ -76,6 +76,7 @@ void quotas(Choices& c, WorkloadConfig& w, Config& m) {
 
 void restore(Choices&, WorkloadConfig& w, Config&) {
   at_least(w, {OpKind::PutStart, OpKind::PutEnd, OpKind::Snapshot, OpKind::Restore, OpKind::Advance}, 10);
+  at_least(w, {OpKind::Failover}, 4);  // in HA-OpLog mode's seeds (draw_seed clears it in the others)
 }
 
 void pressure(Choices& c, WorkloadConfig& w, Config& m) {
@@ -244,7 +245,7 @@ constexpr Preset kPresets[] = {
     {"pins", "soft pins across upserts, preemption and revoke, often with no room left", &pins},
     {"quotas", "multi-tenant mode: several tenants under tight quotas, quota eviction (of groups too), hard pins, "
                "policies set and deleted at run time", &quotas},
-    {"restore", "snapshots and restores between writes", &restore},
+    {"restore", "snapshots and restores between writes (and failovers in HA-OpLog mode)", &restore},
     {"pressure", "eviction under memory pressure on small segments", &pressure},
     {"retention", "group retention at a small admission cap", &retention},
     {"expiry", "short pins, aimed advances and cleanup", &expiry},

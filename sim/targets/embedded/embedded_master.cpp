@@ -28,9 +28,10 @@ Outcome EmbeddedMaster::apply(const Op& op, Time now) {
   do {
     if (now < last) return Outcome::of(ErrorCode::INVALID_PARAMS);  // time never goes back
   } while (now != last && !last_now_.compare_exchange_weak(last, now));
-  if (op.kind == OpKind::Snapshot || op.kind == OpKind::Restore) {
+  if (op.kind == OpKind::Snapshot || op.kind == OpKind::Restore || op.kind == OpKind::Failover) {
     if (!supports(op)) return Outcome::of(ErrorCode::UNSUPPORTED);  // none with the local-disk tier
     std::unique_lock exclusive(snapshot_mutex_);
+    if (op.kind == OpKind::Failover) return failover(now);
     return op.kind == OpKind::Snapshot ? snapshot() : restore(op, now);
   }
   std::shared_lock shared(snapshot_mutex_);
@@ -80,7 +81,8 @@ Outcome EmbeddedMaster::apply(const Op& op, Time now) {
     case OpKind::PromotionEnd: return promotion_end(op);
     case OpKind::Advance: return Outcome{};
     case OpKind::Snapshot:
-    case OpKind::Restore: break;  // taken above, under the exclusive lock
+    case OpKind::Restore:
+    case OpKind::Failover: break;  // taken above, under the exclusive lock
   }
   return Outcome::of(ErrorCode::INVALID_PARAMS);
 }

@@ -43,9 +43,10 @@ class EmbeddedMaster final : public Target {
   Capabilities capabilities() const override { return kCapAll | kCapThreadSafe; }
   // The second eviction pass starts at a shard of its own (eviction.cpp).
   bool eviction_order_unspecified() const override { return true; }
-  // With the local-disk tier, no snapshot nor restore (the workload draws none there).
+  // With the local-disk tier, no snapshot, restore nor failover (the workload draws none there).
   bool supports(const Op& op) const override {
-    return !config_.local_disk || (op.kind != OpKind::Snapshot && op.kind != OpKind::Restore);
+    return !config_.local_disk ||
+           (op.kind != OpKind::Snapshot && op.kind != OpKind::Restore && op.kind != OpKind::Failover);
   }
   Outcome apply(const Op& op, Time now) override;
   View view(Time now) const override;
@@ -317,7 +318,11 @@ class EmbeddedMaster final : public Target {
   Outcome snapshot();
   Outcome restore(const Op& op, Time now);
   void reset_state(bool clear_index);
-  void decode(const SnapshotImage& image, Time now);
+  void decode(const SnapshotImage& image, Time now, bool restore_rules);
+  void finish_restore();
+  // failover.cpp
+  Outcome failover(Time now);
+  SnapshotImage standby_image(Time now) const;
 
   const Config config_;
   const Faults faults_;

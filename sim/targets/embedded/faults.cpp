@@ -7,7 +7,7 @@ namespace pinsim::embedded {
 
 namespace {
 
-constexpr std::array<FaultInfo, 29> kFaults{{
+constexpr std::array<FaultInfo, 30> kFaults{{
     {"F1", "reads renew the soft pin (the pre-#2909 behaviour)", &Faults::f1_reads_renew_soft_pin},
     {"F2", "cleanup clears a pin without the deadline-equality check (stale index entry)",
      &Faults::f2_cleanup_skips_deadline_check},
@@ -56,6 +56,8 @@ constexpr std::array<FaultInfo, 29> kFaults{{
     {"F29", "the reaper ends an expired promotion but keeps its staged replica, PROCESSING for good "
      "(DiscardExpiredProcessingReplicas' free dropped; rule local.expiry)", &Faults::f29_reaper_keeps_staged_replica,
      FaultLane::Sequential, "local"},
+    {"F30", "a failover's standby applies a write in flight as committed: its PROCESSING replicas come back COMPLETE "
+     "(rule failover.standby)", &Faults::f30_failover_keeps_write_in_flight},
 }};
 
 }  // namespace

@@ -39,6 +39,7 @@ struct Faults {
   bool f27_quota_rejection_per_attempt = false;     // F27
   bool f28_preemption_keeps_dfs_slot = false;       // F28
   bool f29_reaper_keeps_staged_replica = false;     // F29
+  bool f30_failover_keeps_write_in_flight = false;  // F30
   bool operator==(const Faults&) const = default;
 };
 

@@ -168,6 +168,13 @@ uint64_t ObjectMetadata::complete_memory_bytes() const {
   return size * static_cast<uint64_t>(n);
 }
 
+uint64_t ObjectMetadata::write_memory_bytes() const {
+  const auto n = std::count_if(replicas.begin(), replicas.end(), [](const Replica& r) {
+    return !r.copy && r.kind == ReplicaKind::Memory;
+  });
+  return size * static_cast<uint64_t>(n);
+}
+
 uint32_t ObjectMetadata::viable_pending_replicas() const {
   if (!pending) return 0;
   uint32_t n = 0;

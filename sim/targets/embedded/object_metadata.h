@@ -114,6 +114,7 @@ class ObjectMetadata {
   bool has_evictable_memory() const;
   bool memory_processing() const;           // a memory replica of the write (not a copy's) is PROCESSING
   uint64_t complete_memory_bytes() const;   // size x COMPLETE memory replicas, a copy's targets aside
+  uint64_t write_memory_bytes() const;      // size x the write's memory replicas (a copy's targets aside)
   uint32_t viable_pending_replicas() const;
 
  private:

@@ -61,7 +61,10 @@ void EmbeddedMaster::reset_state(bool clear_index) {
 }
 
 // Deserialize + ApplySnapshotState for one candidate.
-void EmbeddedMaster::decode(const SnapshotImage& image, Time now) {
+// A restore (`restore_rules`) keeps an object whose replicas are all COMPLETE
+// and whose lease or pin is live; a failover's standby image keeps one with
+// a COMPLETE replica, PROCESSING ones kept as its write left them.
+void EmbeddedMaster::decode(const SnapshotImage& image, Time now, bool restore_rules) {
   const ProfileRules rules = rules_for(config_.profile);
   {
     std::lock_guard lock(alloc_mutex_);
@@ -84,7 +87,10 @@ void EmbeddedMaster::decode(const SnapshotImage& image, Time now) {
     });
     const bool lease_live = now < rec.lease;
     const bool pinned = rules.pinned_object_survives_expired_lease && deadline.has_value();
-    if (!complete || !(lease_live || pinned)) continue;
+    const bool committed = std::any_of(replicas.begin(), replicas.end(), [](const Replica& r) {
+      return r.status == ReplicaStatus::Complete;
+    });
+    if (restore_rules ? !complete || !(lease_live || pinned) : !committed) continue;
     const size_t shard = home_shard(rec.id, rec.group);
     Shard& s = shards_[shard];
     auto md = std::make_unique<ObjectMetadata>(gauge_, deadline, faults_.f3_gauge_double_decrement);
@@ -96,6 +102,7 @@ void EmbeddedMaster::decode(const SnapshotImage& image, Time now) {
     md->group = rec.group;
     md->hard_pinned = rec.hard_pinned;
     md->checksum = rec.checksum;
+    md->processing = !complete;  // a failover's: what is left of the write is reaped from now on
     {
       std::lock_guard lock(alloc_mutex_);
       for (const Replica& r : replicas) segments_.hold(r.segment, rec.size);
@@ -116,7 +123,7 @@ Outcome EmbeddedMaster::restore(const Op& op, Time now) {  // snapshot_mutex_ he
   reset_state(true);
   Outcome out = Outcome::of(ErrorCode::INTERNAL_ERROR);  // no usable candidate: start empty
   for (size_t i = snapshots_.size(), tried = 0; i-- > 0; ++tried) {
-    decode(snapshots_[i], now);
+    decode(snapshots_[i], now, true);
     if (op.fail_first_candidate && tried == 0) {
       // F12: the reset after a failed candidate skips the index Clear, so the
       // candidate's registrations outlive its objects.
@@ -126,20 +133,28 @@ Outcome EmbeddedMaster::restore(const Op& op, Time now) {  // snapshot_mutex_ he
     out = Outcome{};
     break;
   }
+  if (out.code != ErrorCode::OK) {  // an empty master: the clients mount their segments again
+    std::lock_guard lock(alloc_mutex_);
+    segments_.set_records(std::vector<SegmentRecord>(config_.segments.size()));
+  }
+  finish_restore();
+  return out;
+}
+
+// After the objects are back: a segment that was not ready (leaving) is
+// unmounted (ApplySnapshotState), and the metrics, the soft-pin gauge and the
+// tenant charges are rebuilt from the survivors.
+void EmbeddedMaster::finish_restore() {
   std::vector<uint32_t> leaving;
   {
     std::lock_guard lock(alloc_mutex_);
-    if (out.code != ErrorCode::OK)  // an empty master: the clients mount their segments again
-      segments_.set_records(std::vector<SegmentRecord>(config_.segments.size()));
     for (uint32_t s = 0; s < config_.segments.size(); ++s)
       if (segments_.record(s).leaving) leaving.push_back(s);
   }
-  // ApplySnapshotState: a segment that was not ready (leaving) is unmounted.
   for (uint32_t s : leaving) unmount_segment(s);
   if (config_.multi_tenant) quotas_.SetCapacity(memory_capacity());
-  gauge_.rebuild(static_cast<int64_t>(index_.registration_count()));  // metrics rebuilt after restore
+  gauge_.rebuild(static_cast<int64_t>(index_.registration_count()));
   rebuild_quota_usage();
-  return out;
 }
 
 }  // namespace pinsim::embedded

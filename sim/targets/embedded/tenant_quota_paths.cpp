@@ -96,9 +96,11 @@ std::vector<UsageView> EmbeddedMaster::ledger_usage() const {
   return out;
 }
 
-// RebuildTenantQuotaUsageFromMetadata, after a restore (snapshot_mutex_ held
-// exclusively): every ledger holds its object's memory, which is all
-// COMPLETE, and every account the sum of its tenant's; a tenant with
+// RebuildTenantQuotaUsageFromMetadata, after a restore or a failover
+// (snapshot_mutex_ held exclusively): every ledger holds its object's memory
+// (a restore's is all COMPLETE; a failover keeps PROCESSING replicas of a
+// write, whose memory is held too: rule tenant.charge, as the model charges
+// it), and every account the sum of its tenant's; a tenant with
 // restored objects and no policy gets an account without one (Mooncake's
 // orphan quota state), so the charges are released as the objects go.
 void EmbeddedMaster::rebuild_quota_usage() {
@@ -107,8 +109,8 @@ void EmbeddedMaster::rebuild_quota_usage() {
   for (Shard& s : shards_) {
     for (auto& [id, md] : s.objects) {
       quotas_.GetOrCreate(id.tenant);
-      md->quota.Rebuild(md->complete_memory_bytes());
-      usage[id.tenant] += md->complete_memory_bytes();
+      md->quota.Rebuild(md->write_memory_bytes());
+      usage[id.tenant] += md->write_memory_bytes();
     }
   }
   quotas_.ForEach([&](TenantId tenant, TenantQuotaAccount& account) {

@@ -187,12 +187,13 @@ bool dfs_as_configured(const mc::MasterService& service, const Config& c, const 
 }
 
 // A constructed master with its background threads stopped, at virtual time
-// 0; nullptr with `error` set when MasterService refuses the configuration.
+// `at` (0 but for a failover's new primary); nullptr with `error` set when MasterService refuses the configuration.
 // A configuration with DFS slots is constructed with DFS on (the
 // environment of dfs_environment.h around the constructor), any other with
 // DFS off; both are checked after.
-std::unique_ptr<mc::MasterService> construct(const Config& c, const std::string& policy_file, std::string* error) {
-  set_now(0);
+std::unique_ptr<mc::MasterService> construct(const Config& c, const std::string& policy_file, std::string* error,
+                                             Time at = 0) {
+  set_now(at);
   mooncake_clock::use_virtual_time();
   std::unique_ptr<mc::MasterService> service;
   std::string root;
@@ -451,7 +452,7 @@ class MooncakeTarget final : public Target {
   ~MooncakeTarget() override {
     set_now(last_now_.load());
     if (service_) settle();  // a kept master starts its next run swept
-    if (service_ && !keep(config_, service_, policy_file_)) {
+    if (service_ && (failed_over_ || !keep(config_, service_, policy_file_))) {
       const mooncake_clock::SleepsCut cut;
       service_.reset();
       zero_memory_metrics();  // what it held, for a kept master taken next
@@ -841,6 +842,8 @@ class MooncakeTarget final : public Target {
       case OpKind::Restore:
         return Outcome::of(ErrorCode::UNSUPPORTED);
 #endif
+      case OpKind::Failover:
+        return failover(now);
       case OpKind::Advance:
         return Outcome{};
       case OpKind::Unmount:
@@ -920,7 +923,7 @@ class MooncakeTarget final : public Target {
       case OpKind::SetQuota: case OpKind::DeleteQuota: case OpKind::Unmount: case OpKind::Mount:
       case OpKind::GracefulUnmount:
         return Touches::Held;
-      case OpKind::RetainGroups: case OpKind::Restore:
+      case OpKind::RetainGroups: case OpKind::Restore: case OpKind::Failover:
         return Touches::All;
     }
     return Touches::All;
@@ -936,7 +939,7 @@ class MooncakeTarget final : public Target {
       const std::lock_guard lock(bookkeeping_);
       all_dirty_ = true;  // other trees: the routing argument above is made for main only
       named_tenants_.insert(op.object.tenant);
-      if (op.kind == OpKind::Restore) list_tenants_ = true;
+      if (op.kind == OpKind::Restore || op.kind == OpKind::Failover) list_tenants_ = true;
       return;
     }
     if (what == Touches::Held) return touch_held(op.object.tenant);
@@ -1401,7 +1404,7 @@ class MooncakeTarget final : public Target {
       case OpKind::UpsertEnd: case OpKind::UpsertRevoke: case OpKind::Get: case OpKind::Exist:
       case OpKind::Remove: case OpKind::RemoveAll: case OpKind::RemoveByRegex: case OpKind::RetainGroups:
       case OpKind::Evict:
-      case OpKind::Cleanup: case OpKind::Snapshot: case OpKind::Restore: case OpKind::Advance:
+      case OpKind::Cleanup: case OpKind::Snapshot: case OpKind::Restore: case OpKind::Failover: case OpKind::Advance:
       case OpKind::SetQuota: case OpKind::DeleteQuota: case OpKind::Unmount: case OpKind::Mount:
       case OpKind::GracefulUnmount: case OpKind::CopyStart: case OpKind::CopyEnd: case OpKind::CopyRevoke:
       case OpKind::Propose: case OpKind::OffloadTake: case OpKind::OffloadEnd: case OpKind::PromotionStart:
@@ -1566,6 +1569,59 @@ class MooncakeTarget final : public Target {
   }
 #endif
 
+#if PINSIM_MC_HAS_STANDBY_RESTORE
+  // Failover (README, "Failover"): a standby reads the whole log; the
+  // primary goes; a new MasterService of the same configuration, at this
+  // virtual time, continues the log in the same store, takes the standby's
+  // export (RestoreFromStandbySnapshot) and each client remounts the
+  // segments it had mounted (ReMountSegment), as a client does on finding a
+  // new master; a segment leaving is not remounted. The process-wide memory
+  // metrics start at zero, as a new process's; the View's counters are the
+  // run's, across masters. The new master is never kept for another run:
+  // the standby restore leaves state a kept master's reset does not clear.
+  Outcome failover(Time now) {
+    if (!oplog_) return Outcome::of(ErrorCode::UNAVAILABLE_IN_CURRENT_MODE);
+    mc::StandbySnapshot standby;
+    std::string error;
+    if (!mooncake_oplog::read_standby(*oplog_, &standby, &error)) throw std::runtime_error("mooncake target: " + error);
+    const std::map<mc::UUID, std::vector<mc::Segment>> remounts = mounted_by_owner();
+    {
+      const mooncake_clock::SleepsCut cut;
+      service_.reset();
+    }
+    failed_over_ = true;
+    sweep_pending_ = false;
+    if (!(service_ = construct(config_, policy_file_, &error, now)) ||
+        !(oplog_ = mooncake_oplog::install_continuing(*service_, *oplog_, &error)))
+      throw std::runtime_error("mooncake target: the new primary did not start: " + error);
+    zero_memory_metrics();
+    zero_segment_metrics();
+    auto restored = service_->RestoreFromStandbySnapshot(standby.objects, standby.oplog_sequence_id, standby.segments);
+    Outcome out = outcome_of(restored);
+    for (const auto& [client, segments] : remounts) {
+      const Outcome r = outcome_of(service_->ReMountSegment(segments, client));
+      if (out.code == ErrorCode::OK) out = r;
+    }
+    return out;
+  }
+
+  // The memory segments mounted and not leaving, by the client that mounted them.
+  std::map<mc::UUID, std::vector<mc::Segment>> mounted_by_owner() {
+    std::vector<mc::UUID> ids;
+    for (size_t i : memory_segments_) ids.push_back(segment_id(i));
+    const auto states = Access::SegmentStates(*service_, ids);
+    std::map<mc::UUID, std::vector<mc::Segment>> out;
+    for (size_t j = 0; j < ids.size(); ++j) {
+      if (states[j].mounted != kMounted) continue;
+      if (auto owner = Access::SegmentOwner(*service_, segment_name(memory_segments_[j])))
+        out[*owner].push_back(segment(memory_segments_[j]));
+    }
+    return out;
+  }
+#else
+  Outcome failover(Time) { return Outcome::of(ErrorCode::UNSUPPORTED); }
+#endif
+
   void rebuild_charges() {
 #if PINSIM_MC_HAS_MULTI_TENANT
     if (config_.multi_tenant) Access::RebuildCharges(*service_);
@@ -1577,6 +1633,7 @@ class MooncakeTarget final : public Target {
 #if PINSIM_MC_HAS_OPLOG_WRITER_FACTORY
   std::shared_ptr<mooncake_oplog::Log> oplog_;  // HA-OpLog mode's log (oplog_mode.h)
 #endif
+  bool failed_over_ = false;                // a failover's new primary: never kept (failover)
   bool defer_sweep_ = false;                // mooncake_defer_unmount_sweep
   std::atomic<bool> sweep_pending_{false};  // an unmount's sweep left for settle (set on an actor's thread)
   std::vector<size_t> memory_segments_;
@@ -1647,7 +1704,9 @@ class MooncakeTarget final : public Target {
 void process_setup() {
   static std::once_flag once;
   std::call_once(once, [] {
-    FLAGS_minloglevel = google::GLOG_FATAL;
+    const char* log = std::getenv("PINSIM_MOONCAKE_LOG");  // 1: Mooncake's own log lines on stderr, to debug
+    const bool logging = log && *log && std::string(log) != "0";
+    FLAGS_minloglevel = logging ? google::GLOG_INFO : google::GLOG_FATAL;
     FLAGS_logtostderr = true;
     FLAGS_v = -1;
     mallopt(M_MXFAST, 0);
@@ -1757,6 +1816,8 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
       // snapshot), so a DFS configuration's master has no snapshots.
       // The local-disk tier is not combined with snapshots yet (README).
       return PINSIM_MC_HAS_SNAPSHOT_CODEC != 0 && config.dfs_slots == 0 && !config.local_disk;
+    case OpKind::Failover:  // HA-OpLog mode's standby (outside it: UNAVAILABLE_IN_CURRENT_MODE, as the model)
+      return PINSIM_MC_HAS_STANDBY_RESTORE != 0 && !config.local_disk;
     case OpKind::Cleanup:  // the task-cleanup cycle: soft-pin expiry, retention prune
       return PINSIM_MC_HAS_CLEANUP != 0 || PINSIM_MC_HAS_RETAIN_GROUPS != 0;
     case OpKind::RetainGroups:

@@ -92,18 +92,25 @@ TEST(MooncakeTarget, MultiTenantModeChargesAndRefusesUnregisteredTenants) {
   EXPECT_GT(v.usage[0].bytes, 0u);
 }
 
+// A target in HA-OpLog mode with k1 written and ended; none where the tree has no such mode.
+std::unique_ptr<Target> ha_target_with_k1() {
+  Config c = main_config();
+  c.ha_oplog = true;
+  auto t = make_where_supported(c, "HA-OpLog");
+  if (!t) return nullptr;
+  EXPECT_EQ(t->apply(put_start(1, 0), 0).code, ErrorCode::OK);
+  EXPECT_EQ(t->apply(simple(OpKind::PutEnd, 1), 0).code, ErrorCode::OK);
+  return t;
+}
+
 // HA-OpLog mode: a Remove leaves its erase to the log entry's durable
 // callback, which the target runs before the op returns (oplog_mode.h), so
 // the View after it shows the object gone, as without the log; a Revoke of a
 // write in flight erases it the same way. A tree without the writer factory
 // refuses the mode.
 TEST(MooncakeTarget, HaOplogModeSettlesEachOpsLogEntries) {
-  Config c = main_config();
-  c.ha_oplog = true;
-  auto t = make_where_supported(c, "HA-OpLog");
+  auto t = ha_target_with_k1();
   if (!t) return;
-  EXPECT_EQ(t->apply(put_start(1, 0), 0).code, ErrorCode::OK);
-  EXPECT_EQ(t->apply(simple(OpKind::PutEnd, 1), 0).code, ErrorCode::OK);
   EXPECT_EQ(t->view(0).objects.size(), 1u);
   Op remove = simple(OpKind::Remove, 1);
   remove.force = true;
@@ -163,6 +170,25 @@ TEST(MooncakeTarget, UnsupportedOpsSayUnsupported) {
   Op nof = put_start(1, 0);
   nof.nof_replicas = 1;
   EXPECT_EQ(t->apply(nof, 0).code, mooncake_target_supports(nof, Config{}) ? ErrorCode::OK : ErrorCode::UNSUPPORTED);
+}
+
+// Failover (README, "Failover"): the standby reads the log, a new primary
+// restores its export and the client remounts: the committed key is
+// readable with a fresh lease, the write in flight is gone.
+TEST(MooncakeTarget, FailoverKeepsCommittedObjectsAndLosesWritesInFlight) {
+  auto t = ha_target_with_k1();
+  if (!t) return;
+  EXPECT_EQ(t->apply(put_start(2, 0), 0).code, ErrorCode::OK);
+  const Outcome failover = t->apply(simple(OpKind::Failover), 5'000);
+  if (failover.code == ErrorCode::UNSUPPORTED) GTEST_SKIP() << "this tree has no RestoreFromStandbySnapshot";
+  EXPECT_EQ(failover.code, ErrorCode::OK);
+  const View v = t->view(5'000);
+  ASSERT_EQ(v.objects.size(), 1u);
+  EXPECT_EQ(v.objects[0].id.key, 1u);
+  EXPECT_EQ(v.objects[0].complete_memory, 1u);
+  EXPECT_EQ(v.objects[0].lease, 15'000);  // the remount's grant: now + the default 10 s
+  EXPECT_EQ(t->apply(simple(OpKind::Get, 1), 5'000).code, ErrorCode::OK);
+  EXPECT_EQ(t->apply(put_start(2, 0), 5'000).code, ErrorCode::OK);  // the old intent is gone
 }
 
 TEST(MooncakeTarget, SnapshotRestoreDropsPinsAndExpiredLeases) {

@@ -11,12 +11,19 @@
 
 #include "ha/kv/ha_kv_backend.h"
 #include "ha/oplog/ordered_oplog_writer.h"
+#if PINSIM_MC_HAS_STANDBY_RESTORE
+#include "ha/oplog/oplog_applier.h"
+#include "ha/oplog/oplog_batch_standby_reader.h"
+#include "ha/standby_metadata_store.h"
+#endif
 #include "master_service_access.h"
 
 namespace pinsim::mooncake_oplog {
 namespace mc = mooncake;
 
 namespace {
+
+constexpr const char* kClusterId = "pinsim";
 
 // The log's store: what etcd holds for a cluster, in a map. Get of a missing
 // key and a transaction whose comparison fails answer as the etcd backend does.
@@ -144,7 +151,7 @@ class SettlingWriter final : public mc::OrderedOpLogWriter {
 
 class Log {
  public:
-  std::shared_ptr<MemoryKv> kv = std::make_shared<MemoryKv>();
+  std::shared_ptr<MemoryKv> kv;
   SettlingWriter* writer = nullptr;  // owned by the master
 };
 
@@ -152,11 +159,14 @@ void configure(mc::MasterServiceConfig& config) {
   config.enable_ha = true;
   config.enable_oplog = true;
   config.ha_backend_type = "etcd";  // the mode's only backend; the store is installed, never dialled
-  config.cluster_id = "pinsim";
+  config.cluster_id = kClusterId;
 }
 
-std::shared_ptr<Log> install(mc::MasterService& service, std::string* error) {
+namespace {
+
+std::shared_ptr<Log> install_on(mc::MasterService& service, std::shared_ptr<MemoryKv> kv, std::string* error) {
   auto log = std::make_shared<Log>();
+  log->kv = std::move(kv);
   mc::test::MasterServiceSnapshotTestBase::SetOpLogWriterFactory(
       service, [weak = std::weak_ptr<Log>(log)](mc::OrderedOpLogWriterConfig config,
                                                 mc::OrderedOpLogWriter::WriteBatchFn write) {
@@ -172,7 +182,41 @@ std::shared_ptr<Log> install(mc::MasterService& service, std::string* error) {
   return log;
 }
 
+}  // namespace
+
+std::shared_ptr<Log> install(mc::MasterService& service, std::string* error) {
+  return install_on(service, std::make_shared<MemoryKv>(), error);
+}
+
 void settle(Log& log) { log.writer->settle(); }
+
+#if PINSIM_MC_HAS_STANDBY_RESTORE
+std::shared_ptr<Log> install_continuing(mc::MasterService& service, const Log& previous, std::string* error) {
+  return install_on(service, previous.kv, error);
+}
+
+bool read_standby(Log& log, mc::StandbySnapshot* out, std::string* error) {
+  mc::StandbyMetadataStore store;
+  mc::OpLogApplier applier(&store, kClusterId);
+  mc::OpLogBatchStandbyReader reader(kClusterId, *log.kv, applier);
+  auto applied = [&] { return applier.GetExpectedSequenceId() - 1; };
+  for (int polls = 0; polls < 1'000; ++polls) {  // each poll reads up to 1,024 batches
+    const mc::OpLogBatchStandbyPollResult r = reader.PollOnce();
+    if (r.error != mc::ErrorCode::OK) {
+      *error = "the standby's poll of the operation log failed: " + std::string(mc::toString(r.error));
+      return false;
+    }
+    if (!r.durable_prefix_present || applied() >= r.durable_prefix.last_seq) {
+      out->oplog_sequence_id = applied();
+      store.Snapshot(out->objects);
+      out->segments = applier.GetSegmentRegistry().GetAllSegments();
+      return true;
+    }
+  }
+  *error = "the standby did not catch up with the operation log's durable prefix";
+  return false;
+}
+#endif
 
 }  // namespace pinsim::mooncake_oplog
 #endif

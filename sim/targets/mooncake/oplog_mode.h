@@ -34,5 +34,19 @@ std::shared_ptr<Log> install(mooncake::MasterService& service, std::string* erro
 // on a thread that holds a lock a callback takes.
 void settle(Log& log);
 
+#if PINSIM_MC_HAS_STANDBY_RESTORE
+// Failover (README.md, "Failover"). What a standby holds once it has read
+// the whole log: Mooncake's OpLogBatchStandbyReader polls the store and its
+// OpLogApplier applies each batch to a StandbyMetadataStore, as
+// HotStandbyService's final catch-up before a promotion does; the export is
+// PromoteAndExportSnapshot's. False with `error` set when a poll fails or the
+// standby does not catch up with the durable prefix.
+bool read_standby(Log& log, mooncake::StandbySnapshot* out, std::string* error);
+
+// Installs on `service` a writer that continues `previous`'s log in the same
+// store (the new primary's writer starts from its durable prefix).
+std::shared_ptr<Log> install_continuing(mooncake::MasterService& service, const Log& previous, std::string* error);
+#endif
+
 }  // namespace pinsim::mooncake_oplog
 #endif
