@@ -170,6 +170,26 @@ bool restore_unmounts_segment(Model& m, const TraceStep& failing) {
   return false;
 }
 
+// Whether the model holds an object none of whose replicas is COMPLETE.
+bool uncommitted(const ObjectView& o) {
+  return o.complete_memory + o.complete_nof + o.complete_disk + o.complete_dfs + o.complete_local == 0;
+}
+bool holds_uncommitted(const Model& m, Time now) {
+  const View v = m.view(now);
+  return std::any_of(v.objects.begin(), v.objects.end(), uncommitted);
+}
+
+// Whether an End `op` the model just answered OK left an object it names
+// with no COMPLETE replica (it completed nothing: its selector named none).
+bool end_completed_nothing(const Model& m, const Op& op, const Outcome& out, Time now) {
+  if (!is_end(element_kind(op.kind)) || out.code != ErrorCode::OK) return false;
+  const View v = m.view(now);
+  const std::vector<ObjectId> named = named_objects(op);
+  return std::any_of(v.objects.begin(), v.objects.end(), [&](const ObjectView& o) {
+    return std::find(named.begin(), named.end(), o.id) != named.end() && uncommitted(o);
+  });
+}
+
 // The conditions read off the model, replayed once through the trace up to
 // the failing step `step`, in this order:
 // "model_quota_evicted": the model ran a quota eviction at `step` (a Start,
@@ -185,12 +205,19 @@ bool restore_unmounts_segment(Model& m, const TraceStep& failing) {
 // call on the key (or a RemoveAll) drops it;
 // "restore_unmounts_segment": `step` is a restore after which a memory
 // segment mounted (or leaving) before it is unmounted in the model (the
-// snapshot it applies had the segment unmounted).
+// snapshot it applies had the segment unmounted);
+// "failover_drops_uncommitted": `step` is a failover, and the model holds an
+// object with no COMPLETE replica before it (a write in flight, or a value
+// an upsert is rewriting), which the failover drops (rule failover.standby);
+// "end_completed_nothing": an End before `step` answered OK and left an
+// object it names with no COMPLETE replica (its selector named none);
+// "quota_evicted_before": a quota eviction ran before `step`.
 void model_conditions(const Trace& trace, size_t step, std::vector<std::string>* met) {
   auto created = Model::create(trace.config);
   Model* model = std::get_if<Model>(&created);
   if (!model) return;
   std::vector<ObjectId> held;  // objects with such a replica, not named since
+  bool ended_nothing = false;
   for (size_t i = 0; i < step && i < trace.steps.size(); ++i) {
     const Op& op = trace.steps[i].op;
     std::erase_if(held, [&](ObjectId id) {
@@ -199,11 +226,14 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
     });
     if (op.kind == OpKind::Unmount)
       for (ObjectId id : processing_on(*model, op)) held.push_back(id);
-    model->apply(op, trace.steps[i].t);
+    const Outcome out = model->apply(op, trace.steps[i].t);
+    ended_nothing = ended_nothing || end_completed_nothing(*model, op, out, trace.steps[i].t);
   }
-  bool preempts = false, quota_evicted = false, admitted = false, unmounts = false;
+  const bool quota_evicted_before = model->hits().count[static_cast<int>(Rule::QuotaEviction)] != 0;
+  bool preempts = false, quota_evicted = false, admitted = false, unmounts = false, drops_uncommitted = false;
   if (step < trace.steps.size()) {
     const TraceStep& failing = trace.steps[step];
+    if (failing.op.kind == OpKind::Failover) drops_uncommitted = holds_uncommitted(*model, failing.t);
     preempts = preempts_write(*model, failing.op);
     const auto before = model->hits().count[static_cast<int>(Rule::QuotaEviction)];
     if (may_evict_for_quota(failing.op.kind)) admitted = admits_past_quota(model->apply(failing.op, failing.t));
@@ -215,6 +245,9 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
   if (preempts) met->push_back("start_preempts_write");
   if (!held.empty()) met->push_back("unmount_takes_processing");
   if (unmounts) met->push_back("restore_unmounts_segment");
+  if (drops_uncommitted) met->push_back("failover_drops_uncommitted");
+  if (ended_nothing) met->push_back("end_completed_nothing");
+  if (quota_evicted_before) met->push_back("quota_evicted_before");
 }
 
 }  // namespace

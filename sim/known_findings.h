@@ -59,7 +59,11 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // unmount before it takes a segment holding a PROCESSING replica of an
 // object no step names from then up to the failing one; "restore_unmounts_segment",
 // the failing step is a restore after which the model has a memory segment
-// unmounted that was mounted or leaving before it.
+// unmounted that was mounted or leaving before it; "failover_drops_uncommitted",
+// the failing step is a failover and the model holds an object with no
+// COMPLETE replica before it, which the failover drops; "end_completed_nothing",
+// an End before it answered OK and left an object it names with no COMPLETE
+// replica; "quota_evicted_before", the model ran a quota eviction before it.
 // The Mooncake concurrency lane computes its own (lane_conditions in
 // sim/targets/mooncake/concurrency_lane.h): "expected_quota_exceeded" as
 // above, and "quota_refused_replacement", a start the model refuses for
@@ -101,6 +105,7 @@ inline constexpr std::string_view kFindingConditions[] = {
     "start_keeps_group",       "replacement_meets_quota", "unmount_frees_quota_for_start",
     "refused_start_preempts_write", "remove_all_counts_unmounted", "lost_write_blocks_start",
     "restore_unmounts_segment", "ha_oplog", "batch_repeats_key",  // sequential conditions, listed last as the newest
+    "failover_drops_uncommitted", "end_completed_nothing", "quota_evicted_before",
 };
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 

@@ -169,12 +169,29 @@ TEST(KnownFindings, ModelQuotaEvictedReplaysTheModelToTheFailingStep) {
   EXPECT_EQ(conditions_met(t, 0), std::vector<std::string>{});  // the first write fits its quota
   const std::vector<std::string> admitted{"model_quota_evicted", "quota_retry_admitted"};
   EXPECT_EQ(conditions_met(t, 2), admitted);                    // k0 makes room for k1
-  EXPECT_EQ(conditions_met(t, 3), std::vector<std::string>{});  // a read evicts nothing
+  EXPECT_EQ(conditions_met(t, 3), std::vector<std::string>{"quota_evicted_before"});  // a read evicts nothing
   t.steps.insert(t.steps.begin() + 2, {0, Op{.kind = OpKind::Get, .object = {0, 0}}, {}, {}});
   EXPECT_EQ(conditions_met(t, 3), std::vector<std::string>{"model_quota_evicted"});  // k0's lease: no room
   t.steps.erase(t.steps.begin() + 2);
   t.config.tenant_quota_bytes = {{0, 128}};
   EXPECT_EQ(conditions_met(t, 2), std::vector<std::string>{});  // both fit
+}
+
+// The failover conditions: an End that completed nothing (its selector named
+// no replica of the object) before the failing step, and a failover that
+// meets an object with no COMPLETE replica in the model.
+TEST(KnownFindings, FailoverConditionsReadTheModel) {
+  Trace t;
+  t.config.ha_oplog = true;
+  t.config.segments = {{ReplicaKind::Memory, 1 << 20}};
+  const Op write{.kind = OpKind::PutStart, .object = {0, 0}, .size = 64, .memory_replicas = 1};
+  Op end{.kind = OpKind::PutEnd, .object = {0, 0}};
+  end.selector = ReplicaSelector::Nof;  // the object has no NoF replica
+  t.steps = {{0, write, {}, {}}, {0, end, {}, {}}, {0, Op{.kind = OpKind::Failover}, {}, {}}};
+  const std::vector<std::string> both{"ha_oplog", "failover_drops_uncommitted", "end_completed_nothing"};
+  EXPECT_EQ(conditions_met(t, 2), both);
+  t.steps[1].op.selector = ReplicaSelector::All;  // the End completes the write
+  EXPECT_EQ(conditions_met(t, 2), std::vector<std::string>{"ha_oplog"});
 }
 
 // A finding confirmed on another tree (also_on) is recognised there too.
