@@ -18,7 +18,7 @@ void MasterService::PutEnd(int x) {
     }
     VLOG(1) << "x=" << x
             << ", action=end";
-    if (standby_) {
+    if (nof_segments_) {
         Persist(x);
     }
     if (!ledger) {
@@ -64,7 +64,7 @@ def main():
     expected = [
         "3 executed statement",          # the second operand of a condition that ran
         "7 verbose logging",             # a VLOG continuation
-        "9 outside: HA standby and promotion",  # no standby is driven
+        "9 outside: NoF segments",       # a mechanism the harness does not run
         "25 reachable: no reason recorded",     # the primary's log is driven (HA-OpLog mode)
         "12 guard: internal-error",      # an INTERNAL_ERROR return
         "15 reachable: no reason recorded",
