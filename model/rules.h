@@ -110,7 +110,7 @@ namespace pinsim {
   X(SegmentRestore, "segment.restore", "RFC 3028 Snapshot and HA semantics; docs/interpretations.md (Segments)",     \
     "a restore brings back the segments mounted when the snapshot was taken")                                       \
   X(FailoverStandby, "failover.standby", "RFC 3028 Snapshot and HA semantics; docs/interpretations.md (Failover)",   \
-    "a failover keeps objects with a COMPLETE replica, a fresh lease, the pin as a restore; no intent, copy") \
+    "a failover keeps objects with a COMPLETE replica, a fresh lease, the pin as a restore; no intent, copy")       \
   X(FailoverNoStandby, "failover.no-standby", "RFC silent; docs/interpretations.md (Failover)",                     \
     "outside HA-OpLog mode there is no standby: UNAVAILABLE_IN_CURRENT_MODE, nothing changes")                      \
   X(SegmentGraceful, "segment.graceful",                                                                       \

@@ -18,7 +18,8 @@ std::optional<std::string> RestoreNormalises::check(const StepContext& s) const 
   const std::string op(to_string(s.op.kind));
   int64_t stored = 0;
   for (const ObjectView& o : s.after.objects) {
-    if (o.deadline && *o.deadline <= s.now) return op + " kept the expired deadline " + show(o.deadline) + " of " + name(o.id);
+    if (o.deadline && *o.deadline <= s.now)
+      return op + " kept the expired deadline " + show(o.deadline) + " of " + name(o.id);
     if (o.deadline && !rules_for(s.config.profile).snapshot_keeps_soft_pin)
       return op + " kept a soft pin under a profile where it is runtime-only (" + name(o.id) + ")";
     if (o.pending) return op + " kept a pending action on " + name(o.id);

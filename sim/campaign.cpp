@@ -26,7 +26,8 @@ void draw_seed(RandomChoices& choices, const SeedOptions& options, WorkloadConfi
     drawn = workload->weights;
     draw_local_disk(side, workload, config);  // the local-disk tier (rules local.*)
     config->ha_oplog = side.chance(25);       // HA-OpLog mode, drawn after the rest so they are as they were
-    if (config->ha_oplog) workload->weights[static_cast<int>(OpKind::Failover)] = 1 + static_cast<uint32_t>(side.pick(2));
+    if (config->ha_oplog)  // a failover needs the mode's standby
+      workload->weights[static_cast<int>(OpKind::Failover)] = 1 + static_cast<uint32_t>(side.pick(2));
   }
   if (options.preset) options.preset->shape(choices, *workload, *config);
   if (config->dfs_slots) config->ha_oplog = false;  // Mooncake refuses DFS with its operation log

@@ -179,15 +179,28 @@ bool holds_uncommitted(const Model& m, Time now) {
   return std::any_of(v.objects.begin(), v.objects.end(), uncommitted);
 }
 
-// Whether an End `op` the model just answered OK left an object it names
-// with no COMPLETE replica (it completed nothing: its selector named none).
-bool end_completed_nothing(const Model& m, const Op& op, const Outcome& out, Time now) {
-  if (!is_end(element_kind(op.kind)) || out.code != ErrorCode::OK) return false;
+const ObjectView* find_object(const View& v, ObjectId id) {
+  for (const ObjectView& o : v.objects)
+    if (o.id == id) return &o;
+  return nullptr;
+}
+
+// Whether the model answered `op` OK for object `id` (a batch: its element's answer).
+bool answered_ok(const Op& op, const Outcome& out, ObjectId id) {
+  if (!is_batch(op.kind) || op.object.tenant != id.tenant) return out.code == ErrorCode::OK;
+  for (size_t k = 0; k < op.keys.size() && k < out.results.size(); ++k)
+    if (op.keys[k] == id.key && out.results[k].code == ErrorCode::OK) return true;
+  return false;
+}
+
+// The objects an End `op` the model just answered OK left with no COMPLETE
+// replica (it completed nothing: its selector named none).
+void ends_completing_nothing(const Model& m, const Op& op, const Outcome& out, Time now, std::vector<ObjectId>* ids) {
+  if (!is_end(element_kind(op.kind)) || out.code != ErrorCode::OK) return;
   const View v = m.view(now);
   const std::vector<ObjectId> named = named_objects(op);
-  return std::any_of(v.objects.begin(), v.objects.end(), [&](const ObjectView& o) {
-    return std::find(named.begin(), named.end(), o.id) != named.end() && uncommitted(o);
-  });
+  for (const ObjectView& o : v.objects)
+    if (std::find(named.begin(), named.end(), o.id) != named.end() && uncommitted(o)) ids->push_back(o.id);
 }
 
 // The conditions read off the model, replayed once through the trace up to
@@ -210,24 +223,36 @@ bool end_completed_nothing(const Model& m, const Op& op, const Outcome& out, Tim
 // object with no COMPLETE replica before it (a write in flight, or a value
 // an upsert is rewriting), which the failover drops (rule failover.standby);
 // "end_completed_nothing": an End before `step` answered OK and left an
-// object it names with no COMPLETE replica (its selector named none);
+// object it names with no COMPLETE replica (its selector named none), and no
+// step since has written its key again (a call naming it answered OK, a
+// removal by pattern that took it);
 // "quota_evicted_before": a quota eviction ran before `step`.
 void model_conditions(const Trace& trace, size_t step, std::vector<std::string>* met) {
   auto created = Model::create(trace.config);
   Model* model = std::get_if<Model>(&created);
   if (!model) return;
   std::vector<ObjectId> held;  // objects with such a replica, not named since
-  bool ended_nothing = false;
+  std::vector<ObjectId> ended_nothing;  // objects an End completed nothing of, not named since
   for (size_t i = 0; i < step && i < trace.steps.size(); ++i) {
     const Op& op = trace.steps[i].op;
-    std::erase_if(held, [&](ObjectId id) {
+    auto named_since = [&](ObjectId id) {
       return touches(op, id) || ((op.kind == OpKind::RemoveAll || op.kind == OpKind::RemoveByRegex) &&
                                  op.object.tenant == id.tenant);
-    });
+    };
+    std::erase_if(held, named_since);
     if (op.kind == OpKind::Unmount)
       for (ObjectId id : processing_on(*model, op)) held.push_back(id);
+    const bool removes_many = op.kind == OpKind::RemoveAll || op.kind == OpKind::RemoveByRegex;
+    const View before = removes_many ? model->view(trace.steps[i].t) : View{};
     const Outcome out = model->apply(op, trace.steps[i].t);
-    ended_nothing = ended_nothing || end_completed_nothing(*model, op, out, trace.steps[i].t);
+    const View after = removes_many ? model->view(trace.steps[i].t) : View{};
+    // A step that writes the object's key again: a call naming it answered OK,
+    // or a removal by pattern that took it (one that finds nothing writes nothing).
+    std::erase_if(ended_nothing, [&](ObjectId id) {
+      if (removes_many) return named_since(id) && find_object(before, id) && !find_object(after, id);
+      return touches(op, id) && answered_ok(op, out, id);
+    });
+    ends_completing_nothing(*model, op, out, trace.steps[i].t, &ended_nothing);
   }
   const bool quota_evicted_before = model->hits().count[static_cast<int>(Rule::QuotaEviction)] != 0;
   bool preempts = false, quota_evicted = false, admitted = false, unmounts = false, drops_uncommitted = false;
@@ -246,7 +271,7 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
   if (!held.empty()) met->push_back("unmount_takes_processing");
   if (unmounts) met->push_back("restore_unmounts_segment");
   if (drops_uncommitted) met->push_back("failover_drops_uncommitted");
-  if (ended_nothing) met->push_back("end_completed_nothing");
+  if (!ended_nothing.empty()) met->push_back("end_completed_nothing");
   if (quota_evicted_before) met->push_back("quota_evicted_before");
 }
 

@@ -63,7 +63,8 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // the failing step is a failover and the model holds an object with no
 // COMPLETE replica before it, which the failover drops; "end_completed_nothing",
 // an End before it answered OK and left an object it names with no COMPLETE
-// replica; "quota_evicted_before", the model ran a quota eviction before it.
+// replica, whose key no step since wrote again; "quota_evicted_before", the model ran a
+// quota eviction before it.
 // The Mooncake concurrency lane computes its own (lane_conditions in
 // sim/targets/mooncake/concurrency_lane.h): "expected_quota_exceeded" as
 // above, and "quota_refused_replacement", a start the model refuses for

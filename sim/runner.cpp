@@ -108,11 +108,16 @@ std::string counters(std::initializer_list<uint64_t> values) {
 }  // namespace
 
 // The first object that differs (missing, unexpected, or one of its fields); empty when none does.
+// An object the target has and the expected View has not is `objects_extra`
+// (a finding that brings objects back must not name a loss); one it lacks is `objects`.
 static Difference object_difference(const View& e, const View& a) {
   const size_t n = std::max(e.objects.size(), a.objects.size());
   for (size_t i = 0; i < n; ++i) {
-    if (i >= e.objects.size())
-      return {"objects", "unexpected object t" + std::to_string(a.objects[i].id.tenant) + "/k" + std::to_string(a.objects[i].id.key)};
+    const bool extra = i >= e.objects.size() || (i < a.objects.size() && a.objects[i].id < e.objects[i].id);
+    if (extra) {
+      const ObjectId id = a.objects[i].id;
+      return {"objects_extra", "unexpected object t" + std::to_string(id.tenant) + "/k" + std::to_string(id.key)};
+    }
     if (i >= a.objects.size() || a.objects[i].id != e.objects[i].id)
       return {"objects", "missing object t" + std::to_string(e.objects[i].id.tenant) + "/k" + std::to_string(e.objects[i].id.key)};
     const ObjectView& x = e.objects[i];

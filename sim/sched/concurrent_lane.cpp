@@ -232,12 +232,13 @@ std::unique_ptr<Policy> policy_for(const ConcurrentSettings& s, Choices& choices
 // and its settlement (separate critical sections, as in Mooncake). A
 // snapshot is atomic, but its image is state no View shows: two orders that
 // both explain a round may differ in it, and the model would go on from one
-// the target did not take (a later restore shows it); a restore needs one.
-// They are drawn again.
+// the target did not take (a later restore shows it); a restore needs one,
+// and so does a failover (it replaces the master between two calls: the lane
+// does not run it concurrently yet). They are drawn again.
 bool atomic_in_lane(const Op& op) {
   switch (op.kind) {
     case OpKind::RemoveAll: case OpKind::RemoveByRegex: case OpKind::SetQuota: case OpKind::DeleteQuota:
-    case OpKind::Snapshot: case OpKind::Restore:
+    case OpKind::Snapshot: case OpKind::Restore: case OpKind::Failover:
       return false;
     default:
       return !is_batch(op.kind);

@@ -20,7 +20,7 @@ constexpr std::array<FaultInfo, 30> kFaults{{
      &Faults::f8_admission_counter_leaks},
     {"F9", "a future member inherits an expired group deadline", &Faults::f9_inherit_expired_retention},
     {"F10", "a duplicate End refreshes the deadline", &Faults::f10_duplicate_end_refreshes},
-    {"F11", "restore keeps an expired deadline active", &Faults::f11_restore_keeps_expired_deadline},
+    {"F11", "restore (and failover) keeps an expired deadline active", &Faults::f11_restore_keeps_expired_deadline},
     {"F12", "a failed restore candidate leaks index registrations", &Faults::f12_failed_restore_leaks_registrations},
     {"F13", "the expiry cycle pops only deadlines < now (off by one at the deadline)", &Faults::f13_expiry_off_by_one},
     {"F14", "eviction treats a stored but expired pin as still active (no now < D test)", &Faults::f14_expired_pin_protects},

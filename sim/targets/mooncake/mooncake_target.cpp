@@ -1569,7 +1569,7 @@ class MooncakeTarget final : public Target {
   }
 #endif
 
-#if PINSIM_MC_HAS_STANDBY_RESTORE
+#if PINSIM_MC_HAS_STANDBY_RESTORE && PINSIM_MC_HAS_OPLOG_WRITER_FACTORY
   // Failover (README, "Failover"): a standby reads the whole log; the
   // primary goes; a new MasterService of the same configuration, at this
   // virtual time, continues the log in the same store, takes the standby's
@@ -1817,7 +1817,7 @@ bool mooncake_target_supports(const Op& op, const Config& config) {
       // The local-disk tier is not combined with snapshots yet (README).
       return PINSIM_MC_HAS_SNAPSHOT_CODEC != 0 && config.dfs_slots == 0 && !config.local_disk;
     case OpKind::Failover:  // HA-OpLog mode's standby (outside it: UNAVAILABLE_IN_CURRENT_MODE, as the model)
-      return PINSIM_MC_HAS_STANDBY_RESTORE != 0 && !config.local_disk;
+      return PINSIM_MC_HAS_STANDBY_RESTORE != 0 && PINSIM_MC_HAS_OPLOG_WRITER_FACTORY != 0 && !config.local_disk;
     case OpKind::Cleanup:  // the task-cleanup cycle: soft-pin expiry, retention prune
       return PINSIM_MC_HAS_CLEANUP != 0 || PINSIM_MC_HAS_RETAIN_GROUPS != 0;
     case OpKind::RetainGroups:
