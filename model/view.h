@@ -2,6 +2,7 @@
 // A target declares which parts it can show (Capabilities); comparisons use
 // the intersection. Vectors are sorted by id so two Views compare directly.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -188,6 +189,13 @@ inline uint64_t cached_objects(const std::vector<ObjectView>& objects) {
   uint64_t n = 0;
   for (const ObjectView& o : objects) n += o.complete_memory > 0 ? 1 : 0;
   return n;
+}
+
+// The object `id` of a View (its objects are sorted by id), or null.
+inline const ObjectView* find_object(const View& v, ObjectId id) {
+  auto it = std::lower_bound(v.objects.begin(), v.objects.end(), id,
+                             [](const ObjectView& o, ObjectId x) { return o.id < x; });
+  return it != v.objects.end() && it->id == id ? &*it : nullptr;
 }
 
 }  // namespace pinsim

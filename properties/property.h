@@ -1,19 +1,12 @@
 // Shared helpers for the properties P1-P14: each
 // property is a StepCheck in its own file, saying which rule it protects.
 #pragma once
-#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "check.h"
 
 namespace pinsim {
-
-inline const ObjectView* find_object(const View& v, ObjectId id) {
-  auto it = std::lower_bound(v.objects.begin(), v.objects.end(), id,
-                             [](const ObjectView& o, ObjectId x) { return o.id < x; });
-  return it != v.objects.end() && it->id == id ? &*it : nullptr;
-}
 
 inline std::string name(ObjectId id) { return object_name(id); }
 inline std::string show(const std::optional<Time>& t) { return t ? std::to_string(*t) : "none"; }

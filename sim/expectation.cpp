@@ -1,7 +1,6 @@
 // Matching a step's state expectation against a View; see expectation.h.
 #include "expectation.h"
 
-#include <algorithm>
 #include <tuple>
 
 namespace pinsim {
@@ -11,11 +10,6 @@ namespace {
 std::string time_or_none(const std::optional<Time>& t) { return t ? std::to_string(*t) : "none"; }
 std::string action_or_none(const std::optional<SoftPinAction>& a) {
   return a ? std::string(to_string(*a)) : "none";
-}
-
-const ObjectView* find(const View& v, ObjectId id) {
-  auto it = std::find_if(v.objects.begin(), v.objects.end(), [&](const ObjectView& o) { return o.id == id; });
-  return it == v.objects.end() ? nullptr : &*it;
 }
 
 // Compares one named field when the capability allows it.
@@ -44,7 +38,7 @@ class Matcher {
 auto as_number = [](auto v) { return std::to_string(v); };
 
 void match_object(Matcher& m, const ObjectExpectation& e, const View& view) {
-  const ObjectView* o = find(view, e.id);
+  const ObjectView* o = find_object(view, e.id);
   const std::string who = object_name(e.id) + ": ";
   const bool want_present = e.present.value_or(true);
   m.field("present", kCapObjects, std::optional<bool>(want_present), o != nullptr, who,

@@ -202,7 +202,8 @@ Difference describe_difference(const View& e, const View& a) {
                                      std::to_string(a.segment_capacity[s])};
   if (e.cached != a.cached)
     return {"cached",
-            "cached-objects gauge: expected " + std::to_string(e.cached) + ", got " + std::to_string(a.cached)};
+            "cached-objects gauge: expected " + std::to_string(static_cast<int64_t>(e.cached)) + ", got " +
+                std::to_string(static_cast<int64_t>(a.cached))};
   if (e.memory_hit_bytes != a.memory_hit_bytes || e.disk_hit_bytes != a.disk_hit_bytes)
     return {"hits", "read-hit bytes (memory, disk): expected " + counters({e.memory_hit_bytes, e.disk_hit_bytes}) +
                         ", got " + counters({a.memory_hit_bytes, a.disk_hit_bytes})};
@@ -220,6 +221,49 @@ Difference describe_difference(const View& e, const View& a) {
   return {};
 }
 
+namespace {
+
+// Calls f(model value, target value, its offset) for each value a row
+// covers: a gauge's one, or each segment's of its two metrics (the offsets
+// sized to the segments both Views have; a new one is 0).
+template <typename F>
+void for_each_offset(const OffsetField& row, const View& vm, View* vt, std::vector<int64_t> (&offsets)[2], F f) {
+  if (row.gauge) {
+    offsets[0].resize(1);
+    auto target = static_cast<int64_t>((*vt).*row.gauge);
+    f(static_cast<int64_t>(vm.*row.gauge), target, offsets[0][0]);
+    (*vt).*row.gauge = static_cast<uint64_t>(target);
+    return;
+  }
+  for (size_t m = 0; m < 2; ++m) {
+    const std::vector<int64_t>& model = vm.*row.metrics[m];
+    std::vector<int64_t>& target = (*vt).*row.metrics[m];
+    offsets[m].resize(std::min(model.size(), target.size()));
+    for (size_t s = 0; s < offsets[m].size(); ++s) f(model[s], target[s], offsets[m][s]);
+  }
+}
+
+// Takes the standing offsets off the target's metrics in `vt`. A value
+// equal to the model's has its offset cleared (a restore that resets the
+// labels ends the offset there), and a row that heals takes a smaller offset
+// of the same sign as its new one. Whether any stand still.
+bool take_off_offsets(const View& vm, View* vt, Offsets* offsets) {
+  bool standing = false;
+  for (size_t r = 0; r < std::size(kOffsetFields); ++r) {
+    const bool heals = kOffsetFields[r].heals;
+    for_each_offset(kOffsetFields[r], vm, vt, offsets->values[r], [&](int64_t model, int64_t& target, int64_t& offset) {
+      const int64_t now = target - model;
+      const bool shrunk = heals && (offset < 0 ? now <= 0 && now >= offset : now >= 0 && now <= offset);
+      if (now == 0 || shrunk) offset = now, target = model;
+      else target -= offset;
+      standing |= offset != 0;
+    });
+  }
+  return standing;
+}
+
+}  // namespace
+
 // The target evicted other objects than the model's key-order scan (in an
 // evict, or in a write's quota eviction): replay the op on the model with the
 // objects the target took scanned first, in each order of them (up to 5: an
@@ -232,11 +276,21 @@ Difference describe_difference(const View& e, const View& a) {
 void Lockstep::follow_eviction_choice(const Op& op, const Model& before, Outcome* om, View* vm, const Outcome& ot,
                                       const View& vt) {
   const Capabilities caps = target_->capabilities();
-  if (*om == ot && same_masked(*vm, vt, caps)) return;
+  // Equal as compare_views will find them: the standing offsets taken off a
+  // copy (the step's comparison takes them off for good).
+  auto agrees = [&](const View& model_view) {
+    if (!offsets_standing_) return same_masked(model_view, vt, caps);
+    const View mm = masked(model_view, caps);
+    View mt = masked(vt, caps);
+    Offsets scratch = offsets_;
+    take_off_offsets(mm, &mt, &scratch);
+    return mm == mt;
+  };
+  if (*om == ot && agrees(*vm)) return;
   std::vector<ObjectId> taken;  // objects that lost memory replicas on the target
   for (const ObjectView& o : model_views_[after_].objects) {
-    auto it = std::find_if(vt.objects.begin(), vt.objects.end(), [&](const ObjectView& x) { return x.id == o.id; });
-    if (it == vt.objects.end() || it->complete_memory < o.complete_memory) taken.push_back(o.id);
+    const ObjectView* t = find_object(vt, o.id);
+    if (t == nullptr || t->complete_memory < o.complete_memory) taken.push_back(o.id);
   }
   std::sort(taken.begin(), taken.end());
   do {
@@ -244,7 +298,7 @@ void Lockstep::follow_eviction_choice(const Op& op, const Model& before, Outcome
     alt_model.scan_first_in_next_eviction(taken);
     const Outcome alt = alt_model.apply(op, now_);
     View alt_view = alt_model.view(now_);
-    if (alt != ot || !same_masked(alt_view, vt, caps)) continue;
+    if (alt != ot || !agrees(alt_view)) continue;
     model_ = std::move(alt_model);
     *om = alt;
     *vm = std::move(alt_view);
@@ -288,25 +342,6 @@ const OffsetField* offset_field(std::string_view field) {
   return nullptr;
 }
 
-// Takes the standing offsets off the target's metrics in `vt`. A segment
-// whose metric equals the model's has its offset cleared (a restore that
-// resets the labels ends the offset there); none left, none stand.
-void Lockstep::take_off_offsets(const View& vm, View* vt) {
-  bool standing = false;
-  for (size_t r = 0; r < std::size(kOffsetFields); ++r)
-    for (size_t m = 0; m < 2; ++m) {
-      const std::vector<int64_t>& model = vm.*kOffsetFields[r].metrics[m];
-      std::vector<int64_t>& target = (*vt).*kOffsetFields[r].metrics[m];
-      std::vector<int64_t>& offset = offsets_[r][m];
-      for (size_t s = 0; s < std::min({model.size(), target.size(), offset.size()}); ++s) {
-        if (target[s] == model[s]) offset[s] = 0;
-        else target[s] -= offset[s];
-        standing |= offset[s] != 0;
-      }
-    }
-  offsets_standing_ = standing;
-}
-
 // The Views differ, or offsets stand: a failure unless the offsets account
 // for the difference, or it is a known offset finding the run goes on past
 // (the offsets of its field then grow by what differs, and the rest must agree).
@@ -314,7 +349,7 @@ std::optional<Failure> Lockstep::compare_views(size_t index, const View& vm, con
   const Capabilities caps = target_->capabilities();
   const View mm = masked(vm, caps);
   View mt = masked(vt, caps);
-  take_off_offsets(mm, &mt);
+  offsets_standing_ = take_off_offsets(mm, &mt, &offsets_);
   if (mm == mt) return std::nullopt;
   const auto failure = [&] {
     const Difference d = describe_difference(mm, mt);
@@ -330,13 +365,10 @@ std::optional<Failure> Lockstep::compare_views(size_t index, const View& vm, con
   if (!known) return f;
   known->step = index;
   went_on_.push_back(std::move(*known));
-  for (size_t m = 0; m < 2; ++m) {
-    const std::vector<int64_t>& model = mm.*row->metrics[m];
-    std::vector<int64_t>& target = mt.*row->metrics[m];
-    std::vector<int64_t>& offset = offsets_[row - kOffsetFields][m];
-    offset.resize(std::min(model.size(), target.size()));
-    for (size_t s = 0; s < offset.size(); ++s) offset[s] += target[s] - model[s], target[s] = model[s];
-  }
+  for_each_offset(*row, mm, &mt, offsets_.values[row - kOffsetFields], [](int64_t model, int64_t& target, int64_t& offset) {
+    offset += target - model;
+    target = model;
+  });
   offsets_standing_ = true;
   if (mm == mt) return std::nullopt;
   return failure();  // another field differs as well

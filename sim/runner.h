@@ -48,16 +48,28 @@ struct Failure {
 // known finding with `goes_on`). A run goes on past such a finding, and
 // compares the field against the model's plus the offset from then on.
 // One row a field: its name (a View difference's field) and the metrics it
-// covers, each a value per memory segment.
+// covers, each a value per memory segment, or one gauge (a count the target
+// reports; a negative one wraps, and the offset is taken modulo 2^64). An
+// offset that `heals` may shrink toward 0 at any step (never grow or change
+// sign): Mooncake counts an object a failover restored uncounted once a call
+// syncs it, and never uncounts it when it goes.
 struct OffsetField {
   std::string_view field;
   std::vector<int64_t> View::*metrics[2];
+  uint64_t View::*gauge;
+  bool heals;
 };
 inline constexpr OffsetField kOffsetFields[] = {
-    {"segment_metrics", {&View::segment_allocated, &View::segment_capacity}},
+    {"segment_metrics", {&View::segment_allocated, &View::segment_capacity}, nullptr, false},
+    {"cached", {nullptr, nullptr}, &View::cached, true},
 };
 // The row of kOffsetFields named `field`, or nullptr.
 const OffsetField* offset_field(std::string_view field);
+// The target's metrics minus the model's, per kOffsetFields row and metric,
+// per segment (a gauge's in [row][0][0]).
+struct Offsets {
+  std::vector<int64_t> values[std::size(kOffsetFields)][2];
+};
 
 // Given a View failure on an offset field, the trace so far (the failing step
 // last) and the target's variant: the known finding the run goes on past
@@ -103,7 +115,6 @@ class Lockstep {
 
  private:
   std::optional<Failure> compare_views(size_t index, const View& vm, const View& vt, Trace* record);
-  void take_off_offsets(const View& vm, View* vt);
   void follow_eviction_choice(const Op& op, const Model& before, Outcome* om, View* vm, const Outcome& ot,
                               const View& vt);
   std::optional<Failure> check_outcome_expectation(const Outcome& expect, const Outcome& got, std::string_view side);
@@ -128,10 +139,9 @@ class Lockstep {
   size_t index_ = 0;
   uint64_t comparisons_ = 0;
   uint64_t unchecked_ = 0;
-  // The target's metrics minus the model's (per kOffsetFields row and
-  // metric, per segment), standing since a finding the run went on past; a
-  // segment's is 0 again once the two agree, and none stand once all are 0.
-  std::vector<int64_t> offsets_[std::size(kOffsetFields)][2];
+  // The offsets standing since a finding the run went on past; a value's is
+  // 0 again once the two agree, and none stand once all are 0.
+  Offsets offsets_;
   bool offsets_standing_ = false;
   std::vector<WentOnPast> went_on_;
 };

@@ -3,7 +3,9 @@
 // does): the run goes on and compares the metric against the offset, so a
 // later step that moves the metric otherwise than the model still fails; a
 // metric back at the model's value ends the offset; another field that
-// differs at the same step still fails; and a replay of the recorded trace
+// differs at the same step still fails; the cached-objects gauge (a count
+// a failover leaves low) stands the same way, its lag allowed to shrink;
+// and a replay of the recorded trace
 // goes on past the same signature, so what came after reproduces.
 #include <gtest/gtest.h>
 
@@ -22,11 +24,14 @@ namespace pinsim {
 namespace {
 
 // After its i-th op, segment 0's allocated-memory metric reads skews[i-1]
-// bytes low (the last entry from then on), and the cached-objects gauge
-// one high after op `cached_from` (0: never).
+// bytes low (the last entry from then on); the reads-served counter (no
+// offset field) one high after op `reads_from` (0: never); the cached-objects
+// gauge off by cached[i-1] (the last entry from then on; below zero it
+// wraps, as a target's negative gauge does).
 struct Skews {
   std::vector<int64_t> allocated;
-  size_t cached_from = 0;
+  size_t reads_from = 0;
+  std::vector<int64_t> cached;
 };
 
 class OffsetTarget final : public Target {
@@ -43,7 +48,9 @@ class OffsetTarget final : public Target {
     View v = inner_->view(now);
     if (applied_ > 0 && !skews_.allocated.empty())
       v.segment_allocated[0] -= skews_.allocated[std::min(applied_, skews_.allocated.size()) - 1];
-    if (skews_.cached_from && applied_ >= skews_.cached_from) ++v.cached;
+    if (skews_.reads_from && applied_ >= skews_.reads_from) ++v.reads_served;
+    if (applied_ > 0 && !skews_.cached.empty())
+      v.cached += static_cast<uint64_t>(skews_.cached[std::min(applied_, skews_.cached.size()) - 1]);
     return v;
   }
 
@@ -129,29 +136,57 @@ TEST(GoesOn, AMetricBackAtTheModelsEndsTheOffset) {
 }
 
 // The offset of step 1 is gone past (the finding asked once), and the
-// cached-objects gauge, off from op `cached_from` on, fails at `step`.
-void expect_gauge_failure(size_t cached_from, size_t step) {
+// reads-served counter, off from op `reads_from` on, fails at `step`.
+void expect_counter_failure(size_t reads_from, size_t step) {
   Counting counting;
-  const auto failure = run({{0, 32}, cached_from}, &counting, 6, nullptr);
+  const auto failure = run({{0, 32}, reads_from}, &counting, 6, nullptr);
   ASSERT_TRUE(failure);
   EXPECT_EQ(failure->step, step);
-  EXPECT_EQ(failure->field, "cached");  // not segment_metrics, which the offset accounts for
+  EXPECT_EQ(failure->field, "reads");  // not segment_metrics, which the offset accounts for
   EXPECT_EQ(counting.asked, 1);
 }
 
 // Another field differs at the step gone past.
-TEST(GoesOn, AnotherFieldAtTheSameStepStillFails) { expect_gauge_failure(2, 1); }
+TEST(GoesOn, AnotherFieldAtTheSameStepStillFails) { expect_counter_failure(2, 1); }
 
 // A later step where another field differs is named by that field.
-TEST(GoesOn, ALaterFailureIsNamedByItsOwnField) { expect_gauge_failure(4, 3); }
+TEST(GoesOn, ALaterFailureIsNamedByItsOwnField) { expect_counter_failure(4, 3); }
 
-// Only an offset field is ever gone past: a gauge off by one is not asked about.
+// Only an offset field is ever gone past: a counter off by one is not asked about.
 TEST(GoesOn, NotAskedAboutOtherFields) {
   Counting counting;
   const auto failure = run({{}, 2}, &counting, 4, nullptr);
   ASSERT_TRUE(failure);
-  EXPECT_EQ(failure->field, "cached");
+  EXPECT_EQ(failure->field, "reads");
   EXPECT_EQ(counting.asked, 0);
+}
+
+// The cached-objects gauge is an offset field of one value: three below the
+// model's (below zero, so the target's count wraps) from step 1 on is gone
+// past once, and its offset heals: it may shrink toward 0, as Mooncake counts
+// the restored objects one by one, but a later step where another field
+// differs, or where the lag grows or changes sign, is a failure of its own.
+TEST(GoesOn, TheCachedGaugeLagMayOnlyShrink) {
+  Counting counting;
+  std::vector<WentOnPast> went_on;
+  EXPECT_FALSE(run({{}, 0, {0, -3, -3, -1, -1, 0}}, &counting, 8, &went_on));
+  EXPECT_EQ(counting.asked, 1);
+  ASSERT_EQ(went_on.size(), 1u);
+  EXPECT_EQ(went_on[0].step, 1u);
+  const struct {
+    Skews skews;
+    size_t step;
+    const char* field;
+  } cases[] = {{{{}, 4, {0, -3}}, 3, "reads"},            // another field
+               {{{}, 0, {0, -3, -2, -3}}, 3, "cached"},   // the lag grows again
+               {{{}, 0, {0, -3, 1}}, 2, "cached"}};       // the lag changes sign
+  for (const auto& c : cases) {
+    Counting once{.go_on = 1};
+    const auto failure = run(c.skews, &once, 6, nullptr);
+    ASSERT_TRUE(failure) << c.step;
+    EXPECT_EQ(failure->step, c.step);
+    EXPECT_EQ(failure->field, c.field);
+  }
 }
 
 // replay() goes on past the findings its trace recorded, as the campaign
@@ -199,6 +234,7 @@ TEST(GoesOn, OnlyAnOffsetFieldsFindingMayGoOn) {
   const std::string head = R"({"format": "pinsim-trace", "version": 1, "config": {}, "steps": [],
       "finding": {"tree": "main", "signatures": [)";
   EXPECT_TRUE(read_trace(head + R"("view/restore/segment_metrics"], "goes_on": true}})", "t").finding->goes_on);
+  EXPECT_TRUE(read_trace(head + R"("view/failover/cached"], "goes_on": true}})", "t").finding->goes_on);
   try {
     read_trace(head + R"("view/restore/objects"], "goes_on": true}})", "t.json");
     FAIL() << "a finding of the objects went on";
