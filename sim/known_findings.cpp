@@ -65,9 +65,13 @@ bool applies_to(const KnownFinding& k, const std::string& variant) {
 
 std::vector<OpKind> ops_used(const Trace& trace, size_t step) {
   std::vector<OpKind> used;
-  for (size_t i = 0; i < trace.steps.size() && i <= step; ++i)
-    if (const OpKind k = trace.steps[i].op.kind; std::find(used.begin(), used.end(), k) == used.end())
-      used.push_back(k);
+  auto use = [&](OpKind k) {
+    if (std::find(used.begin(), used.end(), k) == used.end()) used.push_back(k);
+  };
+  for (size_t i = 0; i < trace.steps.size() && i <= step; ++i) {
+    use(trace.steps[i].op.kind);
+    use(element_kind(trace.steps[i].op.kind));
+  }
   return used;
 }
 
@@ -179,12 +183,6 @@ bool holds_uncommitted(const Model& m, Time now) {
   return std::any_of(v.objects.begin(), v.objects.end(), uncommitted);
 }
 
-const ObjectView* find_object(const View& v, ObjectId id) {
-  for (const ObjectView& o : v.objects)
-    if (o.id == id) return &o;
-  return nullptr;
-}
-
 // Whether the model answered `op` OK for object `id` (a batch: its element's answer).
 bool answered_ok(const Op& op, const Outcome& out, ObjectId id) {
   if (!is_batch(op.kind) || op.object.tenant != id.tenant) return out.code == ErrorCode::OK;
@@ -201,6 +199,18 @@ void ends_completing_nothing(const Model& m, const Op& op, const Outcome& out, T
   const std::vector<ObjectId> named = named_objects(op);
   for (const ObjectView& o : v.objects)
     if (std::find(named.begin(), named.end(), o.id) != named.end() && uncommitted(o)) ids->push_back(o.id);
+}
+
+// The objects with a write in flight (a PROCESSING replica) before a step
+// that does not name them and gone after it: the reaper discarded them whole
+// past the release timeout. A failover, a restore or an unmount drops
+// objects of its own, and a removal by pattern names every key it takes.
+void reaped_by(const Op& op, const View& before, const View& after, std::vector<ObjectId>* ids) {
+  if (op.kind == OpKind::Failover || op.kind == OpKind::Restore || op.kind == OpKind::Unmount ||
+      op.kind == OpKind::RemoveAll || op.kind == OpKind::RemoveByRegex)
+    return;
+  for (const ObjectView& o : before.objects)
+    if (o.processing > 0 && !touches(op, o.id) && !find_object(after, o.id)) ids->push_back(o.id);
 }
 
 // The conditions read off the model, replayed once through the trace up to
@@ -224,15 +234,19 @@ void ends_completing_nothing(const Model& m, const Op& op, const Outcome& out, T
 // an upsert is rewriting), which the failover drops (rule failover.standby);
 // "end_completed_nothing": an End before `step` answered OK and left an
 // object it names with no COMPLETE replica (its selector named none), and no
-// step since has written its key again (a call naming it answered OK, a
-// removal by pattern that took it);
-// "quota_evicted_before": a quota eviction ran before `step`.
+// step since has written its key again (a call naming it answered OK, a read
+// excepted, which writes nothing to the log; a removal by pattern that took it);
+// "quota_evicted_before": a quota eviction ran before `step`;
+// "reaper_discarded_write": the reaper discarded an object whole with its
+// write in flight before `step` (reaped_by), and no step since has written
+// its key again (as for "end_completed_nothing").
 void model_conditions(const Trace& trace, size_t step, std::vector<std::string>* met) {
   auto created = Model::create(trace.config);
   Model* model = std::get_if<Model>(&created);
   if (!model) return;
   std::vector<ObjectId> held;  // objects with such a replica, not named since
-  std::vector<ObjectId> ended_nothing;  // objects an End completed nothing of, not named since
+  std::vector<ObjectId> ended_nothing;  // objects an End completed nothing of, not written since
+  std::vector<ObjectId> reaped;         // objects the reaper discarded whole, not written since
   for (size_t i = 0; i < step && i < trace.steps.size(); ++i) {
     const Op& op = trace.steps[i].op;
     auto named_since = [&](ObjectId id) {
@@ -243,16 +257,21 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
     if (op.kind == OpKind::Unmount)
       for (ObjectId id : processing_on(*model, op)) held.push_back(id);
     const bool removes_many = op.kind == OpKind::RemoveAll || op.kind == OpKind::RemoveByRegex;
-    const View before = removes_many ? model->view(trace.steps[i].t) : View{};
+    const View before = model->view(trace.steps[i].t);
     const Outcome out = model->apply(op, trace.steps[i].t);
-    const View after = removes_many ? model->view(trace.steps[i].t) : View{};
-    // A step that writes the object's key again: a call naming it answered OK,
-    // or a removal by pattern that took it (one that finds nothing writes nothing).
-    std::erase_if(ended_nothing, [&](ObjectId id) {
+    const View after = model->view(trace.steps[i].t);
+    // A step that writes the object's key again: a call naming it answered OK
+    // (not a read: it writes nothing to the log), or a removal by pattern that
+    // took it (one that finds nothing writes nothing).
+    const bool read = op_info(element_kind(op.kind)).cls == OpClass::Read;
+    auto writes_again = [&](ObjectId id) {
       if (removes_many) return named_since(id) && find_object(before, id) && !find_object(after, id);
-      return touches(op, id) && answered_ok(op, out, id);
-    });
+      return !read && touches(op, id) && answered_ok(op, out, id);
+    };
+    std::erase_if(ended_nothing, writes_again);
+    std::erase_if(reaped, writes_again);
     ends_completing_nothing(*model, op, out, trace.steps[i].t, &ended_nothing);
+    reaped_by(op, before, after, &reaped);
   }
   const bool quota_evicted_before = model->hits().count[static_cast<int>(Rule::QuotaEviction)] != 0;
   bool preempts = false, quota_evicted = false, admitted = false, unmounts = false, drops_uncommitted = false;
@@ -273,6 +292,7 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
   if (drops_uncommitted) met->push_back("failover_drops_uncommitted");
   if (!ended_nothing.empty()) met->push_back("end_completed_nothing");
   if (quota_evicted_before) met->push_back("quota_evicted_before");
+  if (!reaped.empty()) met->push_back("reaper_discarded_write");
 }
 
 }  // namespace

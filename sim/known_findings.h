@@ -32,7 +32,9 @@ struct KnownFinding {
 // Whether `k` is a finding of the tree `variant` (found there, or confirmed there too).
 bool applies_to(const KnownFinding& k, const std::string& variant);
 
-// The op kinds `trace` used at or before step `step` (its failing step).
+// The op kinds `trace` used at or before step `step` (its failing step); a
+// batch op also uses its element's kind (a batch upsert start is an upsert
+// start of each of its keys, so a finding that needs one matches either).
 std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 
 // The conditions a finding may name in `when` (kFindingConditions) that
@@ -106,7 +108,7 @@ inline constexpr std::string_view kFindingConditions[] = {
     "start_keeps_group",       "replacement_meets_quota", "unmount_frees_quota_for_start",
     "refused_start_preempts_write", "remove_all_counts_unmounted", "lost_write_blocks_start",
     "restore_unmounts_segment", "ha_oplog", "batch_repeats_key",  // sequential conditions, listed last as the newest
-    "failover_drops_uncommitted", "end_completed_nothing", "quota_evicted_before",
+    "failover_drops_uncommitted", "end_completed_nothing", "quota_evicted_before", "reaper_discarded_write",
 };
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 

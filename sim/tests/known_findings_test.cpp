@@ -53,6 +53,9 @@ TEST(KnownFindings, AFindingThatNeedsAnOpMatchesOnlyInARunThatUsedIt) {
   for (OpKind k : {OpKind::PutStart, OpKind::Restore, OpKind::CopyStart}) t.steps.push_back({0, Op{k}, {}, {}});
   EXPECT_EQ(ops_used(t, 1), (std::vector<OpKind>{OpKind::PutStart, OpKind::Restore}));  // the copy comes after
   EXPECT_EQ(ops_used(t, 2).size(), 3u);
+  t.steps[2].op.kind = OpKind::BatchUpsertStart;  // a batch uses its element's kind too
+  EXPECT_EQ(ops_used(t, 2), (std::vector<OpKind>{OpKind::PutStart, OpKind::Restore, OpKind::BatchUpsertStart,
+                                                 OpKind::UpsertStart}));
 }
 
 // "restore_applied": the failing restore had a snapshot to apply (the newest
@@ -190,6 +193,12 @@ TEST(KnownFindings, FailoverConditionsReadTheModel) {
   t.steps = {{0, write, {}, {}}, {0, end, {}, {}}, {0, Op{.kind = OpKind::Failover}, {}, {}}};
   const std::vector<std::string> both{"ha_oplog", "failover_drops_uncommitted", "end_completed_nothing"};
   EXPECT_EQ(conditions_met(t, 2), both);
+  // A read of the key answered OK writes nothing to the log: the End's PUT_END stands.
+  t.steps.insert(t.steps.begin() + 2, {0, Op{.kind = OpKind::Exist, .object = {0, 0}}, {}, {}});
+  EXPECT_EQ(conditions_met(t, 3), both);
+  t.steps[2].op.kind = OpKind::PutRevoke;  // a revoke answered OK writes the key again
+  EXPECT_EQ(conditions_met(t, 3), std::vector<std::string>{"ha_oplog"});
+  t.steps.erase(t.steps.begin() + 2);
   t.steps[1].op.selector = ReplicaSelector::All;  // the End completes the write
   EXPECT_EQ(conditions_met(t, 2), std::vector<std::string>{"ha_oplog"});
 }
