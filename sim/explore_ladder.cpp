@@ -39,7 +39,7 @@ WorkloadConfig rung_baseline() {
 // loaded machine (docs/status.md). The default universe gets the last half:
 // against the embedded master its depth 2 takes a few seconds and its depth
 // 3 (tens of millions of transitions) no budget of minutes completes, while
-// rung 10's depth 6 takes about 7 s after the 13 s of rungs 1-9.
+// rung 11's depth 6 takes about 7 s after the rungs before it (13 s for rungs 1-9 in session 21).
 const std::vector<LadderRung>& explore_ladder() {
   using M = RungMaster;
   static const std::string one_key =
@@ -69,6 +69,8 @@ const std::vector<LadderRung>& explore_ladder() {
       // read from the disk, the promotion staged, the release timeout passed, the eviction pass that reaps it.
       {"local disk", 1, 1, "put_start,put_end,offload_take,offload_end,evict,get,promotion_start,promotion_end,advance",
        {500}, {601'000}, 0, M::LocalDisk, 9, 33},
+      // A failover while a write is in flight, or after an upsert, a revoke or a removal: what the standby keeps.
+      {"failover", 1, 1, kWrites + ",put_revoke,remove,get,advance,failover", {500}, {1000}, 0, M::HaOpLog, 4, 36},
       // 6 ops: a pin replaced by an upsert, then cleanup at the old deadline (a stale index entry);
       // an End with a checksum, time, an End without one, a read. Only the op kinds these use.
       {"deeper writes", 1, 1, kWrites + ",get,advance,cleanup", {500}, {1, 1000}, 1, M::Defaults, 6, 45},
@@ -110,6 +112,7 @@ const char* master_name(RungMaster m) {
     case RungMaster::Dynamic: return "dynamic replication (disk mode; one read makes a key hot)";
     case RungMaster::Dfs: return "DFS replicas (one slot)";
     case RungMaster::LocalDisk: return "the local-disk tier (the setup client's disk)";
+    case RungMaster::HaOpLog: return "HA-OpLog mode (a standby reads the operation log)";
   }
   return "";
 }
@@ -143,6 +146,7 @@ void apply_master(RungMaster m, WorkloadConfig& w, Config& c) {
       break;
     case RungMaster::Dfs: c.dfs_slots = 1; break;
     case RungMaster::LocalDisk: c.local_disk = true; break;
+    case RungMaster::HaOpLog: c.ha_oplog = true; break;
   }
 }
 

@@ -33,6 +33,7 @@ enum class RungMaster : uint8_t {
   Dynamic,     // dynamic replication (disk mode, two memory segments): one read makes a key hot
   Dfs,         // DFS replicas: an allocator shard of one slot, which half the writes ask for
   LocalDisk,   // the local-disk tier: the setup client's disk takes offloads and stages promotions
+  HaOpLog,     // HA-OpLog mode: the operation log on, so a failover to a standby that read it
 };
 
 struct LadderRung {

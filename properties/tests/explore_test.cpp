@@ -291,14 +291,15 @@ static LadderResult climb_against(const char* fault, std::optional<uint32_t> max
 static std::string_view rung_name(const RungResult* r) { return r ? explore_ladder()[r->index].name : "none"; }
 
 // Every rung capped at depth 3: a fault of the one-key rung, one of a master
-// configuration (quota eviction of a hard pin) and one that needs a group
-// member (two keys) are each found by their rung, as short as there.
+// configuration (quota eviction of a hard pin), one of a failover (a standby
+// that keeps a write in flight) and one that needs a group member (two keys)
+// are each found by their rung, as short as there.
 TEST(ExploreLadder, FindsFaultsInTheirRungs) {
   const struct {
     const char* fault;
     std::string_view rung;
     size_t ops;
-  } cases[] = {{"F4", "one key", 2}, {"F17", "quotas", 3}, {"F9", "two keys", 3}};
+  } cases[] = {{"F4", "one key", 2}, {"F17", "quotas", 3}, {"F30", "failover", 2}, {"F9", "two keys", 3}};
   for (const auto& c : cases) {
     const LadderResult r = climb_against(c.fault, 3);
     ASSERT_TRUE(r.found()) << c.fault;
