@@ -39,7 +39,7 @@ WorkloadConfig rung_baseline() {
 // loaded machine (docs/status.md). The default universe gets the last half:
 // against the embedded master its depth 2 takes a few seconds and its depth
 // 3 (tens of millions of transitions) no budget of minutes completes, while
-// rung 11's depth 6 takes about 7 s after the rungs before it (13 s for rungs 1-9 in session 21).
+// rung 11's depth 6 takes about 7 s after the rungs before it (13 s for rungs 1-9 in session 25).
 const std::vector<LadderRung>& explore_ladder() {
   using M = RungMaster;
   static const std::string one_key =

@@ -202,15 +202,19 @@ void ends_completing_nothing(const Model& m, const Op& op, const Outcome& out, T
 }
 
 // The objects with a write in flight (a PROCESSING replica) before a step
-// that does not name them and gone after it: the reaper discarded them whole
-// past the release timeout. A failover, a restore or an unmount drops
+// that does not name them and gone after it, of keys an End answered OK
+// before (`ended`: the log holds a value for them): the reaper discarded them
+// whole past the release timeout. A failover, a restore or an unmount drops
 // objects of its own, and a removal by pattern names every key it takes.
-void reaped_by(const Op& op, const View& before, const View& after, std::vector<ObjectId>* ids) {
+void reaped_by(const Op& op, const View& before, const View& after, const std::vector<ObjectId>& ended,
+               std::vector<ObjectId>* ids) {
   if (op.kind == OpKind::Failover || op.kind == OpKind::Restore || op.kind == OpKind::Unmount ||
       op.kind == OpKind::RemoveAll || op.kind == OpKind::RemoveByRegex)
     return;
   for (const ObjectView& o : before.objects)
-    if (o.processing > 0 && !touches(op, o.id) && !find_object(after, o.id)) ids->push_back(o.id);
+    if (o.processing > 0 && !touches(op, o.id) && !find_object(after, o.id) &&
+        std::find(ended.begin(), ended.end(), o.id) != ended.end())
+      ids->push_back(o.id);
 }
 
 // The conditions read off the model, replayed once through the trace up to
@@ -238,8 +242,9 @@ void reaped_by(const Op& op, const View& before, const View& after, std::vector<
 // excepted, which writes nothing to the log; a removal by pattern that took it);
 // "quota_evicted_before": a quota eviction ran before `step`;
 // "reaper_discarded_write": the reaper discarded an object whole with its
-// write in flight before `step` (reaped_by), and no step since has written
-// its key again (as for "end_completed_nothing").
+// write in flight before `step`, of a key an End had answered OK before
+// (reaped_by), and no step since has written its key again (as for
+// "end_completed_nothing").
 void model_conditions(const Trace& trace, size_t step, std::vector<std::string>* met) {
   auto created = Model::create(trace.config);
   Model* model = std::get_if<Model>(&created);
@@ -247,6 +252,7 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
   std::vector<ObjectId> held;  // objects with such a replica, not named since
   std::vector<ObjectId> ended_nothing;  // objects an End completed nothing of, not written since
   std::vector<ObjectId> reaped;         // objects the reaper discarded whole, not written since
+  std::vector<ObjectId> ended;          // objects an End answered OK for
   for (size_t i = 0; i < step && i < trace.steps.size(); ++i) {
     const Op& op = trace.steps[i].op;
     auto named_since = [&](ObjectId id) {
@@ -271,7 +277,10 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
     std::erase_if(ended_nothing, writes_again);
     std::erase_if(reaped, writes_again);
     ends_completing_nothing(*model, op, out, trace.steps[i].t, &ended_nothing);
-    reaped_by(op, before, after, &reaped);
+    reaped_by(op, before, after, ended, &reaped);
+    if (is_end(element_kind(op.kind)))
+      for (ObjectId id : named_objects(op))
+        if (answered_ok(op, out, id) && std::find(ended.begin(), ended.end(), id) == ended.end()) ended.push_back(id);
   }
   const bool quota_evicted_before = model->hits().count[static_cast<int>(Rule::QuotaEviction)] != 0;
   bool preempts = false, quota_evicted = false, admitted = false, unmounts = false, drops_uncommitted = false;

@@ -262,6 +262,14 @@ bool take_off_offsets(const View& vm, View* vt, Offsets* offsets) {
   return standing;
 }
 
+// The two Views as a comparison sees them: masked by `caps`, the standing
+// offsets taken off the target's (updating `offsets`). Whether any stand still.
+bool comparable(const View& vm, const View& vt, Capabilities caps, Offsets* offsets, View* mm, View* mt) {
+  *mm = masked(vm, caps);
+  *mt = masked(vt, caps);
+  return take_off_offsets(*mm, mt, offsets);
+}
+
 }  // namespace
 
 // The target evicted other objects than the model's key-order scan (in an
@@ -280,10 +288,9 @@ void Lockstep::follow_eviction_choice(const Op& op, const Model& before, Outcome
   // copy (the step's comparison takes them off for good).
   auto agrees = [&](const View& model_view) {
     if (!offsets_standing_) return same_masked(model_view, vt, caps);
-    const View mm = masked(model_view, caps);
-    View mt = masked(vt, caps);
+    View mm, mt;
     Offsets scratch = offsets_;
-    take_off_offsets(mm, &mt, &scratch);
+    comparable(model_view, vt, caps, &scratch, &mm, &mt);
     return mm == mt;
   };
   if (*om == ot && agrees(*vm)) return;
@@ -347,9 +354,8 @@ const OffsetField* offset_field(std::string_view field) {
 // (the offsets of its field then grow by what differs, and the rest must agree).
 std::optional<Failure> Lockstep::compare_views(size_t index, const View& vm, const View& vt, Trace* record) {
   const Capabilities caps = target_->capabilities();
-  const View mm = masked(vm, caps);
-  View mt = masked(vt, caps);
-  offsets_standing_ = take_off_offsets(mm, &mt, &offsets_);
+  View mm, mt;
+  offsets_standing_ = comparable(vm, vt, caps, &offsets_, &mm, &mt);
   if (mm == mt) return std::nullopt;
   const auto failure = [&] {
     const Difference d = describe_difference(mm, mt);
@@ -365,10 +371,11 @@ std::optional<Failure> Lockstep::compare_views(size_t index, const View& vm, con
   if (!known) return f;
   known->step = index;
   went_on_.push_back(std::move(*known));
-  for_each_offset(*row, mm, &mt, offsets_.values[row - kOffsetFields], [](int64_t model, int64_t& target, int64_t& offset) {
+  auto grow = [](int64_t model, int64_t& target, int64_t& offset) {
     offset += target - model;
     target = model;
-  });
+  };
+  for_each_offset(*row, mm, &mt, offsets_.values[row - kOffsetFields], grow);
   offsets_standing_ = true;
   if (mm == mt) return std::nullopt;
   return failure();  // another field differs as well

@@ -203,6 +203,29 @@ TEST(KnownFindings, FailoverConditionsReadTheModel) {
   EXPECT_EQ(conditions_met(t, 2), std::vector<std::string>{"ha_oplog"});
 }
 
+// "reaper_discarded_write": a committed object whose in-place upsert is
+// abandoned goes at the eviction pass past the release timeout; not a first
+// write that never ended, and not once a later call has written the key.
+TEST(KnownFindings, ReaperDiscardedWriteNeedsAnEndedKey) {
+  Trace t;
+  t.config.ha_oplog = true;
+  t.config.segments = {{ReplicaKind::Memory, 1 << 20}};
+  const Op write{.kind = OpKind::PutStart, .object = {0, 0}, .size = 64, .memory_replicas = 1};
+  Op upsert = write;
+  upsert.kind = OpKind::UpsertStart;
+  const Op advance{.kind = OpKind::Advance, .advance_ms = 600'001};
+  const Op evict{.kind = OpKind::Evict, .evict_target_pct = 100, .evict_lowerbound_pct = 0};
+  const Op end{.kind = OpKind::PutEnd, .object = {0, 0}};
+  t.steps = {{0, write, {}, {}},         {0, end, {}, {}},           {0, upsert, {}, {}},
+             {600'001, advance, {}, {}}, {600'001, evict, {}, {}},   {600'001, Op{.kind = OpKind::Failover}, {}, {}}};
+  EXPECT_EQ(conditions_met(t, 5), (std::vector<std::string>{"ha_oplog", "reaper_discarded_write"}));
+  Trace first_write = t;  // never ended: the log holds no value for the key
+  first_write.steps.erase(first_write.steps.begin() + 1, first_write.steps.begin() + 3);
+  EXPECT_EQ(conditions_met(first_write, 3), std::vector<std::string>{"ha_oplog"});
+  t.steps.insert(t.steps.begin() + 5, {600'001, write, {}, {}});  // the key written again
+  EXPECT_EQ(conditions_met(t, 6), (std::vector<std::string>{"ha_oplog", "failover_drops_uncommitted"}));
+}
+
 // A finding confirmed on another tree (also_on) is recognised there too.
 TEST(KnownFindings, AFindingAlsoOnAnotherTreeMatchesThere) {
   const std::vector<KnownFinding> known{{"d.json", "main", {"view/get/hits"}, {}, {"pr-2835"}}};
