@@ -217,6 +217,13 @@ void reaped_by(const Op& op, const View& before, const View& after, const std::v
       ids->push_back(o.id);
 }
 
+// The objects `after` a failover holds a PROCESSING replica of (the ones
+// their write left, which the model keeps: rule failover.standby).
+void kept_processing(const View& after, std::vector<ObjectId>* ids) {
+  for (const ObjectView& o : after.objects)
+    if (o.processing > 0 && std::find(ids->begin(), ids->end(), o.id) == ids->end()) ids->push_back(o.id);
+}
+
 // The conditions read off the model, replayed once through the trace up to
 // the failing step `step`, in this order:
 // "model_quota_evicted": the model ran a quota eviction at `step` (a Start,
@@ -244,7 +251,11 @@ void reaped_by(const Op& op, const View& before, const View& after, const std::v
 // "reaper_discarded_write": the reaper discarded an object whole with its
 // write in flight before `step`, of a key an End had answered OK before
 // (reaped_by), and no step since has written its key again (as for
-// "end_completed_nothing").
+// "end_completed_nothing");
+// "failover_kept_processing": a failover at or before `step` kept an
+// object's PROCESSING replica (kept_processing), the object is still there,
+// and no restore has come between (a later End the model completes does not
+// end it: Mooncake's may answer OK and complete nothing).
 void model_conditions(const Trace& trace, size_t step, std::vector<std::string>* met) {
   auto created = Model::create(trace.config);
   Model* model = std::get_if<Model>(&created);
@@ -253,6 +264,7 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
   std::vector<ObjectId> ended_nothing;  // objects an End completed nothing of, not written since
   std::vector<ObjectId> reaped;         // objects the reaper discarded whole, not written since
   std::vector<ObjectId> ended;          // objects an End answered OK for
+  std::vector<ObjectId> kept;           // objects a failover kept a PROCESSING replica of, still there
   for (size_t i = 0; i < step && i < trace.steps.size(); ++i) {
     const Op& op = trace.steps[i].op;
     auto named_since = [&](ObjectId id) {
@@ -276,6 +288,9 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
     };
     std::erase_if(ended_nothing, writes_again);
     std::erase_if(reaped, writes_again);
+    std::erase_if(kept, [&](ObjectId id) { return !find_object(after, id); });
+    if (op.kind == OpKind::Restore) kept.clear();
+    if (op.kind == OpKind::Failover) kept_processing(after, &kept);
     ends_completing_nothing(*model, op, out, trace.steps[i].t, &ended_nothing);
     reaped_by(op, before, after, ended, &reaped);
     if (is_end(element_kind(op.kind)))
@@ -286,7 +301,11 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
   bool preempts = false, quota_evicted = false, admitted = false, unmounts = false, drops_uncommitted = false;
   if (step < trace.steps.size()) {
     const TraceStep& failing = trace.steps[step];
-    if (failing.op.kind == OpKind::Failover) drops_uncommitted = holds_uncommitted(*model, failing.t);
+    if (failing.op.kind == OpKind::Failover) {
+      drops_uncommitted = holds_uncommitted(*model, failing.t);
+      model->apply(failing.op, failing.t);  // no later question here reads a failover's model
+      kept_processing(model->view(failing.t), &kept);
+    }
     preempts = preempts_write(*model, failing.op);
     const auto before = model->hits().count[static_cast<int>(Rule::QuotaEviction)];
     if (may_evict_for_quota(failing.op.kind)) admitted = admits_past_quota(model->apply(failing.op, failing.t));
@@ -302,6 +321,7 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
   if (!ended_nothing.empty()) met->push_back("end_completed_nothing");
   if (quota_evicted_before) met->push_back("quota_evicted_before");
   if (!reaped.empty()) met->push_back("reaper_discarded_write");
+  if (!kept.empty()) met->push_back("failover_kept_processing");
 }
 
 }  // namespace

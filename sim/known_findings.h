@@ -109,6 +109,7 @@ inline constexpr std::string_view kFindingConditions[] = {
     "refused_start_preempts_write", "remove_all_counts_unmounted", "lost_write_blocks_start",
     "restore_unmounts_segment", "ha_oplog", "batch_repeats_key",  // sequential conditions, listed last as the newest
     "failover_drops_uncommitted", "end_completed_nothing", "quota_evicted_before", "reaper_discarded_write",
+    "failover_kept_processing",
 };
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 

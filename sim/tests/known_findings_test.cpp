@@ -226,6 +226,33 @@ TEST(KnownFindings, ReaperDiscardedWriteNeedsAnEndedKey) {
   EXPECT_EQ(conditions_met(t, 6), (std::vector<std::string>{"ha_oplog", "failover_drops_uncommitted"}));
 }
 
+// "failover_kept_processing": in disk mode an End leaves the disk replica
+// PROCESSING and the failover keeps it; the condition holds at the failover
+// and after it while the object is there: a second End the model completes
+// does not end it (Mooncake's may complete nothing), a removal does.
+TEST(KnownFindings, FailoverKeptProcessingLastsWhileTheObjectDoes) {
+  Trace t;
+  t.config.ha_oplog = true;
+  t.config.disk_replica = true;
+  t.config.segments = {{ReplicaKind::Memory, 1 << 20}};
+  const Op write{.kind = OpKind::PutStart, .object = {0, 0}, .size = 64, .memory_replicas = 1};
+  const Op get{.kind = OpKind::Get, .object = {0, 0}};
+  const Op end{.kind = OpKind::PutEnd, .object = {0, 0}};
+  Op end_disk = end;  // an End of all does not complete the disk replica in disk mode; one naming disk does
+  end_disk.selector = ReplicaSelector::Disk;
+  const Op remove_all{.kind = OpKind::RemoveAll, .force = true};
+  const Op advance{.kind = OpKind::Advance, .advance_ms = 20'000};  // past the read lease
+  t.steps = {{0, write, {}, {}}, {0, end, {}, {}},        {0, Op{.kind = OpKind::Failover}, {}, {}},
+             {0, get, {}, {}},   {0, end_disk, {}, {}},   {20'000, advance, {}, {}},
+             {20'000, remove_all, {}, {}}, {20'000, get, {}, {}}};
+  const std::vector<std::string> kept{"ha_oplog", "failover_kept_processing"};
+  EXPECT_EQ(conditions_met(t, 1), std::vector<std::string>{"ha_oplog"});
+  EXPECT_EQ(conditions_met(t, 2), kept);  // at the failover itself
+  EXPECT_EQ(conditions_met(t, 4), kept);  // a read writes nothing
+  EXPECT_EQ(conditions_met(t, 5), kept);  // the model's End completed it (and granted a lease)
+  EXPECT_EQ(conditions_met(t, 7), std::vector<std::string>{"ha_oplog"});  // the object is gone
+}
+
 // A finding confirmed on another tree (also_on) is recognised there too.
 TEST(KnownFindings, AFindingAlsoOnAnotherTreeMatchesThere) {
   const std::vector<KnownFinding> known{{"d.json", "main", {"view/get/hits"}, {}, {"pr-2835"}}};
