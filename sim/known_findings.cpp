@@ -178,10 +178,7 @@ bool restore_unmounts_segment(Model& m, const TraceStep& failing) {
 bool uncommitted(const ObjectView& o) {
   return o.complete_memory + o.complete_nof + o.complete_disk + o.complete_dfs + o.complete_local == 0;
 }
-bool holds_uncommitted(const Model& m, Time now) {
-  const View v = m.view(now);
-  return std::any_of(v.objects.begin(), v.objects.end(), uncommitted);
-}
+bool holds_uncommitted(const View& v) { return std::any_of(v.objects.begin(), v.objects.end(), uncommitted); }
 
 // Whether the model answered `op` OK for object `id` (a batch: its element's answer).
 bool answered_ok(const Op& op, const Outcome& out, ObjectId id) {
@@ -192,10 +189,9 @@ bool answered_ok(const Op& op, const Outcome& out, ObjectId id) {
 }
 
 // The objects an End `op` the model just answered OK left with no COMPLETE
-// replica (it completed nothing: its selector named none).
-void ends_completing_nothing(const Model& m, const Op& op, const Outcome& out, Time now, std::vector<ObjectId>* ids) {
+// replica in `v`, its View after (it completed nothing: its selector named none).
+void ends_completing_nothing(const View& v, const Op& op, const Outcome& out, std::vector<ObjectId>* ids) {
   if (!is_end(element_kind(op.kind)) || out.code != ErrorCode::OK) return;
-  const View v = m.view(now);
   const std::vector<ObjectId> named = named_objects(op);
   for (const ObjectView& o : v.objects)
     if (std::find(named.begin(), named.end(), o.id) != named.end() && uncommitted(o)) ids->push_back(o.id);
@@ -265,19 +261,18 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
   std::vector<ObjectId> reaped;         // objects the reaper discarded whole, not written since
   std::vector<ObjectId> ended;          // objects an End answered OK for
   std::vector<ObjectId> kept;           // objects a failover kept a PROCESSING replica of, still there
+  // The model's View before each step: the one after the step before (what
+  // is read of it, its objects, does not depend on the time it is read at).
+  View before = model->view(0);
   for (size_t i = 0; i < step && i < trace.steps.size(); ++i) {
     const Op& op = trace.steps[i].op;
-    auto named_since = [&](ObjectId id) {
-      return touches(op, id) || ((op.kind == OpKind::RemoveAll || op.kind == OpKind::RemoveByRegex) &&
-                                 op.object.tenant == id.tenant);
-    };
+    const bool removes_many = op.kind == OpKind::RemoveAll || op.kind == OpKind::RemoveByRegex;
+    auto named_since = [&](ObjectId id) { return touches(op, id) || (removes_many && op.object.tenant == id.tenant); };
     std::erase_if(held, named_since);
     if (op.kind == OpKind::Unmount)
       for (ObjectId id : processing_on(*model, op)) held.push_back(id);
-    const bool removes_many = op.kind == OpKind::RemoveAll || op.kind == OpKind::RemoveByRegex;
-    const View before = model->view(trace.steps[i].t);
     const Outcome out = model->apply(op, trace.steps[i].t);
-    const View after = model->view(trace.steps[i].t);
+    View after = model->view(trace.steps[i].t);
     // A step that writes the object's key again: a call naming it answered OK
     // (not a read: it writes nothing to the log), or a removal by pattern that
     // took it (one that finds nothing writes nothing).
@@ -291,18 +286,19 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
     std::erase_if(kept, [&](ObjectId id) { return !find_object(after, id); });
     if (op.kind == OpKind::Restore) kept.clear();
     if (op.kind == OpKind::Failover) kept_processing(after, &kept);
-    ends_completing_nothing(*model, op, out, trace.steps[i].t, &ended_nothing);
+    ends_completing_nothing(after, op, out, &ended_nothing);
     reaped_by(op, before, after, ended, &reaped);
     if (is_end(element_kind(op.kind)))
       for (ObjectId id : named_objects(op))
         if (answered_ok(op, out, id) && std::find(ended.begin(), ended.end(), id) == ended.end()) ended.push_back(id);
+    before = std::move(after);
   }
   const bool quota_evicted_before = model->hits().count[static_cast<int>(Rule::QuotaEviction)] != 0;
   bool preempts = false, quota_evicted = false, admitted = false, unmounts = false, drops_uncommitted = false;
   if (step < trace.steps.size()) {
     const TraceStep& failing = trace.steps[step];
     if (failing.op.kind == OpKind::Failover) {
-      drops_uncommitted = holds_uncommitted(*model, failing.t);
+      drops_uncommitted = holds_uncommitted(before);
       model->apply(failing.op, failing.t);  // no later question here reads a failover's model
       kept_processing(model->view(failing.t), &kept);
     }
