@@ -148,6 +148,7 @@ void Model::canonical_state(Time now, std::string* buffer, IdRanks ranks, Actors
   }
   if (config_.dynamic_replication) canonical_dynamic(now, out);
   if (config_.local_disk) canonical_hand(out);
+  canonical_retiring(now, out);
 }
 
 // Groups needing a refresh, retention, the admission counter and the quota policies.
@@ -160,6 +161,20 @@ void Model::canonical_groups(Time now, std::string& out) const {
   put(out, static_cast<int64_t>(retained_group_count_));
   put(out, -5);  // quota policies change at run time (set_quota, delete_quota)
   for (const auto& [t, q] : requested_quota_) put(out, t), put(out, static_cast<int64_t>(q));
+}
+
+// The log's window (log_window.cpp): nothing is written without the lag.
+void Model::canonical_retiring(Time now, std::string& out) const {
+  if (retiring_.empty()) return;
+  put(out, -7);
+  for (const Retiring& r : retiring_) {
+    put(out, static_cast<int64_t>(r.id.tenant)), put(out, static_cast<int64_t>(r.id.key));
+    put(out, static_cast<int64_t>(r.size)), put(out, static_cast<int64_t>(r.charge));
+    put(out, r.cached * 2 + r.closed);
+    put(out, !r.deadline ? INT64_MAX : *r.deadline == kTimeMax ? INT64_MIN : *r.deadline - now);
+    put(out, static_cast<int64_t>(r.replicas.size()));
+    for (const Replica& x : r.replicas) put(out, static_cast<int64_t>(x.kind) * 4), put(out, x.segment);
+  }
 }
 
 // The local-disk holder's hand (rules local.*): which keys, and whether each

@@ -76,6 +76,13 @@ struct Config {
   // so what a request answers and leaves is what it is without the log
   // (docs/interpretations.md, "HA-OpLog mode"). Mooncake refuses it with DFS.
   bool ha_oplog = false;
+  // HA-OpLog mode with the log lagging (the log's window): entries become
+  // durable only when the log catches up, at an `advance` (time passes and
+  // the writer drains) and before a failover. Until then a removal is
+  // visible (a read answers OBJECT_NOT_FOUND) but its object is retiring:
+  // its memory, charge, cached count and soft pin are held until the catch-up
+  // (rule log.window; docs/interpretations.md, "The log's window").
+  bool oplog_lag = false;
   // PR 2835 group retention.
   uint64_t max_retained_groups = 65'536;
   uint64_t max_group_retention_ttl_ms = 24ull * 3600 * 1000;

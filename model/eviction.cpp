@@ -122,9 +122,9 @@ uint64_t Model::evict_memory(ObjectTable::Entry* it) {
   if (obj.task) hits_.hit(Rule::CopyBlocks);
   auto first = obj.replicas.stable_partition([&](const Replica& r) { return !evictable_replica(obj, r); });
   const uint64_t freed = obj.size * static_cast<uint64_t>(obj.replicas.end() - first);
-  free_replicas(it->first, obj, first);
+  remove_logged(it->first, obj, first);  // BatchEvict logs what it takes (rule log.window)
   if (obj.replicas.empty()) {
-    erase_object(it);
+    remove_logged(it);
     return freed;
   }
   if (obj.has_disk()) hits_.hit(Rule::DiskSurvives);               // the object stays on its disk replica

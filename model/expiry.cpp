@@ -13,6 +13,7 @@ Outcome Model::cleanup(Time now) {
     hits_.hit(Rule::Cleanup);
     set_deadline(id, find_object(id)->second, std::nullopt);
   }
+  expire_retiring_pins(now);
   prune_expired_retention(now);
   return Outcome{};
 }

@@ -30,6 +30,7 @@ Outcome Model::failover(Time now) {
     return Outcome::of(ErrorCode::UNAVAILABLE_IN_CURRENT_MODE);
   }
   hits_.hit(Rule::FailoverStandby);
+  catch_up_log();  // the standby reads the whole log: a lagging one catches up first (rule log.catch-up)
   std::map<ObjectId, Object> saved;
   for (const auto& [id, obj] : objects_) saved.emplace_hint(saved.end(), id, obj);
   reset_for_restore();

@@ -47,7 +47,9 @@ Outcome Model::dispatch(const Op& op, Time now) {
     case OpKind::Snapshot: return snapshot();
     case OpKind::Restore: return restore(op, now);
     case OpKind::Failover: return failover(now);
-    case OpKind::Advance: return Outcome{};
+    case OpKind::Advance:
+      if (config_.oplog_lag) catch_up_log();  // time passes: the log's writer drains (rule log.catch-up)
+      return Outcome{};
     case OpKind::BatchExist:
     case OpKind::BatchGet:
     case OpKind::BatchPutEnd:
@@ -286,7 +288,8 @@ void Model::view(Time now, View* out) const {
     v.memory_used.push_back(segment_used_[s]);
     v.mounted.push_back(!segments_[s].mounted ? kUnmounted : segments_[s].leaving ? kLeaving : kMounted);
   }
-  v.cached = cached_objects(v.objects);
+  retiring_view(&v);
+  v.cached = cached_with_retiring(v);
   segment_metrics(config_.segments, &v);
   v.memory_hit_bytes = memory_hit_bytes_;
   v.disk_hit_bytes = disk_hit_bytes_;

@@ -246,6 +246,19 @@ class Model {
     SoftPinAction action;
     uint64_t ttl_ms;
   };
+  // The log's window (log_window.cpp): what a logged removal took while the
+  // log lags, held until it catches up. A whole object carries its soft pin
+  // (still counted by the gauge) and whether the cached gauge counted it; a
+  // part (an eviction's or a revoke's replicas) the charge it carried.
+  struct Retiring {
+    ObjectId id;
+    uint64_t size = 0;
+    Replicas replicas;  // their memory stays allocated
+    uint64_t charge = 0;
+    std::optional<Time> deadline;
+    bool cached = false;  // the cached-objects gauge still counts the object for these replicas
+    bool closed = false;  // its key was written again: a later removal of the key retires another object
+  };
   struct Discarded {
     Time release_at;
     Replicas replicas;
@@ -382,6 +395,7 @@ class Model {
   void note_replicas_gone(Object& obj, Replicas::const_iterator from);
   void canonical_dynamic(Time now, std::string& out) const;
   void canonical_hand(std::string& out) const;
+  void canonical_retiring(Time now, std::string& out) const;
   void canonical_groups(Time now, std::string& out) const;
   // local_disk.cpp (rules local.*)
   void queue_offload(const Op& op, Object& obj, Time now);
@@ -414,6 +428,19 @@ class Model {
   // list: their memory stays allocated until `release_at` and the next
   // eviction pass (Mooncake's discarded_replicas_).
   void discard_replicas(ObjectId id, Object& obj, Replicas::iterator from, Time release_at);
+  // log_window.cpp: a logged removal of an object, or of replicas [from,
+  // end) of one; retiring while the log lags (rule log.window).
+  void remove_logged(ObjectTable::Entry* it);
+  void remove_logged(ObjectId id, Object& obj, Replicas::iterator from, bool memory_gone = false);
+  void retire(Retiring&& r);
+  void close_retiring(ObjectId id);
+  void release_retiring_on(uint32_t segment);
+  void hold_charge(ObjectId id, uint64_t size, uint64_t bytes);
+  void catch_up_log();  // rule log.catch-up
+  void expire_retiring_pins(Time now);
+  uint64_t retiring_charge(TenantId tenant) const;
+  void retiring_view(View* v) const;
+  uint64_t cached_with_retiring(const View& v) const;
   // ReleaseExpiredDiscardedReplicas: frees due entries; returns how many
   // held memory (eviction counts them against its second-pass quota).
   uint64_t release_discarded(Time now);
@@ -450,6 +477,7 @@ class Model {
   std::map<GroupKey, Time> retention_;  // PR 2835 retention deadlines
   uint64_t retained_group_count_ = 0;   // PR 2835 admission counter
   std::vector<Discarded> discarded_;
+  std::vector<Retiring> retiring_;
   // Dynamic replication (dynamic_replication.cpp). A lease as granted: the
   // client keeps every one (its token), the master its live ones by tenant
   // and proposal id, and a key's pending one until its copy starts.

@@ -92,7 +92,7 @@ Outcome Model::remove(const Op& op, Time now) {
     return Outcome::of(ErrorCode::OBJECT_HAS_REPLICATION_TASK);
   }
   if (obj.deadline) hits_.hit(Rule::Rfc10);  // soft pin never blocks removal
-  erase_object(it);
+  remove_logged(it);
   return Outcome{};
 }
 
@@ -125,7 +125,7 @@ bool Model::remove_all_takes(const Op& op, ObjectId id, const Object& obj, Time 
 void Model::remove_one_of_all(const Op& op, ObjectTable::Entry* it) {
   if (op.kind == OpKind::RemoveByRegex) hits_.hit(Rule::RemoveByRegex);
   if (it->second.deadline) hits_.hit(Rule::Rfc10);
-  erase_object(it);
+  remove_logged(it);
 }
 
 bool Model::remove_all_step(const Op& op, ObjectId id, Time now) {

@@ -113,6 +113,10 @@ namespace pinsim {
     "a failover keeps objects with a COMPLETE replica, a fresh lease, the pin as a restore; no intent, copy")       \
   X(FailoverNoStandby, "failover.no-standby", "RFC silent; docs/interpretations.md (Failover)",                     \
     "outside HA-OpLog mode there is no standby: UNAVAILABLE_IN_CURRENT_MODE, nothing changes")                      \
+  X(LogWindow, "log.window", "Mooncake RFC 2756 Phase 4; docs/interpretations.md (The log's window)",               \
+    "while the log lags a logged removal is visible at once; memory, charge, pin and cached count are held")       \
+  X(LogCatchUp, "log.catch-up", "Mooncake RFC 2756 Phase 4; docs/interpretations.md (The log's window)",            \
+    "the log catches up at an advance and before a failover (a restore starts afresh): what retiring held is freed") \
   X(SegmentGraceful, "segment.graceful",                                                                       \
     "RFC silent; docs/interpretations.md (Segments); Mooncake main GracefulUnmountSegment",                        \
     "the owner's graceful unmount: no new replicas, still readable, ended by an unmount or a restore")            \

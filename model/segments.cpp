@@ -64,6 +64,7 @@ void Model::unmount_segment(uint32_t segment) {
     d.replicas.erase(first, d.replicas.end());
   }
   std::erase_if(discarded_, [](const Discarded& d) { return d.replicas.empty(); });
+  release_retiring_on(segment);  // and so do the retiring ones' (rule log.window)
   if (config_.multi_tenant) recompute_quotas();
 }
 
@@ -73,13 +74,13 @@ void Model::unmount_segment(uint32_t segment) {
 void Model::drop_from_segment(ObjectTable::Entry* it, uint32_t segment) {
   Object& obj = it->second;
   auto first = obj.replicas.stable_partition([&](const Replica& r) { return r.segment != segment; });
-  free_replicas(it->first, obj, first);
+  remove_logged(it->first, obj, first, true);  // the cleanup is logged; the memory went with the segment
   // A promotion whose staged replica went is over (rule local.stage).
   const auto staged = [&](const Replica& r) { return r.id == obj.promotion->staged; };
   if (obj.promotion && obj.promotion->staged != 0 && std::none_of(obj.replicas.begin(), obj.replicas.end(), staged))
     obj.promotion.reset();
   if (obj.replicas.empty()) {
-    erase_object(it);
+    remove_logged(it);
     return;
   }
   hits_.hit(Rule::SegmentUnmountKeeps);

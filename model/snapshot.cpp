@@ -55,6 +55,7 @@ void Model::restore_leaving() {
 // 9: it is not durable). A failover starts its new master the same way.
 void Model::reset_for_restore() {
   while (!objects_.empty()) erase_object(&objects_.unordered().back());
+  catch_up_log();  // nothing retires past a restore: the master's state is the snapshot's
   groups_needing_refresh_.clear();
   release_discarded(kTimeMax);
   if (!retention_.empty()) hits_.hit(Rule::Pr2835Restore);

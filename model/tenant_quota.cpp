@@ -78,6 +78,9 @@ Outcome Model::delete_quota(const Op& op) {
   if (std::any_of(objects_.unordered().begin(), objects_.unordered().end(),
                   [&](const ObjectTable::Entry& e) { return e.first.tenant == tenant; }))
     return Outcome::of(ErrorCode::TENANT_NOT_EMPTY);
+  // A retiring object is the master's until the log finalises it (rule log.window).
+  if (std::any_of(retiring_.begin(), retiring_.end(), [&](const Retiring& r) { return r.id.tenant == tenant; }))
+    return Outcome::of(ErrorCode::TENANT_NOT_EMPTY);
   requested_quota_.erase(tenant);
   recompute_quotas();
   return Outcome{};
@@ -91,7 +94,7 @@ std::optional<ErrorCode> Model::check_registered(TenantId tenant) {
 }
 
 uint64_t Model::tenant_charge(TenantId tenant) const {
-  uint64_t charged = 0;
+  uint64_t charged = retiring_charge(tenant);
   for (const auto& [id, obj] : objects_.unordered())
     if (id.tenant == tenant) charged += obj.charged_bytes();
   return charged;
@@ -102,6 +105,12 @@ std::vector<UsageView> Model::tenant_usage() const {
   for (const auto& [id, obj] : objects_) {
     if (usage.empty() || usage.back().tenant != id.tenant) usage.push_back({id.tenant, 0});
     usage.back().bytes += obj.charged_bytes();
+  }
+  for (const Retiring& r : retiring_) {
+    auto u = std::lower_bound(usage.begin(), usage.end(), r.id.tenant,
+                              [](const UsageView& x, TenantId t) { return x.tenant < t; });
+    if (u == usage.end() || u->tenant != r.id.tenant) u = usage.insert(u, {r.id.tenant, 0});
+    u->bytes += r.charge;
   }
   std::erase_if(usage, [](const UsageView& u) { return u.bytes == 0; });
   return usage;

@@ -40,6 +40,7 @@ struct ObjectView {
   bool copying = false;          // a replication task (a copy) is under way (rules copy.*)
   bool offloading = false;       // an offload to the holder's disk is queued or taken (rules local.*)
   bool promoting = false;        // a promotion from the holder's disk is under way (rules local.*)
+  bool retiring = false;         // an entry of View::retiring (rule log.window)
   bool operator==(const ObjectView&) const = default;
 };
 
@@ -59,6 +60,11 @@ struct UsageView {
 
 struct View {
   std::vector<ObjectView> objects;       // sorted by id
+  // The log's window (config oplog_lag, rule log.window): objects a logged
+  // removal took that the log has not finalised, sorted by id; each with its
+  // size, the memory replicas whose bytes it holds (complete_memory) and a
+  // soft pin the gauge still counts (deadline). Compared with kCapObjects.
+  std::vector<ObjectView> retiring;
   int64_t gauge = 0;                     // soft-pin gauge (stored deadlines)
   std::vector<RetentionView> retention;  // live entries (deadline > now), sorted
   uint64_t retained_group_count = 0;     // the admission counter as kept
@@ -126,6 +132,7 @@ struct View {
   void clear_keeping_buffers() {
     View fresh;
     fresh.objects.swap(objects);
+    fresh.retiring.swap(retiring);
     fresh.retention.swap(retention);
     fresh.usage.swap(usage);
     fresh.quotas.swap(quotas);
@@ -134,7 +141,8 @@ struct View {
     fresh.segment_allocated.swap(segment_allocated);
     fresh.segment_capacity.swap(segment_capacity);
     *this = std::move(fresh);
-    objects.clear(), retention.clear(), usage.clear(), quotas.clear(), memory_used.clear(), mounted.clear();
+    objects.clear(), retiring.clear(), retention.clear(), usage.clear(), quotas.clear();
+    memory_used.clear(), mounted.clear();
     segment_allocated.clear(), segment_capacity.clear();
   }
 };

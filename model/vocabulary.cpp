@@ -92,6 +92,7 @@ std::optional<std::string> validate(const Config& c) {
     return "local_disk is not combined with multi_tenant, disk_replica, dfs_slots or dynamic_replication yet";
   if (c.ha_oplog && c.dfs_slots)  // Mooncake's constructor refuses DFS with oplog recovery
     return "ha_oplog is not combined with dfs_slots: Mooncake refuses DFS with its operation log";
+  if (c.oplog_lag && !c.ha_oplog) return "oplog_lag needs ha_oplog: only the operation log can lag";
   return std::nullopt;
 }
 

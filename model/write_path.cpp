@@ -104,6 +104,7 @@ void Model::count_partial(const Op& op, const Replicas& placed) {
 void Model::create_object(const Op& op, GroupId group, const Resolved& req, Replicas placed,
                           std::optional<Time> carried, Time now, bool hard_pinned) {
   const ObjectId id = op.object;
+  if (config_.oplog_lag) close_retiring(id);  // a retiring object of the key is another (rule log.window)
   for (Replica& r : placed) {
     r.id = next_replica_id_++;
     hold_replica(r, op.size);
@@ -380,7 +381,7 @@ Outcome Model::revoke(const Op& op, Time) {
     if (r.copy && selected(op.selector, r.kind)) hits_.hit(Rule::CopyTargets);
     return r.copy || !selected(op.selector, r.kind);
   });
-  free_replicas(op.object, obj, kept);
+  remove_logged(op.object, obj, kept);
   // ClearPendingSoftPinIfNoViableReplica: keep Pending only while an eligible
   // PROCESSING replica remains (RFC 3028 Revoke).
   if (obj.pending) {
@@ -391,11 +392,14 @@ Outcome Model::revoke(const Op& op, Time) {
     if (!viable) obj.pending.reset();
   }
   if (obj.replicas.empty()) {
-    erase_object(it);  // nothing valid remains: the object goes, -1 if pinned
+    remove_logged(it);  // nothing valid remains: the object goes, -1 if pinned
     return Outcome{};
   }
   if (obj.write_complete()) obj.processing = false;
+  const uint64_t settling = obj.charged_bytes();
   settle_charge(obj);
+  // The Revoke's durable callback settles its charge (rule log.window).
+  hold_charge(op.object, obj.size, settling - std::min(settling, obj.charged_bytes()));
   return Outcome{};
 }
 

@@ -11,10 +11,11 @@ PINSIM_PROPERTY(GaugeExact, "P2", "RFC 3028 Metrics: the gauge counts stored dea
 std::optional<std::string> GaugeExact::check(const StepContext& s) const {
   if (s.after.gauge < 0) return "gauge is negative: " + std::to_string(s.after.gauge);
   int64_t stored = 0, active = 0;
-  for (const ObjectView& o : s.after.objects) {
-    stored += o.deadline.has_value();
-    active += o.deadline && *o.deadline > s.now;
-  }
+  for (const auto* list : {&s.after.objects, &s.after.retiring})  // a retiring object's pin still counts (log.window)
+    for (const ObjectView& o : *list) {
+      stored += o.deadline.has_value();
+      active += o.deadline && *o.deadline > s.now;
+    }
   if (s.after.gauge != stored)
     return "gauge " + std::to_string(s.after.gauge) + " but " + std::to_string(stored) + " stored deadlines";
   if (s.op.kind == OpKind::Cleanup && s.after.gauge != active)

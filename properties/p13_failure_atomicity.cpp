@@ -157,12 +157,14 @@ std::optional<View> quota_evicted(const StepContext& s) {
       kept.push_back(o);
       continue;
     }
+    // While the log lags, the eviction's charge and pin are held until it catches up (rule log.window).
+    const bool held = s.config.oplog_lag;
     for (UsageView& u : v.usage)
-      if (u.tenant == tenant) u.bytes -= o.size * (o.complete_memory - left);
+      if (u.tenant == tenant && !held) u.bytes -= o.size * (o.complete_memory - left);
     o.complete_memory = left;
     if (complete(o) + o.processing > 0) {  // it stays on its other replicas
       kept.push_back(o);
-    } else if (o.deadline && *o.deadline > now) {
+    } else if (o.deadline && *o.deadline > now && !held) {
       --v.gauge;  // erased with a live deadline (an expired one is counted as lazily dropped)
     }
   }

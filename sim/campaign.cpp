@@ -28,9 +28,10 @@ void draw_seed(RandomChoices& choices, const SeedOptions& options, WorkloadConfi
     config->ha_oplog = side.chance(25);       // HA-OpLog mode, drawn after the rest so they are as they were
     if (config->ha_oplog)  // a failover needs the mode's standby
       workload->weights[static_cast<int>(OpKind::Failover)] = 1 + static_cast<uint32_t>(side.pick(2));
+    if (config->ha_oplog && options.log_window) config->oplog_lag = side.chance(50);  // the log's window
   }
   if (options.preset) options.preset->shape(choices, *workload, *config);
-  if (config->dfs_slots) config->ha_oplog = false;  // Mooncake refuses DFS with its operation log
+  if (config->dfs_slots) config->ha_oplog = config->oplog_lag = false;  // Mooncake refuses DFS with its log
   // A preset that adds a mechanism the tier is not combined with yet turns it
   // off again: every weight as it would have been without the tier's draw.
   if (config->local_disk && !config->local_disk_combines()) {

@@ -37,6 +37,9 @@ json view_tree(const View& v) {
   json j = encode_view(v);
   j["objects"] = keyed(j["objects"], [](const json& e) { return tenant_of(e) + "/k" + e.at("key").dump(); },
                        {"tenant", "key"});
+  if (j.contains("retiring"))
+    j["retiring"] = keyed(j["retiring"], [](const json& e) { return tenant_of(e) + "/k" + e.at("key").dump(); },
+                          {"tenant", "key"});
   j["retention"] = keyed(j["retention"], [](const json& e) { return tenant_of(e) + "/g" + e.at("group").dump(); },
                          {"tenant", "group"});
   j["usage"] = keyed(j["usage"], tenant_of, {"tenant"});

@@ -328,6 +328,7 @@ json encode_config(const Config& c) {
   if (c.dfs_slots) j["dfs_slots"] = c.dfs_slots;
   if (c.local_disk) j["local_disk"] = true;
   if (c.ha_oplog) j["ha_oplog"] = true;
+  if (c.oplog_lag) j["oplog_lag"] = true;
   if (const auto& dr = c.dynamic_replication)
     j["dynamic_replication"] = {{"window_s", dr->window_s}, {"min_hits", dr->min_hits},
                                 {"max_memory_replicas", dr->max_memory_replicas}};
@@ -364,6 +365,7 @@ Config decode_config(const json& j, const std::string& path) {
   c.dfs_slots = f.u32_or("dfs_slots", c.dfs_slots);
   c.local_disk = f.boolean_or("local_disk", c.local_disk);
   c.ha_oplog = f.boolean_or("ha_oplog", c.ha_oplog);
+  c.oplog_lag = f.boolean_or("oplog_lag", c.oplog_lag);
   if (f.has("dynamic_replication")) c.dynamic_replication = decode_dynamic_replication(f);
   if (f.has("tenant_quota_bytes")) {
     const json& q = f.raw("tenant_quota_bytes");
@@ -408,6 +410,13 @@ json encode_view(const View& v) {
     objs.push_back(x);
   }
   j["objects"] = objs;
+  if (!v.retiring.empty()) {
+    json retiring = json::array();
+    for (const ObjectView& o : v.retiring)
+      retiring.push_back({{"tenant", o.id.tenant}, {"key", o.id.key}, {"size", o.size}, {"memory", o.complete_memory},
+                          {"deadline", o.deadline ? json(*o.deadline) : json(nullptr)}});
+    j["retiring"] = retiring;
+  }
   j["gauge"] = v.gauge;
   json ret = json::array();
   for (const RetentionView& r : v.retention)

@@ -251,7 +251,11 @@ void kept_processing(const View& after, std::vector<ObjectId>* ids) {
 // "failover_kept_processing": a failover at or before `step` kept an
 // object's PROCESSING replica (kept_processing), the object is still there,
 // and no restore has come between (a later End the model completes does not
-// end it: Mooncake's may answer OK and complete nothing).
+// end it: Mooncake's may answer OK and complete nothing);
+// "names_retiring_key": `step` names a key that is retiring in the model
+// before it (a logged removal took it, or some of its replicas, and the
+// lagging log has not caught up since; rule log.window); a removal by
+// pattern names every key of its tenant.
 void model_conditions(const Trace& trace, size_t step, std::vector<std::string>* met) {
   auto created = Model::create(trace.config);
   Model* model = std::get_if<Model>(&created);
@@ -294,6 +298,14 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
     before = std::move(after);
   }
   const bool quota_evicted_before = model->hits().count[static_cast<int>(Rule::QuotaEviction)] != 0;
+  auto names = [&](const Op& op, ObjectId id) {  // a removal by pattern names its tenant's keys
+    const bool many = op.kind == OpKind::RemoveAll || op.kind == OpKind::RemoveByRegex;
+    return touches(op, id) || (many && op.object.tenant == id.tenant);
+  };
+  const bool names_retiring = step < trace.steps.size() &&
+                              std::any_of(before.retiring.begin(), before.retiring.end(), [&](const ObjectView& r) {
+                                return names(trace.steps[step].op, r.id);
+                              });
   bool preempts = false, quota_evicted = false, admitted = false, unmounts = false, drops_uncommitted = false;
   if (step < trace.steps.size()) {
     const TraceStep& failing = trace.steps[step];
@@ -318,6 +330,7 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
   if (quota_evicted_before) met->push_back("quota_evicted_before");
   if (!reaped.empty()) met->push_back("reaper_discarded_write");
   if (!kept.empty()) met->push_back("failover_kept_processing");
+  if (names_retiring) met->push_back("names_retiring_key");
 }
 
 }  // namespace
@@ -338,6 +351,7 @@ std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
   if (reused) met.push_back("proposal_id_reused");
   if (dfs) met.push_back("dfs_asked");
   if (trace.config.ha_oplog) met.push_back("ha_oplog");
+  if (trace.config.oplog_lag) met.push_back("oplog_lag");
   if (step < trace.steps.size()) {
     const Op& failing = trace.steps[step].op;
     if (failing.kind == OpKind::Restore)

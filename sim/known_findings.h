@@ -66,7 +66,9 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // COMPLETE replica before it, which the failover drops; "end_completed_nothing",
 // an End before it answered OK and left an object it names with no COMPLETE
 // replica, whose key no step since wrote again; "quota_evicted_before", the model ran a
-// quota eviction before it.
+// quota eviction before it; "names_retiring_key", the failing step names a
+// key retiring in the model (a logged removal took it while the log lags);
+// "oplog_lag", the trace's log lags (the log's window).
 // The Mooncake concurrency lane computes its own (lane_conditions in
 // sim/targets/mooncake/concurrency_lane.h): "expected_quota_exceeded" as
 // above, and "quota_refused_replacement", a start the model refuses for
@@ -109,7 +111,7 @@ inline constexpr std::string_view kFindingConditions[] = {
     "refused_start_preempts_write", "remove_all_counts_unmounted", "lost_write_blocks_start",
     "restore_unmounts_segment", "ha_oplog", "batch_repeats_key",  // sequential conditions, listed last as the newest
     "failover_drops_uncommitted", "end_completed_nothing", "quota_evicted_before", "reaper_discarded_write",
-    "failover_kept_processing",
+    "failover_kept_processing", "names_retiring_key", "oplog_lag",
 };
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 

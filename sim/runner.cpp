@@ -65,7 +65,9 @@ std::optional<Failure> Lockstep::check_properties(const Op& op, const Outcome& o
 }
 
 View masked(View v, Capabilities caps) {
-  if (!(caps & kCapObjects)) v.objects.clear();
+  if (!(caps & kCapObjects)) v.objects.clear(), v.retiring.clear();
+  for (ObjectView& o : v.retiring)
+    if (!(caps & kCapDeadline)) o.deadline.reset();
   for (ObjectView& o : v.objects) {
     if (!(caps & kCapDeadline)) o.deadline.reset();
     if (!(caps & kCapPending)) o.pending.reset();
@@ -106,6 +108,15 @@ std::string counters(std::initializer_list<uint64_t> values) {
   return out;
 }
 }  // namespace
+
+// "t0/k1 (2 memory, pinned)" for each retiring object of `v`, or "none".
+static std::string retiring_text(const View& v) {
+  std::string out;
+  for (const ObjectView& o : v.retiring)
+    out += (out.empty() ? "" : ", ") + std::string("t") + std::to_string(o.id.tenant) + "/k" + std::to_string(o.id.key) +
+           " (" + std::to_string(o.complete_memory) + " memory" + (o.deadline ? ", pinned)" : ")");
+  return out.empty() ? "none" : out;
+}
 
 // The first object that differs (missing, unexpected, or one of its fields); empty when none does.
 // An object the target has and the expected View has not is `objects_extra`
@@ -163,6 +174,9 @@ Difference describe_difference(const View& e, const View& a) {
   if (e.retention != a.retention) return {"retention", "retention table differs"};
   if (e.retention_entries != a.retention_entries) return {"retention_entries", "retention_entries differs"};
   if (Difference d = object_difference(e, a); !d.field.empty()) return d;
+  if (e.retiring != a.retiring)
+    return {"retiring", "objects a logged removal took, not yet finalised (retiring): " + retiring_text(e) +
+                            " expected, got " + retiring_text(a)};
   if (e.shared_disk_files != a.shared_disk_files)
     return {"disk_files", "disk replicas naming a file another object's also names: expected " +
                               std::to_string(e.shared_disk_files) + ", got " + std::to_string(a.shared_disk_files)};

@@ -39,6 +39,14 @@ echo '{"format":"pinsim-trace","version":1,"config":{"max_kv_soft_pin_ttl_ms":1}
 check 2 "exceeds max_kv_soft_pin_ttl_ms" replay "$T/cfg.json"
 echo '{"format":"pinsim-trace","version":1,"config":{"ha_oplog":true,"dfs_slots":1},"steps":[]}' >"$T/ha.json"
 check 2 "ha_oplog is not combined with dfs_slots" replay "$T/ha.json"
+echo '{"format":"pinsim-trace","version":1,"config":{"oplog_lag":true},"steps":[]}' >"$T/lag.json"
+check 2 "oplog_lag needs ha_oplog" replay "$T/lag.json"
+echo '{"format":"pinsim-trace","version":1,"config":{"ha_oplog":true,"oplog_lag":true},"steps":[]}' >"$T/lag2.json"
+check 2 "embedded master keeps no operation log" replay "$T/lag2.json" --target embedded
+# The log's window is opt-in, for a target whose log can lag, on a swarm or preset draw.
+check 0 - run --swarm --seeds 1..30 --steps 50 --log-window
+check 2 "embedded master keeps no operation log" run --swarm --target embedded --log-window
+check 2 "only a --swarm or --preset draw" run --seeds 1..3 --log-window
 echo '{"format":"pinsim-trace","version":1,"config":{},"steps":[{"t":0,"op":"get","key":1,"expect":{"code":"OK"}}]}' >"$T/exp.json"
 check 1 - replay "$T/exp.json"
 cat >"$T/planted.json" <<'J'

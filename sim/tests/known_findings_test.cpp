@@ -253,6 +253,32 @@ TEST(KnownFindings, FailoverKeptProcessingLastsWhileTheObjectDoes) {
   EXPECT_EQ(conditions_met(t, 7), std::vector<std::string>{"ha_oplog"});  // the object is gone
 }
 
+// names_retiring_key: a step naming a key a logged removal took while the
+// log lags, until the log catches up at an advance (rule log.window); a
+// RemoveAll names every key of its tenant; without the lag nothing retires.
+TEST(KnownFindings, NamesRetiringKeyLastsUntilTheLogCatchesUp) {
+  Trace t;
+  t.config.ha_oplog = true;
+  t.config.oplog_lag = true;
+  t.config.segments = {{ReplicaKind::Memory, 1 << 20}};
+  const Op write{.kind = OpKind::PutStart, .object = {0, 0}, .size = 64, .memory_replicas = 1};
+  const Op revoke{.kind = OpKind::PutRevoke, .object = {0, 0}};
+  const Op other{.kind = OpKind::Get, .object = {0, 1}};
+  const Op remove_all{.kind = OpKind::RemoveAll, .force = true};
+  const Op advance{.kind = OpKind::Advance, .advance_ms = 1'000};
+  t.steps = {{0, write, {}, {}},      {0, revoke, {}, {}},         {0, other, {}, {}},
+             {0, write, {}, {}},      {0, remove_all, {}, {}},     {1'000, advance, {}, {}},
+             {1'000, Op{.kind = OpKind::Get, .object = {0, 0}}, {}, {}}};
+  const std::vector<std::string> lag{"ha_oplog", "oplog_lag"}, named{"ha_oplog", "oplog_lag", "names_retiring_key"};
+  EXPECT_EQ(conditions_met(t, 1), lag);    // the Revoke itself: nothing retires before it
+  EXPECT_EQ(conditions_met(t, 2), lag);    // another key
+  EXPECT_EQ(conditions_met(t, 3), named);  // a new write of the revoked key
+  EXPECT_EQ(conditions_met(t, 4), named);  // a RemoveAll of its tenant
+  EXPECT_EQ(conditions_met(t, 6), lag);    // the advance caught the log up (a read of the key)
+  t.config.oplog_lag = false;
+  EXPECT_EQ(conditions_met(t, 3), std::vector<std::string>{"ha_oplog"});
+}
+
 // A finding confirmed on another tree (also_on) is recognised there too.
 TEST(KnownFindings, AFindingAlsoOnAnotherTreeMatchesThere) {
   const std::vector<KnownFinding> known{{"d.json", "main", {"view/get/hits"}, {}, {"pr-2835"}}};

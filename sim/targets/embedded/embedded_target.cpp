@@ -23,6 +23,10 @@ std::unique_ptr<Target> make_embedded_target(const Config& config, const TargetO
     *error = *reason;
     return nullptr;
   }
+  if (config.oplog_lag) {  // docs/interpretations.md, "The log's window"
+    *error = "oplog_lag: the embedded master keeps no operation log that could lag (Mooncake's and the model's do)";
+    return nullptr;
+  }
   std::vector<std::string> names;
   for (const TargetOption& o : options) names.push_back(o.value);
   embedded::Faults faults;

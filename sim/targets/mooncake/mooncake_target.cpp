@@ -401,11 +401,16 @@ class BookkeepingLock {
   std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
 };
 
-// One object as the View shows it; nullopt for a key this adapter did not write.
-std::optional<ObjectView> object_view(const Access::Object& o) {
+// One object as the View shows it, appended to `out` (nothing for a key this
+// adapter did not write): the object, and an entry of View::retiring for the
+// replicas a logged removal marked REMOVED, which the master frees once the
+// log has the removal (rule log.window). An object with nothing else is gone
+// for its clients: only its retiring entry shows, with the soft pin the
+// gauge still counts.
+void object_views(const Access::Object& o, std::vector<ObjectView>* out) {
   auto key = parse_id(o.key, "k");
   auto tenant = parse_tenant(o.tenant);
-  if (!key || !tenant) return std::nullopt;
+  if (!key || !tenant) return;
   ObjectView ov;
   ov.id = {*tenant, *key};
   ov.size = o.size;
@@ -414,7 +419,10 @@ std::optional<ObjectView> object_view(const Access::Object& o) {
   // A replica on an unmounted segment is not shown: ClearInvalidHandles
   // leaves a PROCESSING one in the metadata, but every access to the key
   // erases it first (MetadataAccessorRW) and IsValid never counts it.
+  uint32_t removed = 0, removed_memory = 0, invalid = 0;  // a REMOVED replica on an unmounted segment holds no bytes
   for (const auto& r : o.replicas) {
+    if (r.status == mc::ReplicaStatus::REMOVED) ++removed, removed_memory += r.memory && !r.invalid;
+    if (r.invalid) ++invalid;
     if (r.invalid) continue;
     if (r.status == mc::ReplicaStatus::PROCESSING) ++ov.processing;
     else if (r.status != mc::ReplicaStatus::COMPLETE) continue;
@@ -423,6 +431,18 @@ std::optional<ObjectView> object_view(const Access::Object& o) {
     else if (r.dfs) ++ov.complete_dfs;
     else if (r.local) ++ov.complete_local;
     else ++ov.complete_nof;
+  }
+  const bool gone = !ov.processing && !ov.complete_memory && !ov.complete_nof && !ov.complete_disk &&
+                    !ov.complete_dfs && !ov.complete_local;
+  if (removed || (gone && invalid)) {  // an object left with nothing valid awaits its logged erase
+    ObjectView retiring;
+    retiring.id = ov.id;
+    retiring.size = ov.size;
+    retiring.complete_memory = removed_memory;
+    if (gone && o.deadline) retiring.deadline = from_tp(*o.deadline);
+    retiring.retiring = true;
+    out->push_back(retiring);
+    if (gone) return;
   }
   ov.offloading = o.offloading;
   ov.promoting = o.promoting;
@@ -439,7 +459,7 @@ std::optional<ObjectView> object_view(const Access::Object& o) {
   }
   if (!o.group.empty()) ov.group = parse_id(o.group, "g").value_or(0);
   ov.lease = from_tp(o.lease);
-  return ov;
+  out->push_back(ov);
 }
 
 class MooncakeTarget final : public Target {
@@ -563,7 +583,8 @@ class MooncakeTarget final : public Target {
 #endif
     touch(op, tenant, now);  // where the op's keys were
     const Outcome out = perform(op, now, tenant);
-    settle_log();
+    // A lagging log catches up only as time passes (rule log.catch-up; a failover settles it first).
+    if (!config_.oplog_lag || op.kind == OpKind::Advance) settle_log();
     touch(op, tenant, now);  // where they are now
     return out;
   }
@@ -602,9 +623,10 @@ class MooncakeTarget final : public Target {
     View v;
     refresh();
     for (const auto& [shard, objects] : shard_objects_)
-      v.objects.insert(v.objects.end(), objects.begin(), objects.end());
-    std::sort(v.objects.begin(), v.objects.end(),
-              [](const ObjectView& a, const ObjectView& b) { return a.id < b.id; });
+      for (const ObjectView& o : objects) (o.retiring ? v.retiring : v.objects).push_back(o);
+    auto by_id = [](const ObjectView& a, const ObjectView& b) { return a.id < b.id; };
+    std::sort(v.objects.begin(), v.objects.end(), by_id);
+    std::sort(v.retiring.begin(), v.retiring.end(), by_id);
     add_globals(now, v);
     return v;
   }
@@ -911,7 +933,7 @@ class MooncakeTarget final : public Target {
       case OpKind::Get: case OpKind::Exist: case OpKind::PutEnd: case OpKind::PutRevoke: case OpKind::UpsertEnd:
       case OpKind::UpsertRevoke: case OpKind::Remove: case OpKind::BatchExist: case OpKind::BatchGet:
       case OpKind::BatchPutEnd: case OpKind::BatchPutRevoke: case OpKind::BatchUpsertEnd:
-      case OpKind::BatchUpsertRevoke: case OpKind::BatchRemove: case OpKind::Advance:
+      case OpKind::BatchUpsertRevoke: case OpKind::BatchRemove:
       case OpKind::PutStart: case OpKind::UpsertStart: case OpKind::BatchUpsertStart:
       case OpKind::CopyStart: case OpKind::CopyEnd: case OpKind::CopyRevoke: case OpKind::Propose:
       case OpKind::OffloadEnd: case OpKind::PromotionStart: case OpKind::PromotionEnd:
@@ -923,6 +945,8 @@ class MooncakeTarget final : public Target {
       case OpKind::SetQuota: case OpKind::DeleteQuota: case OpKind::Unmount: case OpKind::Mount:
       case OpKind::GracefulUnmount:
         return Touches::Held;
+      case OpKind::Advance:  // a lagging log catches up: its callbacks finalise the retiring objects
+        return config_.oplog_lag ? Touches::Held : Touches::Keys;
       case OpKind::RetainGroups: case OpKind::Restore: case OpKind::Failover:
         return Touches::All;
     }
@@ -998,7 +1022,7 @@ class MooncakeTarget final : public Target {
   std::vector<ObjectView> read_shard(size_t i, std::vector<std::string>* files) const {
     std::vector<ObjectView> out;
     for (const Access::Object& o : Access::Objects(*service_, i)) {
-      if (auto ov = object_view(o)) out.push_back(*ov);
+      object_views(o, &out);
       files->insert(files->end(), o.disk_files.begin(), o.disk_files.end());
     }
     return out;
@@ -1581,6 +1605,7 @@ class MooncakeTarget final : public Target {
   // the standby restore leaves state a kept master's reset does not clear.
   Outcome failover(Time now) {
     if (!oplog_) return Outcome::of(ErrorCode::UNAVAILABLE_IN_CURRENT_MODE);
+    settle_log();  // the standby reads the whole log: a lagging one catches up first (rule log.catch-up)
     mc::StandbySnapshot standby;
     std::string error;
     if (!mooncake_oplog::read_standby(*oplog_, &standby, &error)) throw std::runtime_error("mooncake target: " + error);

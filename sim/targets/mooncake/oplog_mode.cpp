@@ -83,6 +83,7 @@ class SettlingWriter final : public mc::OrderedOpLogWriter {
  public:
   SettlingWriter(mc::OrderedOpLogWriterConfig config, WriteBatchFn write)
       : OrderedOpLogWriter(std::move(config), [this, write = std::move(write)](const auto& batch, const auto& prefix) {
+          if (!wait_for_release(batch.last_seq)) return mc::ErrorCode::ETCD_OPERATION_ERROR;
           const mc::ErrorCode err = write(batch, prefix);
           if (err != mc::ErrorCode::OK) fail(err);
           return err;
@@ -138,6 +139,14 @@ class SettlingWriter final : public mc::OrderedOpLogWriter {
     const std::lock_guard lock(mutex_);
     failed_ = err;
     cv_.notify_all();
+  }
+
+  // A batch is written once settle() has released its last entry; false
+  // when the writer stops first: the batch never lands (the primary is gone).
+  bool wait_for_release(uint64_t last_seq) {
+    std::unique_lock lock(mutex_);
+    cv_.wait(lock, [&] { return stopping_ || last_seq <= released_; });
+    return last_seq <= released_;
   }
 
   std::mutex mutex_;
