@@ -180,6 +180,14 @@ bool uncommitted(const ObjectView& o) {
 }
 bool holds_uncommitted(const View& v) { return std::any_of(v.objects.begin(), v.objects.end(), uncommitted); }
 
+bool removes_many(const Op& op) { return op.kind == OpKind::RemoveAll || op.kind == OpKind::RemoveByRegex; }
+
+// Whether `op` names object `id`: its key (a batch's keys), or, a removal by
+// pattern, every key of its tenant.
+bool names_key(const Op& op, ObjectId id) {
+  return touches(op, id) || (removes_many(op) && op.object.tenant == id.tenant);
+}
+
 // Whether the model answered `op` OK for object `id` (a batch: its element's answer).
 bool answered_ok(const Op& op, const Outcome& out, ObjectId id) {
   if (!is_batch(op.kind) || op.object.tenant != id.tenant) return out.code == ErrorCode::OK;
@@ -204,8 +212,7 @@ void ends_completing_nothing(const View& v, const Op& op, const Outcome& out, st
 // objects of its own, and a removal by pattern names every key it takes.
 void reaped_by(const Op& op, const View& before, const View& after, const std::vector<ObjectId>& ended,
                std::vector<ObjectId>* ids) {
-  if (op.kind == OpKind::Failover || op.kind == OpKind::Restore || op.kind == OpKind::Unmount ||
-      op.kind == OpKind::RemoveAll || op.kind == OpKind::RemoveByRegex)
+  if (op.kind == OpKind::Failover || op.kind == OpKind::Restore || op.kind == OpKind::Unmount || removes_many(op))
     return;
   for (const ObjectView& o : before.objects)
     if (o.processing > 0 && !touches(op, o.id) && !find_object(after, o.id) &&
@@ -270,8 +277,7 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
   View before = model->view(0);
   for (size_t i = 0; i < step && i < trace.steps.size(); ++i) {
     const Op& op = trace.steps[i].op;
-    const bool removes_many = op.kind == OpKind::RemoveAll || op.kind == OpKind::RemoveByRegex;
-    auto named_since = [&](ObjectId id) { return touches(op, id) || (removes_many && op.object.tenant == id.tenant); };
+    auto named_since = [&](ObjectId id) { return names_key(op, id); };
     std::erase_if(held, named_since);
     if (op.kind == OpKind::Unmount)
       for (ObjectId id : processing_on(*model, op)) held.push_back(id);
@@ -282,7 +288,7 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
     // took it (one that finds nothing writes nothing).
     const bool read = op_info(element_kind(op.kind)).cls == OpClass::Read;
     auto writes_again = [&](ObjectId id) {
-      if (removes_many) return named_since(id) && find_object(before, id) && !find_object(after, id);
+      if (removes_many(op)) return named_since(id) && find_object(before, id) && !find_object(after, id);
       return !read && touches(op, id) && answered_ok(op, out, id);
     };
     std::erase_if(ended_nothing, writes_again);
@@ -298,13 +304,9 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
     before = std::move(after);
   }
   const bool quota_evicted_before = model->hits().count[static_cast<int>(Rule::QuotaEviction)] != 0;
-  auto names = [&](const Op& op, ObjectId id) {  // a removal by pattern names its tenant's keys
-    const bool many = op.kind == OpKind::RemoveAll || op.kind == OpKind::RemoveByRegex;
-    return touches(op, id) || (many && op.object.tenant == id.tenant);
-  };
   const bool names_retiring = step < trace.steps.size() &&
                               std::any_of(before.retiring.begin(), before.retiring.end(), [&](const ObjectView& r) {
-                                return names(trace.steps[step].op, r.id);
+                                return names_key(trace.steps[step].op, r.id);
                               });
   bool preempts = false, quota_evicted = false, admitted = false, unmounts = false, drops_uncommitted = false;
   if (step < trace.steps.size()) {
