@@ -157,6 +157,8 @@ mc_feature_if_text(HARD_PIN MC_MS_TEXT "IsHardPinned")
 mc_feature_if_text(OPLOG_WRITER_FACTORY MC_MS_TEXT "SetBatchOpLogWriterFactoryForTesting")
 # Failover in that mode: a standby's snapshot restored into a new master.
 mc_feature_if_text(STANDBY_RESTORE MC_MS_TEXT "RestoreFromStandbySnapshot")
+# A replication task's expiry logged and awaiting its durable callback.
+mc_feature_if_text(TASK_DURABLE_CLEANUP MC_MS_TEXT "durable_cleanup_pending")
 
 # --- Compile flags of Mooncake's master_service.cpp --------------------------
 set(MC_CC "${MC_BUILD}/compile_commands.json")

@@ -46,6 +46,8 @@ void Model::retire(Retiring&& r) {
                            [&](const Retiring& x) { return x.id == r.id && !x.closed; });
   if (same == retiring_.end()) return retiring_.push_back(std::move(r));
   for (const Replica& x : r.replicas) same->replicas.push_back(x);
+  for (const Replica& x : r.discarding) same->discarding.push_back(x);
+  if (!r.discarding.empty()) same->discard_at = r.discard_at;
   same->charge += r.charge;
   if (r.deadline) same->deadline = r.deadline;
   same->cached |= r.cached;
@@ -62,8 +64,10 @@ void Model::remove_logged(ObjectId id, Object& obj, Replicas::iterator from, boo
   const uint64_t charged = obj.charged_bytes();
   const bool was_cached = has_complete_memory(obj.replicas);
   Retiring r{id, obj.size, {from, obj.replicas.end()}, 0, std::nullopt, false};
-  // What Mooncake marks REMOVED: everything an eviction or a Revoke takes, and
-  // of an unmount's, the COMPLETE replicas (a PROCESSING one is left invalid).
+  // What the log knows and a logged removal therefore takes: everything an
+  // eviction or a Revoke takes, and of an unmount's, the COMPLETE replicas.
+  // A write's PROCESSING replica lost with its segment was never logged: its
+  // charge goes at once, as without the lag (Mooncake leaves it invalid).
   const bool marked = !memory_gone || std::any_of(r.replicas.begin(), r.replicas.end(), [](const Replica& x) {
     return x.status == ReplicaStatus::Complete;
   });
@@ -75,7 +79,31 @@ void Model::remove_logged(ObjectId id, Object& obj, Replicas::iterator from, boo
   obj.replicas.erase(from, obj.replicas.end());
   r.charge = charged - std::min(charged, obj.charged_bytes());
   r.cached = was_cached && !has_complete_memory(obj.replicas);
-  if (marked || r.charge || r.cached) retire(std::move(r));
+  if (marked) retire(std::move(r));
+}
+
+// The reaper's discard of an expired write's or copy's PROCESSING replicas
+// [from, end) of `obj`: Mooncake logs it when the object has a COMPLETE
+// replica (the log knows it) and moves them to its discard list in the
+// durable callback. While the log lags they are gone for clients at once and
+// held, with the charge they carried, until the catch-up (rule log.window);
+// otherwise they join the discard list now. Returns whether it retired them.
+bool Model::discard_logged(ObjectId id, Object& obj, Replicas::iterator from, Time release_at) {
+  const bool logged = std::any_of(obj.replicas.begin(), from, [](const Replica& r) {
+    return r.status == ReplicaStatus::Complete;
+  });
+  if (!config_.oplog_lag || !logged || from == obj.replicas.end()) {
+    discard_replicas(id, obj, from, release_at);
+    return false;
+  }
+  hits_.hit(Rule::LogWindow);
+  const uint64_t charged = obj.charged_bytes();
+  Retiring r{id, obj.size, {}, 0, std::nullopt, false, false, {from, obj.replicas.end()}, release_at};
+  note_replicas_gone(obj, from);
+  obj.replicas.erase(from, obj.replicas.end());
+  r.charge = charged - std::min(charged, obj.charged_bytes());
+  retire(std::move(r));
+  return true;
 }
 
 // A new object of `id`: the retiring ones of its key are another object's.
@@ -88,9 +116,11 @@ void Model::close_retiring(ObjectId id) {
 // (their charge and pin stay held).
 void Model::release_retiring_on(uint32_t segment) {
   for (Retiring& r : retiring_) {
-    auto first = r.replicas.stable_partition([&](const Replica& x) { return x.segment != segment; });
-    for (auto x = first; x != r.replicas.end(); ++x) release_replica(*x, r.size);
-    r.replicas.erase(first, r.replicas.end());
+    for (Replicas* held : {&r.replicas, &r.discarding}) {
+      auto first = held->stable_partition([&](const Replica& x) { return x.segment != segment; });
+      for (auto x = first; x != held->end(); ++x) release_replica(*x, r.size);
+      held->erase(first, held->end());
+    }
   }
 }
 
@@ -107,6 +137,7 @@ void Model::catch_up_log() {
   if (!retiring_.empty()) hits_.hit(Rule::LogCatchUp);
   for (const Retiring& r : retiring_) {
     for (const Replica& x : r.replicas) release_replica(x, r.size);
+    if (!r.discarding.empty()) discarded_.push_back({r.discard_at, r.discarding, r.size});
     if (r.deadline) --gauge_;
   }
   retiring_.clear();
@@ -121,6 +152,10 @@ void Model::expire_retiring_pins(Time now) {
       r.deadline.reset();
       --gauge_;
     }
+}
+
+bool Model::discard_awaits_log() const {
+  return std::any_of(retiring_.begin(), retiring_.end(), [](const Retiring& r) { return !r.discarding.empty(); });
 }
 
 uint64_t Model::retiring_charge(TenantId tenant) const {
@@ -138,7 +173,7 @@ void Model::retiring_view(View* v) const {
     ObjectView o;
     o.id = r.id;
     o.size = r.size;
-    o.complete_memory = static_cast<uint32_t>(memory_replicas(r.replicas));
+    o.complete_memory = static_cast<uint32_t>(memory_replicas(r.replicas) + memory_replicas(r.discarding));
     o.deadline = r.deadline;
     o.retiring = true;
     v->retiring.push_back(o);

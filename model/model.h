@@ -221,6 +221,8 @@ class Model {
   const Config& config() const { return config_; }
   int64_t gauge() const { return gauge_; }
   const RuleHits& hits() const { return hits_; }
+  // Whether a discard of the reaper awaits the lagging log (rule log.window).
+  bool discard_awaits_log() const;
   bool mounted(uint32_t segment) const { return segment < segments_.size() && segments_[segment].mounted; }
   // The client that mounted `segment` (kSetupClient for the config's mounts, or out of range).
   ClientId segment_owner(uint32_t segment) const {
@@ -258,6 +260,8 @@ class Model {
     std::optional<Time> deadline;
     bool cached = false;  // the cached-objects gauge still counts the object for these replicas
     bool closed = false;  // its key was written again: a later removal of the key retires another object
+    Replicas discarding;  // the reaper's logged discard: at the catch-up they join the discard list
+    Time discard_at = 0;  // their release time there
   };
   struct Discarded {
     Time release_at;
@@ -433,6 +437,7 @@ class Model {
   void remove_logged(ObjectTable::Entry* it);
   void remove_logged(ObjectId id, Object& obj, Replicas::iterator from, bool memory_gone = false);
   void retire(Retiring&& r);
+  bool discard_logged(ObjectId id, Object& obj, Replicas::iterator from, Time release_at);
   void close_retiring(ObjectId id);
   void release_retiring_on(uint32_t segment);
   void hold_charge(ObjectId id, uint64_t size, uint64_t bytes);

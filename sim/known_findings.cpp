@@ -309,8 +309,12 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
                                 return names_key(trace.steps[step].op, r.id);
                               });
   bool preempts = false, quota_evicted = false, admitted = false, unmounts = false, drops_uncommitted = false;
+  bool discard_unlogged = false;
   if (step < trace.steps.size()) {
     const TraceStep& failing = trace.steps[step];
+    Model probe = *model;  // the failing step applied on a copy: the questions below ask before it
+    probe.apply(failing.op, failing.t);
+    discard_unlogged = probe.discard_awaits_log();
     if (failing.op.kind == OpKind::Failover) {
       drops_uncommitted = holds_uncommitted(before);
       model->apply(failing.op, failing.t);  // no later question here reads a failover's model
@@ -333,6 +337,7 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
   if (!reaped.empty()) met->push_back("reaper_discarded_write");
   if (!kept.empty()) met->push_back("failover_kept_processing");
   if (names_retiring) met->push_back("names_retiring_key");
+  if (discard_unlogged) met->push_back("reaper_discard_unlogged");
 }
 
 }  // namespace
@@ -340,10 +345,13 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
 std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
   std::map<std::pair<TenantId, uint32_t>, KeyId> first_key;  // each proposal id's first key
   bool reused = false, dfs = false;
+  bool restored_in_window = false;  // a restore before `step` with no catch-up (advance, failover) since
   size_t snapshots = 0;  // the candidates a restore may apply (a run stops at its first failure)
   for (size_t i = 0; i < trace.steps.size() && i <= step; ++i) {
     const Op& op = trace.steps[i].op;
     snapshots += op.kind == OpKind::Snapshot;
+    if (i < step && (op.kind == OpKind::Advance || op.kind == OpKind::Failover)) restored_in_window = false;
+    if (i < step && op.kind == OpKind::Restore) restored_in_window = true;
     dfs = dfs || op.dfs_replicas > 0;
     if (op.kind != OpKind::Propose || !op.proposal) continue;
     auto [it, fresh] = first_key.try_emplace({op.object.tenant, *op.proposal}, op.object.key);
@@ -368,6 +376,7 @@ std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
   if (end_after_copy_end(trace, step)) met.push_back("end_after_copy_end");
   if (expected_quota_exceeded(trace, step)) met.push_back("expected_quota_exceeded");
   model_conditions(trace, step, &met);
+  if (trace.config.oplog_lag && restored_in_window) met.push_back("restore_in_window");
   return met;
 }
 

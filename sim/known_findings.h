@@ -68,7 +68,11 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // replica, whose key no step since wrote again; "quota_evicted_before", the model ran a
 // quota eviction before it; "names_retiring_key", the failing step names a
 // key retiring in the model (a logged removal took it while the log lags);
-// "oplog_lag", the trace's log lags (the log's window).
+// "oplog_lag", the trace's log lags (the log's window);
+// "reaper_discard_unlogged", after the failing step the model holds a
+// write the reaper discarded whose logged discard is not durable yet;
+// "restore_in_window", the log lags and a restore came before the failing
+// step with no catch-up (an advance, a failover) between them.
 // The Mooncake concurrency lane computes its own (lane_conditions in
 // sim/targets/mooncake/concurrency_lane.h): "expected_quota_exceeded" as
 // above, and "quota_refused_replacement", a start the model refuses for
@@ -111,7 +115,7 @@ inline constexpr std::string_view kFindingConditions[] = {
     "refused_start_preempts_write", "remove_all_counts_unmounted", "lost_write_blocks_start",
     "restore_unmounts_segment", "ha_oplog", "batch_repeats_key",  // sequential conditions, listed last as the newest
     "failover_drops_uncommitted", "end_completed_nothing", "quota_evicted_before", "reaper_discarded_write",
-    "failover_kept_processing", "names_retiring_key", "oplog_lag",
+    "failover_kept_processing", "names_retiring_key", "oplog_lag", "reaper_discard_unlogged", "restore_in_window",
 };
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 

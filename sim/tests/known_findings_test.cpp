@@ -279,6 +279,55 @@ TEST(KnownFindings, NamesRetiringKeyLastsUntilTheLogCatchesUp) {
   EXPECT_EQ(conditions_met(t, 3), std::vector<std::string>{"ha_oplog"});
 }
 
+// reaper_discard_unlogged: the reaper's discard of an expired write whose
+// object has a COMPLETE replica is logged; while the log lags it awaits
+// the catch-up at an advance (rule log.window); without the lag, nothing.
+TEST(KnownFindings, ReaperDiscardUnloggedLastsUntilTheLogCatchesUp) {
+  Trace t;
+  t.config.ha_oplog = true;
+  t.config.oplog_lag = true;
+  t.config.disk_replica = true;
+  t.config.segments = {{ReplicaKind::Memory, 1 << 20}};
+  const Op write{.kind = OpKind::PutStart, .object = {0, 0}, .size = 64, .memory_replicas = 1};
+  const Op end{.kind = OpKind::PutEnd, .object = {0, 0}};
+  const Op evict{.kind = OpKind::Evict};  // evicts nothing: its census still runs the reaper
+  const Op get{.kind = OpKind::Get, .object = {0, 0}};
+  const Op past_release{.kind = OpKind::Advance, .advance_ms = 600'001};
+  const Op tick{.kind = OpKind::Advance, .advance_ms = 1};
+  t.steps = {{0, write, {}, {}},          {0, end, {}, {}},          {600'001, past_release, {}, {}},
+             {600'001, evict, {}, {}},    {600'001, get, {}, {}},    {600'002, tick, {}, {}},
+             {600'002, get, {}, {}}};
+  const std::vector<std::string> lag{"ha_oplog", "oplog_lag"};
+  std::vector<std::string> pending = lag;
+  pending.push_back("reaper_discard_unlogged");
+  EXPECT_EQ(conditions_met(t, 2), lag);      // not expired before the advance
+  EXPECT_EQ(conditions_met(t, 3), pending);  // the eviction's reaper discards the disk replica's write
+  pending.insert(pending.end() - 1, "names_retiring_key");
+  EXPECT_EQ(conditions_met(t, 4), pending);  // still awaiting the log (and the Get names the discarded write's key)
+  EXPECT_EQ(conditions_met(t, 5), lag);      // the advance caught the log up
+  t.config.oplog_lag = false;
+  EXPECT_EQ(conditions_met(t, 3), std::vector<std::string>{"ha_oplog"});
+}
+
+// restore_in_window: a restore before the failing step with no catch-up
+// between (the advance that is the failing step itself still counts);
+// without the lag, nothing.
+TEST(KnownFindings, RestoreInWindowLastsUntilTheLogCatchesUp) {
+  Trace t;
+  t.config.ha_oplog = true;
+  t.config.oplog_lag = true;
+  const Op get{.kind = OpKind::Get, .object = {0, 0}};
+  const Op restore{.kind = OpKind::Restore}, advance{.kind = OpKind::Advance, .advance_ms = 1};
+  t.steps = {{0, get, {}, {}}, {0, restore, {}, {}}, {0, get, {}, {}}, {1, advance, {}, {}}, {1, get, {}, {}}};
+  const std::vector<std::string> lag{"ha_oplog", "oplog_lag"}, restored{"ha_oplog", "oplog_lag", "restore_in_window"};
+  EXPECT_EQ(conditions_met(t, 0), lag);
+  EXPECT_EQ(conditions_met(t, 2), restored);
+  EXPECT_EQ(conditions_met(t, 3), restored);  // the catch-up itself runs what the restore left pending
+  EXPECT_EQ(conditions_met(t, 4), lag);
+  t.config.oplog_lag = false;
+  EXPECT_EQ(conditions_met(t, 2), std::vector<std::string>{"ha_oplog"});
+}
+
 // A finding confirmed on another tree (also_on) is recognised there too.
 TEST(KnownFindings, AFindingAlsoOnAnotherTreeMatchesThere) {
   const std::vector<KnownFinding> known{{"d.json", "main", {"view/get/hits"}, {}, {"pr-2835"}}};

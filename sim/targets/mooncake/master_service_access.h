@@ -110,6 +110,7 @@ class MasterServiceSnapshotTestBase {
     std::string group;
     std::vector<std::string> disk_files;  // the file each DISK replica names (disk mode)
     bool copying;  // a replication task (CopyStart) is under way
+    std::vector<ReplicaID> expiring_targets;  // the targets of a task whose logged expiry awaits the log
     bool offloading;  // the tenant's offloading_tasks has the key (local-disk tier)
     bool promoting;   // the tenant's promotion_tasks has the key (local-disk tier)
   };
@@ -176,7 +177,7 @@ class MasterServiceSnapshotTestBase {
           o.has_pending = false;
 #endif
           o.group = md.group_id;
-          o.copying = state.replication_tasks.count(key) > 0;
+          CopyTask(state, key, o);
           LocalDiskTasks(state, key, o);
           out.push_back(std::move(o));
         }
@@ -204,6 +205,21 @@ class MasterServiceSnapshotTestBase {
 #else
     (void)replica;
     return false;
+#endif
+  }
+
+  // The replication task for `key` of a tenant's state: under way, or
+  // expired with its expiry logged (durable_cleanup_pending: the reaper's
+  // mark, which the durable callback finalises), whose targets are retiring.
+  template <typename State>
+  static void CopyTask(const State& state, const std::string& key, Object& o) {
+    auto task = state.replication_tasks.find(key);
+    o.copying = task != state.replication_tasks.end();
+#if PINSIM_MC_HAS_TASK_DURABLE_CLEANUP
+    if (o.copying && task->second.durable_cleanup_pending) {
+      o.copying = false;
+      o.expiring_targets = task->second.replica_ids;
+    }
 #endif
   }
 

@@ -403,8 +403,9 @@ class BookkeepingLock {
 
 // One object as the View shows it, appended to `out` (nothing for a key this
 // adapter did not write): the object, and an entry of View::retiring for the
-// replicas a logged removal marked REMOVED, which the master frees once the
-// log has the removal (rule log.window). An object with nothing else is gone
+// replicas a logged removal marked REMOVED (and the targets of a copy whose
+// expiry is logged), which the master frees once the log has the removal
+// (rule log.window). An object with nothing else is gone
 // for its clients: only its retiring entry shows, with the soft pin the
 // gauge still counts.
 void object_views(const Access::Object& o, std::vector<ObjectView>* out) {
@@ -421,7 +422,10 @@ void object_views(const Access::Object& o, std::vector<ObjectView>* out) {
   // erases it first (MetadataAccessorRW) and IsValid never counts it.
   uint32_t removed = 0, removed_memory = 0, invalid = 0;  // a REMOVED replica on an unmounted segment holds no bytes
   for (const auto& r : o.replicas) {
-    if (r.status == mc::ReplicaStatus::REMOVED) ++removed, removed_memory += r.memory && !r.invalid;
+    const auto& expired = o.expiring_targets;
+    const bool expiring = std::find(expired.begin(), expired.end(), r.id) != expired.end();
+    if (r.status == mc::ReplicaStatus::REMOVED || expiring) ++removed, removed_memory += r.memory && !r.invalid;
+    if (expiring) continue;
     if (r.invalid) ++invalid;
     if (r.invalid) continue;
     if (r.status == mc::ReplicaStatus::PROCESSING) ++ov.processing;
