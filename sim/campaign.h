@@ -21,8 +21,9 @@ struct SeedOptions {
   bool swarm = false;
   std::optional<Profile> profile;  // overrides the drawn/default profile
   const Preset* preset = nullptr;  // reshapes the swarm draw (implies swarm)
-  // Whether HA-OpLog seeds may draw the log's window (oplog_lag): only for a
-  // target with a log that can lag (Mooncake's) and the model itself.
+  // Whether HA-OpLog seeds draw the log's window (oplog_lag) in half of them:
+  // for a target with a log that can lag (Mooncake's) and the model itself,
+  // as `pinsim run` and the gate do; not for the embedded master.
   bool log_window = false;
 };
 

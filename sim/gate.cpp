@@ -150,6 +150,7 @@ class Gate {
     c.seed.steps = o_.steps;
     c.seed.profile = o_.profile;
     c.seed.preset = &p;
+    c.seed.log_window = o_.log_window;
     c.known = o_.known;  // a seed goes on past a finding marked goes_on
     c.more = [&](const CampaignSummary& s) {
       run.seeds_run = s.seeds, run.refused = s.refused, run.steps = s.steps;

@@ -127,6 +127,7 @@ struct GateOptions {
   bool stop_on_new = false;  // end at the first new failure (mutation runs: a kill is enough)
   unsigned jobs = 1;  // worker processes for the presets' seeds (campaign.h)
   std::optional<GateLane> lane;  // in one process: its actors are threads
+  bool log_window = false;  // the presets' HA-OpLog seeds draw the log's window (SeedOptions)
 };
 
 struct GateResult {

@@ -43,10 +43,12 @@ echo '{"format":"pinsim-trace","version":1,"config":{"oplog_lag":true},"steps":[
 check 2 "oplog_lag needs ha_oplog" replay "$T/lag.json"
 echo '{"format":"pinsim-trace","version":1,"config":{"ha_oplog":true,"oplog_lag":true},"steps":[]}' >"$T/lag2.json"
 check 2 "embedded master keeps no operation log" replay "$T/lag2.json" --target embedded
-# The log's window is opt-in, for a target whose log can lag, on a swarm or preset draw.
-check 0 - run --swarm --seeds 1..30 --steps 50 --log-window
-check 2 "embedded master keeps no operation log" run --swarm --target embedded --log-window
-check 2 "only a --swarm or --preset draw" run --seeds 1..3 --log-window
+# The log's window: drawn in half of the HA-OpLog seeds of a swarm or preset run for a target whose log can lag
+# (swarm seed 11 draws it on the model), never for the embedded master.
+check 0 - run --swarm --seed 11 --steps 50 --trace "$T/lag-run.json"
+grep -q '"oplog_lag": *true' "$T/lag-run.json" || { echo "FAIL: swarm seed 11 drew no log window"; fail=1; }
+check 0 - run --swarm --seed 11 --steps 50 --target embedded --trace "$T/lag-emb.json"
+! grep -q '"oplog_lag"' "$T/lag-emb.json" || { echo "FAIL: the embedded master's seed 11 drew the log window"; fail=1; }
 echo '{"format":"pinsim-trace","version":1,"config":{},"steps":[{"t":0,"op":"get","key":1,"expect":{"code":"OK"}}]}' >"$T/exp.json"
 check 1 - replay "$T/exp.json"
 cat >"$T/planted.json" <<'J'

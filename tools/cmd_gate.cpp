@@ -105,6 +105,7 @@ GateOptions options_of(const po::variables_map& vm, const std::string& target) {
   o.jobs = jobs_of(vm);
   if (o.steps == 0) throw UsageError("--steps: must be at least 1");
   o.profile = default_profile(target);
+  o.log_window = target != "embedded";  // the embedded master keeps no operation log that could lag
   const std::string scenarios = vm["scenarios"].as<std::string>();
   o.scenario_files = scenario_files(scenarios, false);
   const std::string findings = vm.count("known") ? vm["known"].as<std::string>() : scenarios + "/findings";

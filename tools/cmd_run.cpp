@@ -36,15 +36,11 @@ CampaignOptions campaign_options(const po::variables_map& vm, const std::string&
   o.seed.steps = parse_count("--steps", vm["steps"].as<std::string>(), 1'000'000);
   if (o.seed.steps == 0) throw UsageError("--steps: 0 steps would check nothing");
   o.seed.swarm = vm["swarm"].as<bool>();
-  o.seed.log_window = vm["log-window"].as<bool>();
-  if (o.seed.log_window && target == "embedded")
-    throw UsageError("--log-window: the embedded master keeps no operation log that could lag (use model or mooncake)");
+  o.seed.log_window = target != "embedded";  // the embedded master keeps no operation log that could lag
   if (vm.count("preset")) {
     o.seed.preset = find_preset(vm["preset"].as<std::string>());
     if (!o.seed.preset) throw UsageError("--preset: unknown preset '" + vm["preset"].as<std::string>() + "'");
   }
-  if (o.seed.log_window && !o.seed.swarm && !o.seed.preset)
-    throw UsageError("--log-window: only a --swarm or --preset draw has HA-OpLog seeds to give the window to");
   if (vm.count("profile")) {
     o.seed.profile = parse_profile(vm["profile"].as<std::string>());
     if (!o.seed.profile) throw UsageError("--profile: unknown profile '" + vm["profile"].as<std::string>() + "' (rfc, mooncake-main)");
@@ -140,7 +136,6 @@ po::options_description run_options() {
       ("coverage", po::bool_switch(), "print the rule-coverage report after the summary")
       ("known", po::value<std::string>(), "DIR of finding traces: failures matching one are reported as known, not red")
       ("overhead", po::bool_switch(), "also time each seed's ops in lockstep and against the target alone")
-      ("log-window", po::bool_switch(), "let the log lag in half of the HA-OpLog seeds (config oplog_lag; opt-in)")
       ("require-rules", po::value<std::string>(), "'all': exit 3 unless every rule of the model was applied (implies --coverage)")
       ("out-dir", po::value<std::string>(), "write every failing seed's trace here (seed-N.json), not only the first")
       ("max-failures", po::value<std::string>(), "stop after this many failing seeds")
