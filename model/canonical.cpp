@@ -174,8 +174,11 @@ void Model::canonical_retiring(Time now, std::string& out) const {
     put(out, !r.deadline ? INT64_MAX : *r.deadline == kTimeMax ? INT64_MIN : *r.deadline - now);
     put(out, static_cast<int64_t>(r.replicas.size()));
     for (const Replica& x : r.replicas) put(out, static_cast<int64_t>(x.kind) * 4), put(out, x.segment);
-    put(out, static_cast<int64_t>(r.discarding.size())), put(out, r.discarding.empty() ? 0 : r.discard_at - now);
-    for (const Replica& x : r.discarding) put(out, static_cast<int64_t>(x.kind) * 4), put(out, x.segment);
+    put(out, static_cast<int64_t>(r.discarding.size())), put(out, r.removal * 4 + r.write_discard * 2 + r.copy_discard);
+    for (const Discarded& d : r.discarding) {
+      put(out, d.release_at - now), put(out, static_cast<int64_t>(d.replicas.size()));
+      for (const Replica& x : d.replicas) put(out, static_cast<int64_t>(x.kind) * 4), put(out, x.segment);
+    }
   }
 }
 

@@ -105,7 +105,7 @@ void Model::discard_expired_write_of(ObjectId id, Time now) {
     if (r.copy && r.status == ReplicaStatus::Processing) hits_.hit(Rule::CopyTargets);
     return r.copy || r.status == ReplicaStatus::Complete;  // a copy's targets stay (rule copy.targets)
   });
-  const bool logged = discard_logged(id, obj, first, expiry);  // when the log knows the object (rule log.window)
+  const bool logged = discard_logged(id, obj, first, expiry, true);  // when the log knows the object (rule log.window)
   if (obj.pending) {
     hits_.hit(Rule::PendingCleared);
     obj.pending.reset();  // no PROCESSING replica is left, so none is viable
@@ -113,7 +113,7 @@ void Model::discard_expired_write_of(ObjectId id, Time now) {
   obj.processing = false;
   const uint64_t charged = obj.charged_bytes();
   settle_charge(obj);  // in the durable callback when logged: held till then
-  if (logged) hold_charge(id, obj.size, charged - std::min(charged, obj.charged_bytes()));
+  if (logged) hold_charge(id, obj.size, charged - std::min(charged, obj.charged_bytes()), false);
   if (obj.replicas.empty()) erase_object(it);
 }
 

@@ -46,8 +46,10 @@ void Model::retire(Retiring&& r) {
                            [&](const Retiring& x) { return x.id == r.id && !x.closed; });
   if (same == retiring_.end()) return retiring_.push_back(std::move(r));
   for (const Replica& x : r.replicas) same->replicas.push_back(x);
-  for (const Replica& x : r.discarding) same->discarding.push_back(x);
-  if (!r.discarding.empty()) same->discard_at = r.discard_at;
+  for (Discarded& d : r.discarding) same->discarding.push_back(std::move(d));
+  same->removal |= r.removal;
+  same->write_discard |= r.write_discard;
+  same->copy_discard |= r.copy_discard;
   same->charge += r.charge;
   if (r.deadline) same->deadline = r.deadline;
   same->cached |= r.cached;
@@ -66,8 +68,8 @@ void Model::remove_logged(ObjectId id, Object& obj, Replicas::iterator from, boo
   Retiring r{id, obj.size, {from, obj.replicas.end()}, 0, std::nullopt, false};
   // What the log knows and a logged removal therefore takes: everything an
   // eviction or a Revoke takes, and of an unmount's, the COMPLETE replicas.
-  // A write's PROCESSING replica lost with its segment was never logged: its
-  // charge goes at once, as without the lag (Mooncake leaves it invalid).
+  // A PROCESSING replica lost with its segment (a copy's target) was never
+  // logged: the charge it carried goes at once, as without the lag.
   const bool marked = !memory_gone || std::any_of(r.replicas.begin(), r.replicas.end(), [](const Replica& x) {
     return x.status == ReplicaStatus::Complete;
   });
@@ -88,7 +90,7 @@ void Model::remove_logged(ObjectId id, Object& obj, Replicas::iterator from, boo
 // durable callback. While the log lags they are gone for clients at once and
 // held, with the charge they carried, until the catch-up (rule log.window);
 // otherwise they join the discard list now. Returns whether it retired them.
-bool Model::discard_logged(ObjectId id, Object& obj, Replicas::iterator from, Time release_at) {
+bool Model::discard_logged(ObjectId id, Object& obj, Replicas::iterator from, Time release_at, bool write) {
   const bool logged = std::any_of(obj.replicas.begin(), from, [](const Replica& r) {
     return r.status == ReplicaStatus::Complete;
   });
@@ -98,7 +100,8 @@ bool Model::discard_logged(ObjectId id, Object& obj, Replicas::iterator from, Ti
   }
   hits_.hit(Rule::LogWindow);
   const uint64_t charged = obj.charged_bytes();
-  Retiring r{id, obj.size, {}, 0, std::nullopt, false, false, {from, obj.replicas.end()}, release_at};
+  Retiring r{id, obj.size, {}, 0, std::nullopt, false, false, {{release_at, {from, obj.replicas.end()}, obj.size}},
+             false, write, !write};
   note_replicas_gone(obj, from);
   obj.replicas.erase(from, obj.replicas.end());
   r.charge = charged - std::min(charged, obj.charged_bytes());
@@ -116,28 +119,34 @@ void Model::close_retiring(ObjectId id) {
 // (their charge and pin stay held).
 void Model::release_retiring_on(uint32_t segment) {
   for (Retiring& r : retiring_) {
-    for (Replicas* held : {&r.replicas, &r.discarding}) {
-      auto first = held->stable_partition([&](const Replica& x) { return x.segment != segment; });
-      for (auto x = first; x != held->end(); ++x) release_replica(*x, r.size);
-      held->erase(first, held->end());
+    std::vector<Replicas*> held{&r.replicas};
+    for (Discarded& d : r.discarding) held.push_back(&d.replicas);
+    for (Replicas* h : held) {
+      auto first = h->stable_partition([&](const Replica& x) { return x.segment != segment; });
+      for (auto x = first; x != h->end(); ++x) release_replica(*x, r.size);
+      h->erase(first, h->end());
     }
   }
 }
 
 // A charge a logged removal's durable callback releases (a Revoke's
-// settlement): held while the log lags (rule log.window).
-void Model::hold_charge(ObjectId id, uint64_t size, uint64_t bytes) {
+// settlement; with `removal` false, the settlement of a write the reaper
+// discarded): held while the log lags (rule log.window).
+void Model::hold_charge(ObjectId id, uint64_t size, uint64_t bytes, bool removal) {
   if (!config_.oplog_lag || bytes == 0) return;
-  retire(Retiring{id, size, {}, bytes, std::nullopt, false});
+  Retiring r{id, size, {}, bytes, std::nullopt, false};
+  r.removal = removal;
+  retire(std::move(r));
 }
 
 // The log catches up (rule log.catch-up): every retiring object's memory is
-// freed, its charge released, its soft pin no longer counted.
+// freed, its charge released, its soft pin no longer counted; the reaper's
+// discards join the discard list (their memory freed there when due).
 void Model::catch_up_log() {
   if (!retiring_.empty()) hits_.hit(Rule::LogCatchUp);
-  for (const Retiring& r : retiring_) {
+  for (Retiring& r : retiring_) {
     for (const Replica& x : r.replicas) release_replica(x, r.size);
-    if (!r.discarding.empty()) discarded_.push_back({r.discard_at, r.discarding, r.size});
+    for (Discarded& d : r.discarding) discarded_.push_back(std::move(d));
     if (r.deadline) --gauge_;
   }
   retiring_.clear();
@@ -154,8 +163,25 @@ void Model::expire_retiring_pins(Time now) {
     }
 }
 
-bool Model::discard_awaits_log() const {
-  return std::any_of(retiring_.begin(), retiring_.end(), [](const Retiring& r) { return !r.discarding.empty(); });
+std::vector<ObjectId> Model::write_discards_awaiting_log() const {
+  std::vector<ObjectId> ids;
+  for (const Retiring& r : retiring_)
+    if (r.write_discard) ids.push_back(r.id);
+  return ids;
+}
+
+std::vector<ObjectId> Model::copy_discards_awaiting_log() const {
+  std::vector<ObjectId> ids;
+  for (const Retiring& r : retiring_)
+    if (r.copy_discard) ids.push_back(r.id);
+  return ids;
+}
+
+std::vector<ObjectId> Model::removals_awaiting_log() const {
+  std::vector<ObjectId> ids;
+  for (const Retiring& r : retiring_)
+    if (r.removal) ids.push_back(r.id);
+  return ids;
 }
 
 uint64_t Model::retiring_charge(TenantId tenant) const {
@@ -173,7 +199,9 @@ void Model::retiring_view(View* v) const {
     ObjectView o;
     o.id = r.id;
     o.size = r.size;
-    o.complete_memory = static_cast<uint32_t>(memory_replicas(r.replicas) + memory_replicas(r.discarding));
+    uint64_t memory = memory_replicas(r.replicas);
+    for (const Discarded& d : r.discarding) memory += memory_replicas(d.replicas);
+    o.complete_memory = static_cast<uint32_t>(memory);
     o.deadline = r.deadline;
     o.retiring = true;
     v->retiring.push_back(o);

@@ -221,8 +221,11 @@ class Model {
   const Config& config() const { return config_; }
   int64_t gauge() const { return gauge_; }
   const RuleHits& hits() const { return hits_; }
-  // Whether a discard of the reaper awaits the lagging log (rule log.window).
-  bool discard_awaits_log() const;
+  // The objects whose write a discard of the reaper, or which a removal,
+  // took while the log lags, awaiting its catch-up (rule log.window).
+  std::vector<ObjectId> write_discards_awaiting_log() const;
+  std::vector<ObjectId> copy_discards_awaiting_log() const;
+  std::vector<ObjectId> removals_awaiting_log() const;
   bool mounted(uint32_t segment) const { return segment < segments_.size() && segments_[segment].mounted; }
   // The client that mounted `segment` (kSetupClient for the config's mounts, or out of range).
   ClientId segment_owner(uint32_t segment) const {
@@ -248,10 +251,16 @@ class Model {
     SoftPinAction action;
     uint64_t ttl_ms;
   };
+  struct Discarded {
+    Time release_at;
+    Replicas replicas;
+    uint64_t size;
+  };
   // The log's window (log_window.cpp): what a logged removal took while the
   // log lags, held until it catches up. A whole object carries its soft pin
   // (still counted by the gauge) and whether the cached gauge counted it; a
-  // part (an eviction's or a revoke's replicas) the charge it carried.
+  // part (an eviction's or a revoke's replicas) the charge it carried; the
+  // reaper's logged discards, what joins the discard list at the catch-up.
   struct Retiring {
     ObjectId id;
     uint64_t size = 0;
@@ -260,13 +269,10 @@ class Model {
     std::optional<Time> deadline;
     bool cached = false;  // the cached-objects gauge still counts the object for these replicas
     bool closed = false;  // its key was written again: a later removal of the key retires another object
-    Replicas discarding;  // the reaper's logged discard: at the catch-up they join the discard list
-    Time discard_at = 0;  // their release time there
-  };
-  struct Discarded {
-    Time release_at;
-    Replicas replicas;
-    uint64_t size;
+    std::vector<Discarded> discarding;  // the reaper's logged discards, one per durable callback
+    bool removal = true;         // a removal took it (not only the reaper's discards)
+    bool write_discard = false;  // a write's discard is among `discarding`
+    bool copy_discard = false;   // a copy's discard (its targets) is among `discarding`
   };
   struct SnapshotImage {
     std::map<ObjectId, Object> objects;
@@ -437,10 +443,10 @@ class Model {
   void remove_logged(ObjectTable::Entry* it);
   void remove_logged(ObjectId id, Object& obj, Replicas::iterator from, bool memory_gone = false);
   void retire(Retiring&& r);
-  bool discard_logged(ObjectId id, Object& obj, Replicas::iterator from, Time release_at);
+  bool discard_logged(ObjectId id, Object& obj, Replicas::iterator from, Time release_at, bool write);
   void close_retiring(ObjectId id);
   void release_retiring_on(uint32_t segment);
-  void hold_charge(ObjectId id, uint64_t size, uint64_t bytes);
+  void hold_charge(ObjectId id, uint64_t size, uint64_t bytes, bool removal = true);
   void catch_up_log();  // rule log.catch-up
   void expire_retiring_pins(Time now);
   uint64_t retiring_charge(TenantId tenant) const;

@@ -184,7 +184,7 @@ void Model::discard_expired_copy_of(ObjectId id, Time now) {
   const Time expiry = saturating_deadline(obj.task->start, config_.put_start_release_timeout_ms);
   hits_.hit(Rule::CopyExpiry);
   obj.task.reset();
-  discard_logged(id, obj, targets_last(obj), expiry);  // when the log knows the object (rule log.window)
+  discard_logged(id, obj, targets_last(obj), expiry, false);  // when the log knows the object (rule log.window)
   if (obj.replicas.empty()) erase_object(it);
 }
 

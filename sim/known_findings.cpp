@@ -227,6 +227,25 @@ void kept_processing(const View& after, std::vector<ObjectId>* ids) {
     if (o.processing > 0 && std::find(ids->begin(), ids->end(), o.id) == ids->end()) ids->push_back(o.id);
 }
 
+// Whether step `step` names one of `ids`' keys.
+bool names_any(const Trace& trace, size_t step, const std::vector<ObjectId>& ids) {
+  return step < trace.steps.size() &&
+         std::any_of(ids.begin(), ids.end(), [&](ObjectId id) { return names_key(trace.steps[step].op, id); });
+}
+
+// Whether the failing step makes a write discard of the reaper that awaits
+// the lagging log, or names the key of one that awaits it (applied to a copy:
+// the caller's questions ask before the step).
+bool discard_awaits_log(const Model& model, const TraceStep& failing) {
+  const std::vector<ObjectId> before = model.write_discards_awaiting_log();
+  Model probe = model;
+  probe.apply(failing.op, failing.t);
+  const std::vector<ObjectId> after = probe.write_discards_awaiting_log();
+  return std::any_of(after.begin(), after.end(), [&](ObjectId id) {
+    return names_key(failing.op, id) || std::find(before.begin(), before.end(), id) == before.end();
+  });
+}
+
 // The conditions read off the model, replayed once through the trace up to
 // the failing step `step`, in this order:
 // "model_quota_evicted": the model ran a quota eviction at `step` (a Start,
@@ -261,8 +280,13 @@ void kept_processing(const View& after, std::vector<ObjectId>* ids) {
 // end it: Mooncake's may answer OK and complete nothing);
 // "names_retiring_key": `step` names a key that is retiring in the model
 // before it (a logged removal took it, or some of its replicas, and the
-// lagging log has not caught up since; rule log.window); a removal by
-// pattern names every key of its tenant.
+// lagging log has not caught up since; rule log.window; a discard of the
+// reaper alone is not a removal); a removal by pattern names every key of
+// its tenant; "reaper_discard_unlogged" (discard_awaits_log);
+// "restore_in_window": a restore before `step` met a removal awaiting the
+// lagging log, and no advance or failover caught the log up since;
+// "names_expired_copy": `step` names a key whose copy the reaper expired
+// with the expiry awaiting the lagging log.
 void model_conditions(const Trace& trace, size_t step, std::vector<std::string>* met) {
   auto created = Model::create(trace.config);
   Model* model = std::get_if<Model>(&created);
@@ -272,6 +296,7 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
   std::vector<ObjectId> reaped;         // objects the reaper discarded whole, not written since
   std::vector<ObjectId> ended;          // objects an End answered OK for
   std::vector<ObjectId> kept;           // objects a failover kept a PROCESSING replica of, still there
+  bool restored_in_window = false;      // a restore met a removal awaiting the log, not caught up since
   // The model's View before each step: the one after the step before (what
   // is read of it, its objects, does not depend on the time it is read at).
   View before = model->view(0);
@@ -281,6 +306,8 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
     std::erase_if(held, named_since);
     if (op.kind == OpKind::Unmount)
       for (ObjectId id : processing_on(*model, op)) held.push_back(id);
+    if (op.kind == OpKind::Advance || op.kind == OpKind::Failover) restored_in_window = false;
+    if (op.kind == OpKind::Restore && !before.retiring.empty()) restored_in_window = true;
     const Outcome out = model->apply(op, trace.steps[i].t);
     View after = model->view(trace.steps[i].t);
     // A step that writes the object's key again: a call naming it answered OK
@@ -304,17 +331,13 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
     before = std::move(after);
   }
   const bool quota_evicted_before = model->hits().count[static_cast<int>(Rule::QuotaEviction)] != 0;
-  const bool names_retiring = step < trace.steps.size() &&
-                              std::any_of(before.retiring.begin(), before.retiring.end(), [&](const ObjectView& r) {
-                                return names_key(trace.steps[step].op, r.id);
-                              });
+  const bool names_retiring = names_any(trace, step, model->removals_awaiting_log());
+  const bool names_expired_copy = names_any(trace, step, model->copy_discards_awaiting_log());
   bool preempts = false, quota_evicted = false, admitted = false, unmounts = false, drops_uncommitted = false;
   bool discard_unlogged = false;
   if (step < trace.steps.size()) {
     const TraceStep& failing = trace.steps[step];
-    Model probe = *model;  // the failing step applied on a copy: the questions below ask before it
-    probe.apply(failing.op, failing.t);
-    discard_unlogged = probe.discard_awaits_log();
+    discard_unlogged = discard_awaits_log(*model, failing);
     if (failing.op.kind == OpKind::Failover) {
       drops_uncommitted = holds_uncommitted(before);
       model->apply(failing.op, failing.t);  // no later question here reads a failover's model
@@ -338,6 +361,8 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
   if (!kept.empty()) met->push_back("failover_kept_processing");
   if (names_retiring) met->push_back("names_retiring_key");
   if (discard_unlogged) met->push_back("reaper_discard_unlogged");
+  if (restored_in_window) met->push_back("restore_in_window");
+  if (names_expired_copy) met->push_back("names_expired_copy");
 }
 
 }  // namespace
@@ -345,13 +370,10 @@ void model_conditions(const Trace& trace, size_t step, std::vector<std::string>*
 std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
   std::map<std::pair<TenantId, uint32_t>, KeyId> first_key;  // each proposal id's first key
   bool reused = false, dfs = false;
-  bool restored_in_window = false;  // a restore before `step` with no catch-up (advance, failover) since
   size_t snapshots = 0;  // the candidates a restore may apply (a run stops at its first failure)
   for (size_t i = 0; i < trace.steps.size() && i <= step; ++i) {
     const Op& op = trace.steps[i].op;
     snapshots += op.kind == OpKind::Snapshot;
-    if (i < step && (op.kind == OpKind::Advance || op.kind == OpKind::Failover)) restored_in_window = false;
-    if (i < step && op.kind == OpKind::Restore) restored_in_window = true;
     dfs = dfs || op.dfs_replicas > 0;
     if (op.kind != OpKind::Propose || !op.proposal) continue;
     auto [it, fresh] = first_key.try_emplace({op.object.tenant, *op.proposal}, op.object.key);
@@ -376,7 +398,6 @@ std::vector<std::string> conditions_met(const Trace& trace, size_t step) {
   if (end_after_copy_end(trace, step)) met.push_back("end_after_copy_end");
   if (expected_quota_exceeded(trace, step)) met.push_back("expected_quota_exceeded");
   model_conditions(trace, step, &met);
-  if (trace.config.oplog_lag && restored_in_window) met.push_back("restore_in_window");
   return met;
 }
 

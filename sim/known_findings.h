@@ -69,10 +69,12 @@ std::vector<OpKind> ops_used(const Trace& trace, size_t step);
 // quota eviction before it; "names_retiring_key", the failing step names a
 // key retiring in the model (a logged removal took it while the log lags);
 // "oplog_lag", the trace's log lags (the log's window);
-// "reaper_discard_unlogged", after the failing step the model holds a
-// write the reaper discarded whose logged discard is not durable yet;
-// "restore_in_window", the log lags and a restore came before the failing
-// step with no catch-up (an advance, a failover) between them.
+// "reaper_discard_unlogged", the failing step makes, or names the key of, a
+// write's discard by the reaper that the lagging log has not made durable;
+// "restore_in_window", a restore before the failing step met a removal
+// awaiting the lagging log, with no catch-up (an advance, a failover) since;
+// "names_expired_copy", the failing step names a key whose copy the reaper
+// expired, the expiry awaiting the lagging log.
 // The Mooncake concurrency lane computes its own (lane_conditions in
 // sim/targets/mooncake/concurrency_lane.h): "expected_quota_exceeded" as
 // above, and "quota_refused_replacement", a start the model refuses for
@@ -116,6 +118,7 @@ inline constexpr std::string_view kFindingConditions[] = {
     "restore_unmounts_segment", "ha_oplog", "batch_repeats_key",  // sequential conditions, listed last as the newest
     "failover_drops_uncommitted", "end_completed_nothing", "quota_evicted_before", "reaper_discarded_write",
     "failover_kept_processing", "names_retiring_key", "oplog_lag", "reaper_discard_unlogged", "restore_in_window",
+    "names_expired_copy",
 };
 std::vector<std::string> conditions_met(const Trace& trace, size_t step);
 

@@ -49,6 +49,7 @@ check 0 - run --swarm --seed 11 --steps 50 --trace "$T/lag-run.json"
 grep -q '"oplog_lag": *true' "$T/lag-run.json" || { echo "FAIL: swarm seed 11 drew no log window"; fail=1; }
 check 0 - run --swarm --seed 11 --steps 50 --target embedded --trace "$T/lag-emb.json"
 ! grep -q '"oplog_lag"' "$T/lag-emb.json" || { echo "FAIL: the embedded master's seed 11 drew the log window"; fail=1; }
+check 2 "unrecognised option '--log-window'" run --swarm --log-window  # session 52's opt-in flag is gone
 echo '{"format":"pinsim-trace","version":1,"config":{},"steps":[{"t":0,"op":"get","key":1,"expect":{"code":"OK"}}]}' >"$T/exp.json"
 check 1 - replay "$T/exp.json"
 cat >"$T/planted.json" <<'J'

@@ -302,30 +302,36 @@ TEST(KnownFindings, ReaperDiscardUnloggedLastsUntilTheLogCatchesUp) {
   pending.push_back("reaper_discard_unlogged");
   EXPECT_EQ(conditions_met(t, 2), lag);      // not expired before the advance
   EXPECT_EQ(conditions_met(t, 3), pending);  // the eviction's reaper discards the disk replica's write
-  pending.insert(pending.end() - 1, "names_retiring_key");
-  EXPECT_EQ(conditions_met(t, 4), pending);  // still awaiting the log (and the Get names the discarded write's key)
+  EXPECT_EQ(conditions_met(t, 4), pending);  // the Get names the discarded write's key (a discard is no removal)
+  t.steps[4].op.object = {0, 1};
+  EXPECT_EQ(conditions_met(t, 4), lag);      // another key
   EXPECT_EQ(conditions_met(t, 5), lag);      // the advance caught the log up
   t.config.oplog_lag = false;
   EXPECT_EQ(conditions_met(t, 3), std::vector<std::string>{"ha_oplog"});
 }
 
-// restore_in_window: a restore before the failing step with no catch-up
-// between (the advance that is the failing step itself still counts);
-// without the lag, nothing.
+// restore_in_window: a restore that meets a removal awaiting the lagging
+// log, before the failing step with no catch-up between (the advance that is
+// the failing step itself still counts); a restore with nothing retiring, or
+// without the lag, is not one.
 TEST(KnownFindings, RestoreInWindowLastsUntilTheLogCatchesUp) {
   Trace t;
   t.config.ha_oplog = true;
   t.config.oplog_lag = true;
-  const Op get{.kind = OpKind::Get, .object = {0, 0}};
+  t.config.segments = {{ReplicaKind::Memory, 1 << 20}};
+  const Op write{.kind = OpKind::PutStart, .object = {0, 0}, .size = 64, .memory_replicas = 1};
+  const Op end{.kind = OpKind::PutEnd, .object = {0, 0}}, remove{.kind = OpKind::Remove, .object = {0, 0}};
+  const Op get{.kind = OpKind::Get, .object = {0, 1}};
   const Op restore{.kind = OpKind::Restore}, advance{.kind = OpKind::Advance, .advance_ms = 1};
-  t.steps = {{0, get, {}, {}}, {0, restore, {}, {}}, {0, get, {}, {}}, {1, advance, {}, {}}, {1, get, {}, {}}};
+  t.steps = {{0, restore, {}, {}}, {0, get, {}, {}},     {0, write, {}, {}},     {0, end, {}, {}}, {0, remove, {}, {}},
+             {0, restore, {}, {}}, {0, get, {}, {}},     {1, advance, {}, {}},   {1, get, {}, {}}};
   const std::vector<std::string> lag{"ha_oplog", "oplog_lag"}, restored{"ha_oplog", "oplog_lag", "restore_in_window"};
-  EXPECT_EQ(conditions_met(t, 0), lag);
-  EXPECT_EQ(conditions_met(t, 2), restored);
-  EXPECT_EQ(conditions_met(t, 3), restored);  // the catch-up itself runs what the restore left pending
-  EXPECT_EQ(conditions_met(t, 4), lag);
+  EXPECT_EQ(conditions_met(t, 1), lag);       // that restore met nothing retiring
+  EXPECT_EQ(conditions_met(t, 6), restored);  // this one met the Remove's
+  EXPECT_EQ(conditions_met(t, 7), restored);  // the catch-up itself runs what the restore left pending
+  EXPECT_EQ(conditions_met(t, 8), lag);
   t.config.oplog_lag = false;
-  EXPECT_EQ(conditions_met(t, 2), std::vector<std::string>{"ha_oplog"});
+  EXPECT_EQ(conditions_met(t, 6), std::vector<std::string>{"ha_oplog"});
 }
 
 // A finding confirmed on another tree (also_on) is recognised there too.
